@@ -1,0 +1,56 @@
+/** A text embedder. Vectors are L2-normalised so cosine similarity is a dot product. */
+export interface Embedder {
+  /** Stable identity of the model that made the vectors, e.g. `offline-ngram-v1`, `gemini:gemini-embedding-001`. */
+  readonly id: string
+  readonly dims: number
+  embed(texts: string[]): Promise<Float32Array[]>
+}
+
+export interface GenerateOptions {
+  /** Ask the provider for a JSON answer (JSON mode / response MIME type) where it has one. */
+  json?: boolean
+  /** JSON schema of the expected answer, for providers that accept one. */
+  schema?: Record<string, unknown>
+  system?: string
+  temperature?: number
+}
+
+/** A chat model. Implementations throw `ProviderError` on failure. */
+export interface LLM {
+  readonly id: string
+  generate(prompt: string, options?: GenerateOptions): Promise<string>
+}
+
+/** A failure talking to a provider. `status` is the HTTP status when there was one. */
+export class ProviderError extends Error {
+  constructor(
+    message: string,
+    readonly provider: string,
+    readonly status?: number,
+    readonly retryable = status === 429 || (status !== undefined && status >= 500),
+  ) {
+    super(message)
+    this.name = 'ProviderError'
+  }
+}
+
+export interface Logger {
+  debug(format: any, ...args: any[]): void
+  info(format: any, ...args: any[]): void
+  warn(format: any, ...args: any[]): void
+  error(format: any, ...args: any[]): void
+}
+
+/** Named counters shown by `memory.status`. */
+export class Counters {
+  private values = new Map<string, number>()
+  inc(name: string, by = 1) {
+    this.values.set(name, (this.values.get(name) ?? 0) + by)
+  }
+  get(name: string) {
+    return this.values.get(name) ?? 0
+  }
+  snapshot(): Record<string, number> {
+    return Object.fromEntries(this.values)
+  }
+}

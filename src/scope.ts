@@ -1,0 +1,64 @@
+/**
+ * Scopes say whose memory a row is. Every filter over memory rows, for the Koishi database and for
+ * LanceDB, is built here from a typed scope, so caller data can never widen a query.
+ */
+export interface Scope {
+  platform?: string
+  userId?: string
+  /** The guild the memory was learnt in; `''` means a private chat. */
+  guildId?: string
+  channelId?: string
+}
+
+/** Columns as they are named in the LanceDB tables. */
+const LANCE_COLUMNS: Record<keyof Scope, string> = {
+  platform: 'platform',
+  userId: 'user_id',
+  guildId: 'guild_id',
+  channelId: 'channel_id',
+}
+
+export class ScopeError extends Error {}
+
+/** A scope must name a user or a guild: an empty scope would match everyone's memories. */
+export function assertBounded(scope: Scope): void {
+  if (!scope.userId && scope.guildId === undefined && !scope.channelId) {
+    throw new ScopeError('a memory scope must name a user, a guild or a channel')
+  }
+}
+
+export function sqlString(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`
+}
+
+/** The LanceDB `where` clause for a scope. Only the four scope columns can appear in it. */
+export function lanceWhere(scope: Scope): string {
+  assertBounded(scope)
+  const parts: string[] = []
+  for (const key of Object.keys(LANCE_COLUMNS) as (keyof Scope)[]) {
+    const value = scope[key]
+    if (value === undefined) continue
+    if (typeof value !== 'string') throw new ScopeError(`scope field ${key} must be a string`)
+    parts.push(`${LANCE_COLUMNS[key]} = ${sqlString(value)}`)
+  }
+  return parts.join(' AND ')
+}
+
+/** A `where` clause matching rows by id. */
+export function lanceIdIn(ids: string[]): string {
+  if (!ids.length) throw new ScopeError('no ids given')
+  return `id IN (${ids.map(sqlString).join(', ')})`
+}
+
+/** The Koishi database query for a scope (minato escapes values itself; this only picks fields). */
+export function dbWhere(scope: Scope): Partial<Record<keyof Scope, string>> {
+  assertBounded(scope)
+  const query: Partial<Record<keyof Scope, string>> = {}
+  for (const key of Object.keys(LANCE_COLUMNS) as (keyof Scope)[]) {
+    const value = scope[key]
+    if (value === undefined) continue
+    if (typeof value !== 'string') throw new ScopeError(`scope field ${key} must be a string`)
+    query[key] = value
+  }
+  return query
+}

@@ -1,0 +1,59 @@
+import type { Scope } from '../scope'
+
+/** One row of a LanceDB table. Its text and scope are copies of the Koishi row with the same id. */
+export interface IndexRow {
+  id: string
+  text: string
+  vector: Float32Array
+  platform: string
+  user_id: string
+  guild_id: string
+  channel_id: string
+  /** Milliseconds since the epoch. */
+  created_at: number
+}
+
+export interface IndexHit {
+  id: string
+  text: string
+  /** Cosine similarity of the row's vector to the query vector, in [-1, 1]. */
+  similarity: number
+  /** The rank-fused relevance the hits are ordered by (higher is better). */
+  relevance: number
+  created_at: number
+  platform: string
+  user_id: string
+  guild_id: string
+  channel_id: string
+}
+
+export type IndexState = 'uninitialised' | 'ready' | 'open' | 'half-open'
+
+export type EmbedderCheck = 'ok' | 'created' | 'reindex'
+
+export interface VectorIndex {
+  readonly state: IndexState
+  /**
+   * Opens the store. Never throws: on failure the breaker opens and later calls probe it again.
+   */
+  open(): Promise<void>
+  /**
+   * Makes sure `table` exists for vectors of this embedder. When the table holds vectors of another
+   * embedder id or dimension it is dropped and `'reindex'` is returned: the caller re-adds every row.
+   */
+  prepare(table: string, embedderId: string, dims: number): Promise<EmbedderCheck>
+  /** Adds or replaces rows by id. Throws when the store is unavailable (the caller keeps an outbox). */
+  upsert(table: string, rows: IndexRow[]): Promise<void>
+  /** Removes rows by id. Throws when the store is unavailable. */
+  delete(table: string, ids: string[]): Promise<void>
+  /** Hybrid vector + full-text search within a scope. Throws when the store is unavailable. */
+  search(table: string, query: { vector: Float32Array; text: string; scope: Scope; limit: number }): Promise<IndexHit[]>
+  /** Vector-only nearest neighbours within a scope (for de-duplication). */
+  nearest(table: string, vector: Float32Array, scope: Scope, limit: number): Promise<IndexHit[]>
+  count(table: string, scope?: Scope): Promise<number>
+  /** Texts of rows matching `ids`, used to prove that forgotten text is gone. */
+  texts(table: string, ids: string[]): Promise<string[]>
+  /** Compacts fragments and prunes old versions. */
+  optimize(table?: string): Promise<void>
+  close(): Promise<void>
+}
