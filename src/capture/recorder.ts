@@ -1,0 +1,85 @@
+import type { Logger } from '../providers/types'
+import { Counters } from '../providers/types'
+import type { MessageRow } from '../store/tables'
+
+export interface MessageSink {
+  write(rows: MessageRow[]): Promise<void>
+}
+
+/**
+ * Batches captured messages into few database writes. `add` is synchronous and never waits:
+ * rows are written every `intervalMs` or once `batchSize` wait.
+ */
+export class MessageRecorder {
+  private buffer: MessageRow[] = []
+  private writing = Promise.resolve()
+  private timer?: () => void
+  /** Root message of recently seen messages, so a reply chain is resolved without a query. */
+  private roots = new Map<string, string>()
+
+  constructor(
+    private sink: MessageSink,
+    private options: {
+      batchSize: number
+      intervalMs: number
+      maxBuffered: number
+      rootCacheSize: number
+      schedule(callback: () => void, ms: number): () => void
+      counters: Counters
+      logger: Logger
+    },
+  ) {}
+
+  get pending() {
+    return this.buffer.length
+  }
+
+  /** The root of `messageId`'s reply chain, as far as recent messages tell. */
+  rootOf(platform: string, channelId: string, replyMessageId: string): string {
+    return this.roots.get(`${platform}\u0000${channelId}\u0000${replyMessageId}`) ?? replyMessageId
+  }
+
+  add(row: MessageRow) {
+    const key = `${row.platform}\u0000${row.channelId}\u0000${row.messageId}`
+    this.roots.set(key, row.rootMessageId)
+    if (this.roots.size > this.options.rootCacheSize) this.roots.delete(this.roots.keys().next().value!)
+    if (this.buffer.length >= this.options.maxBuffered) {
+      this.options.counters.inc('capture.dropped')
+      return
+    }
+    this.buffer.push(row)
+    this.options.counters.inc('capture.messages')
+    if (this.buffer.length >= this.options.batchSize) void this.flush()
+    else this.schedule()
+  }
+
+  private schedule() {
+    this.timer ??= this.options.schedule(() => {
+      this.timer = undefined
+      void this.flush().then(() => this.buffer.length && this.schedule())
+    }, this.options.intervalMs)
+  }
+
+  /** Writes what is buffered; resolves when every earlier write has finished. */
+  flush(): Promise<void> {
+    this.timer?.()
+    this.timer = undefined
+    const rows = this.buffer.splice(0)
+    if (rows.length) {
+      this.writing = this.writing.then(() => this.sink.write(rows)).catch((error) => {
+        // keep the rows for the next flush, as far as the buffer bound allows
+        const room = Math.max(0, this.options.maxBuffered - this.buffer.length)
+        this.buffer.unshift(...rows.slice(0, room))
+        this.options.counters.inc('capture.write-failed')
+        this.options.counters.inc('capture.dropped', rows.length - Math.min(room, rows.length))
+        this.options.logger.warn('could not store %d messages, will retry: %s', rows.length, (error as Error).message)
+      })
+    }
+    return this.writing
+  }
+
+  /** Forgets buffered rows of a user (their text is being erased). */
+  dropUser(platform: string, userId: string) {
+    this.buffer = this.buffer.filter((row) => !(row.platform === platform && row.userId === userId))
+  }
+}

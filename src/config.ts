@@ -1,0 +1,113 @@
+import { Schema } from 'koishi'
+import { DEFAULT_PROMPTS } from './long-term/prompts'
+import { locales } from './locales'
+
+export type EmbeddingProvider = 'offline' | 'gemini' | 'openai-compatible'
+export type LLMProvider = 'rules' | 'gemini' | 'openai-compatible'
+
+export interface Config {
+  embedding: {
+    provider: EmbeddingProvider
+    model: string
+    apiKey: string
+    baseURL: string
+    dims: number
+    timeout: number
+  }
+  llm: {
+    provider: LLMProvider
+    model: string
+    apiKey: string
+    baseURL: string
+    temperature: number
+    timeout: number
+  }
+  prompts: {
+    decisionZh: string
+    decisionEn: string
+    summarizerZh: string
+    summarizerEn: string
+  }
+  store: {
+    path: string
+    factsTable: string
+    optimizeEveryWrites: number
+    optimizeIntervalMinutes: number
+    retryIntervalSeconds: number
+  }
+  retrieval: {
+    topK: number
+    minScore: number
+    dedupeThreshold: number
+  }
+  capture: {
+    mode: 'all' | 'allow' | 'deny'
+    channels: string[]
+    placeholders: 'zh' | 'en'
+  }
+  memorize: {
+    enabled: boolean
+    afterReply: boolean
+    privateEvery: number
+    commandPrefixes: string[]
+    queueLimit: number
+  }
+  authority: {
+    listOthers: number
+  }
+}
+
+export const Config: Schema<Config> = Schema.object({
+  embedding: Schema.object({
+    provider: Schema.union(['offline', 'gemini', 'openai-compatible']).default('offline'),
+    model: Schema.string().default(''),
+    apiKey: Schema.string().role('secret').default(''),
+    baseURL: Schema.string().role('link').default(''),
+    dims: Schema.natural().min(8).max(4096).default(512),
+    timeout: Schema.natural().role('ms').default(15_000),
+  }),
+  llm: Schema.object({
+    provider: Schema.union(['rules', 'gemini', 'openai-compatible']).default('rules'),
+    model: Schema.string().default(''),
+    apiKey: Schema.string().role('secret').default(''),
+    baseURL: Schema.string().role('link').default(''),
+    temperature: Schema.number().min(0).max(2).step(0.1).default(0.2),
+    timeout: Schema.natural().role('ms').default(30_000),
+  }),
+  prompts: Schema.object({
+    decisionZh: Schema.string().role('textarea').default(DEFAULT_PROMPTS.decision.zh),
+    decisionEn: Schema.string().role('textarea').default(DEFAULT_PROMPTS.decision.en),
+    summarizerZh: Schema.string().role('textarea').default(DEFAULT_PROMPTS.summarizer.zh),
+    summarizerEn: Schema.string().role('textarea').default(DEFAULT_PROMPTS.summarizer.en),
+  }),
+  store: Schema.object({
+    path: Schema.string().default('data/memory/lancedb'),
+    factsTable: Schema.string().pattern(/^[A-Za-z0-9_]+$/).default('memories'),
+    optimizeEveryWrites: Schema.natural().min(1).default(200),
+    optimizeIntervalMinutes: Schema.natural().min(1).default(30),
+    retryIntervalSeconds: Schema.natural().min(1).default(30),
+  }),
+  retrieval: Schema.object({
+    topK: Schema.natural().min(1).max(50).default(5),
+    minScore: Schema.number().min(0).max(1).step(0.01).default(0.15),
+    dedupeThreshold: Schema.number().min(0.5).max(1).step(0.01).default(0.85),
+  }),
+  capture: Schema.object({
+    mode: Schema.union(['all', 'allow', 'deny']).default('all'),
+    channels: Schema.array(String).role('table').default([]),
+    placeholders: Schema.union(['zh', 'en']).default('zh'),
+  }),
+  memorize: Schema.object({
+    enabled: Schema.boolean().default(true),
+    afterReply: Schema.boolean().default(true),
+    privateEvery: Schema.natural().default(5),
+    commandPrefixes: Schema.array(String).default(['/', '.', '。']),
+    queueLimit: Schema.natural().min(1).default(200),
+  }),
+  authority: Schema.object({
+    listOthers: Schema.natural().max(5).default(3),
+  }),
+}).i18n({
+  'zh-CN': locales['zh-CN']._config,
+  'en-US': locales['en-US']._config,
+}) as Schema<Config>

@@ -1,0 +1,69 @@
+import type { Embedder, Logger } from '../providers/types'
+import { Counters } from '../providers/types'
+import type { Scope } from '../scope'
+import type { VectorIndex } from '../store/vector-index'
+
+export interface RetrievedMemory {
+  id: string
+  content: string
+  /** Cosine similarity of the memory to the query. */
+  score: number
+  createdAt: Date
+  scope: Required<Scope>
+}
+
+export interface RetrieveDeps {
+  embedder: Embedder
+  index: VectorIndex
+  table: string
+  counters: Counters
+  logger: Logger
+}
+
+/**
+ * Ranked memories of one scope for a query. Never throws: a failure of the embedder or the store
+ * yields `[]` and is logged once per outage.
+ */
+export class Retriever {
+  private outage?: string
+
+  constructor(private deps: RetrieveDeps) {}
+
+  async retrieve(scope: Scope, query: string, topK: number, minScore: number): Promise<RetrievedMemory[]> {
+    const { embedder, index, table, counters } = this.deps
+    if (!query.trim()) return []
+    try {
+      const [vector] = await embedder.embed([query])
+      const hits = await index.search(table, { vector, text: query, scope, limit: topK })
+      this.recovered()
+      counters.inc('retrieve.ok')
+      return hits
+        .filter((hit) => hit.similarity >= minScore)
+        .map((hit) => ({
+          id: hit.id,
+          content: hit.text,
+          score: hit.similarity,
+          createdAt: new Date(hit.created_at),
+          scope: { platform: hit.platform, userId: hit.user_id, guildId: hit.guild_id, channelId: hit.channel_id },
+        }))
+    } catch (error) {
+      counters.inc('retrieve.failed')
+      const message = (error as Error).message
+      if (this.outage === undefined) this.deps.logger.warn('memory retrieval unavailable, returning nothing: %s', message)
+      this.outage = message
+      return []
+    }
+  }
+
+  private recovered() {
+    if (this.outage === undefined) return
+    this.outage = undefined
+    this.deps.logger.info('memory retrieval recovered')
+  }
+}
+
+/** A compact block of memories for a system prompt. */
+export function formatForPrompt(memories: Pick<RetrievedMemory, 'content'>[], heading = 'Relevant memories:'): string {
+  if (!memories.length) return ''
+  return [heading, ...memories.map((memory) => `- ${memory.content}`)].join('\n')
+}
