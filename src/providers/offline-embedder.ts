@@ -1,4 +1,5 @@
 import { Embedder } from './types'
+import { l2normalize } from './vectors'
 import { isAllCjk, tokenize } from '../text/tokens'
 
 export interface OfflineEmbedderOptions {
@@ -103,12 +104,6 @@ export class OfflineEmbedder implements Embedder {
       // The bucket comes from the low bits, the sign from the top bit.
       vector[h % this.dims] += h & 0x80000000 ? -value : value
     }
-    let norm = 0
-    for (let i = 0; i < vector.length; i++) norm += vector[i] * vector[i]
-    if (norm > 0) {
-      const scale = 1 / Math.sqrt(norm)
-      for (let i = 0; i < vector.length; i++) vector[i] *= scale
-    }
-    return vector
+    return l2normalize(vector)
   }
 }

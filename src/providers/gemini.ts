@@ -1,0 +1,149 @@
+import { GoogleGenAI } from '@google/genai'
+import type { EmbedContentParameters, GenerateContentParameters } from '@google/genai'
+import { providerError, scrub } from './errors'
+import { Embedder, GenerateOptions, LLM, ProviderError } from './types'
+import { l2normalize } from './vectors'
+
+/**
+ * The part of `GoogleGenAI#models` these providers use. The real client is built from the API key;
+ * tests pass a scripted object of the same shape.
+ */
+export interface GeminiModelsPort {
+  generateContent(params: GenerateContentParameters): Promise<GeminiGenerateResponse>
+  embedContent(params: EmbedContentParameters): Promise<{ embeddings?: { values?: number[] }[] }>
+}
+
+/** What is read from a generateContent response (`text` is a getter on the SDK's response class). */
+export interface GeminiGenerateResponse {
+  text?: string
+  promptFeedback?: { blockReason?: string }
+  candidates?: { finishReason?: string }[]
+}
+
+export interface GeminiClientOptions {
+  apiKey: string
+  /** Another endpoint, e.g. a proxy. Default: the SDK's (generativelanguage.googleapis.com). */
+  baseUrl?: string
+  /** HTTP timeout inside the SDK, in ms. The resilience wrapper has its own. */
+  timeoutMs?: number
+}
+
+export interface GeminiLLMOptions extends GeminiClientOptions {
+  /** e.g. `gemini-2.5-flash`. */
+  model: string
+  /** Thinking token budget for models that think (0 turns thinking off on Flash models). Unset: the model's default. */
+  thinkingBudget?: number
+}
+
+export interface GeminiEmbedderOptions extends GeminiClientOptions {
+  /** e.g. `gemini-embedding-001`. */
+  model: string
+  /** Output dimensionality asked for and checked. Default 768. */
+  dims?: number
+  /** Texts per request. Default 100 (the API's batch limit). */
+  batchSize?: number
+  /** Embedding task type, e.g. `SEMANTIC_SIMILARITY`. Unset: the model's default. */
+  taskType?: string
+}
+
+function createModels(options: GeminiClientOptions): GeminiModelsPort {
+  const httpOptions: { baseUrl?: string; timeout?: number } = {}
+  if (options.baseUrl) httpOptions.baseUrl = options.baseUrl
+  if (options.timeoutMs) httpOptions.timeout = options.timeoutMs
+  return new GoogleGenAI({ apiKey: options.apiKey, httpOptions }).models
+}
+
+/** Maps an SDK error (an `ApiError` carries `status`) to a `ProviderError`, never leaking the key. */
+function toProviderError(provider: string, error: unknown, apiKey: string): ProviderError {
+  if (error instanceof ProviderError) return error
+  const status = typeof (error as any)?.status === 'number' ? ((error as any).status as number) : undefined
+  const raw = (error as Error)?.message ?? String(error)
+  return providerError(provider, `${provider}: ${scrub(raw, [apiKey])}`, status, error)
+}
+
+/** Gemini chat model through `@google/genai`. JSON mode is `responseMimeType: application/json`. */
+export class GeminiLLM implements LLM {
+  readonly id: string
+  private readonly models: GeminiModelsPort
+
+  constructor(
+    private readonly options: GeminiLLMOptions,
+    models?: GeminiModelsPort,
+  ) {
+    this.id = `gemini:${options.model}`
+    this.models = models ?? createModels(options)
+  }
+
+  async generate(prompt: string, options: GenerateOptions = {}): Promise<string> {
+    const config: NonNullable<GenerateContentParameters['config']> = {}
+    if (options.json) config.responseMimeType = 'application/json'
+    if (options.json && options.schema) config.responseJsonSchema = options.schema
+    if (options.temperature !== undefined) config.temperature = options.temperature
+    if (options.system) config.systemInstruction = options.system
+    if (this.options.thinkingBudget !== undefined) config.thinkingConfig = { thinkingBudget: this.options.thinkingBudget }
+
+    let response: GeminiGenerateResponse
+    try {
+      response = await this.models.generateContent({ model: this.options.model, contents: prompt, config })
+    } catch (error) {
+      throw toProviderError(this.id, error, this.options.apiKey)
+    }
+    const text = response.text
+    if (typeof text === 'string' && text.trim()) return text
+    const blocked = response.promptFeedback?.blockReason
+    const finish = response.candidates?.[0]?.finishReason
+    const why = blocked ? `prompt blocked (${blocked})` : finish ? `no text (finish reason ${finish})` : 'no text in the answer'
+    throw new ProviderError(`${this.id}: ${why}`, this.id)
+  }
+}
+
+/**
+ * Gemini embeddings through `@google/genai`. Vectors are checked to have `dims` values and
+ * L2-normalised (Gemini's reduced-dimension vectors are not unit length).
+ */
+export class GeminiEmbedder implements Embedder {
+  readonly id: string
+  readonly dims: number
+  private readonly models: GeminiModelsPort
+  private readonly batchSize: number
+
+  constructor(
+    private readonly options: GeminiEmbedderOptions,
+    models?: GeminiModelsPort,
+  ) {
+    this.id = `gemini:${options.model}`
+    this.dims = options.dims ?? 768
+    this.batchSize = Math.max(1, options.batchSize ?? 100)
+    this.models = models ?? createModels(options)
+  }
+
+  async embed(texts: string[]): Promise<Float32Array[]> {
+    const out: Float32Array[] = []
+    for (let start = 0; start < texts.length; start += this.batchSize) {
+      out.push(...(await this.embedBatch(texts.slice(start, start + this.batchSize))))
+    }
+    return out
+  }
+
+  private async embedBatch(texts: string[]): Promise<Float32Array[]> {
+    const config: NonNullable<EmbedContentParameters['config']> = { outputDimensionality: this.dims }
+    if (this.options.taskType) config.taskType = this.options.taskType
+    let response: { embeddings?: { values?: number[] }[] }
+    try {
+      response = await this.models.embedContent({ model: this.options.model, contents: texts, config })
+    } catch (error) {
+      throw toProviderError(this.id, error, this.options.apiKey)
+    }
+    const embeddings = response.embeddings ?? []
+    if (embeddings.length !== texts.length) {
+      throw new ProviderError(`${this.id}: asked for ${texts.length} embeddings, got ${embeddings.length}`, this.id)
+    }
+    return embeddings.map((embedding, i) => {
+      const values = embedding.values ?? []
+      if (values.length !== this.dims) {
+        throw new ProviderError(`${this.id}: embedding ${i} has ${values.length} dimensions, expected ${this.dims}`, this.id)
+      }
+      return l2normalize(Float32Array.from(values))
+    })
+  }
+}
