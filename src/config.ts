@@ -12,6 +12,7 @@ export interface Config {
     apiKey: string
     baseURL: string
     dims: number
+    sendDimensions: boolean
     timeout: number
   }
   llm: {
@@ -64,6 +65,7 @@ export const Config: Schema<Config> = Schema.object({
     apiKey: Schema.string().role('secret').default(''),
     baseURL: Schema.string().role('link').default(''),
     dims: Schema.natural().min(8).max(4096).default(512),
+    sendDimensions: Schema.boolean().default(false),
     timeout: Schema.natural().role('ms').default(15_000),
   }),
   llm: Schema.object({

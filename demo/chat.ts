@@ -1,0 +1,58 @@
+/**
+ * `npm start`: a local Koishi with the memory plugin on SQLite and LanceDB under ./data, offline
+ * providers, and a terminal chat over the mock adapter. One message a line from stdin:
+ *   :user NAME    speak as another user        :group ID    talk in a group chat
+ *   :private      back to a private chat       @bot TEXT    mention the bot in a group
+ * Commands work as in any chat: memory.list, memory.recall <query>, memory.status, memory.forget <id>.
+ */
+import { mkdirSync } from 'node:fs'
+import { createInterface } from 'node:readline'
+import { App } from 'koishi'
+import mock from '@koishijs/plugin-mock'
+import http from '@koishijs/plugin-http'
+import { SQLiteDriver } from '@minatojs/driver-sqlite'
+import * as memory from '../src'
+import * as reply from './reply'
+
+async function main() {
+  mkdirSync('data', { recursive: true })
+  const app = new App({ prefix: [''] })
+  app.plugin(mock)
+  app.plugin(http)
+  app.plugin(SQLiteDriver, { path: 'data/koishi.db' })
+  app.plugin(memory, { store: { path: 'data/memory/lancedb' } })
+  app.plugin(reply)
+  await app.start()
+  await new Promise<void>((resolve) => app.inject(['memory'], () => resolve()))
+
+  let user = 'alice'
+  let group: string | undefined
+  const interactive = process.stdin.isTTY
+  const prompt = () => interactive && process.stdout.write(`${user}${group ? '@' + group : ''}> `)
+  console.log('koishi-plugin-memory demo: type a message per line (:user NAME, :group ID, :private, @bot TEXT).')
+  prompt()
+
+  const lines = createInterface({ input: process.stdin })
+  for await (const raw of lines) {
+    const line = raw.trim()
+    if (!interactive && line) console.log(`${user}${group ? '@' + group : ''}> ${line}`)
+    if (line.startsWith(':user ')) user = line.slice(6).trim() || user
+    else if (line.startsWith(':group ')) group = line.slice(7).trim() || undefined
+    else if (line === ':private') group = undefined
+    else if (line) {
+      const content = line.startsWith('@bot ') ? `<at id="${app.mock.bots[0].selfId}"/> ${line.slice(5)}` : line
+      const replies = await app.mock.client(user, group).receive(content)
+      for (const text of replies) console.log(`bot> ${text}`)
+      // give the background memory job time to finish, so the next line can use what it stored
+      await app.memory.flush()
+    }
+    prompt()
+  }
+  await app.memory.flush()
+  await app.stop()
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})

@@ -1,0 +1,101 @@
+import { Context, Session } from 'koishi'
+import type { Config } from '../config'
+import { sessionScope } from '../service'
+
+/** `platform:id` from the `user` argument type, or a bare id on the caller's platform. */
+function parseUser(session: Session, target: string) {
+  const split = target.indexOf(':')
+  return split > 0
+    ? { platform: target.slice(0, split), userId: target.slice(split + 1) }
+    : { platform: session.platform, userId: target }
+}
+
+function preview(text: string, max = 80) {
+  return text.length > max ? text.slice(0, max - 1) + '…' : text
+}
+
+export function registerCommands(ctx: Context, config: Config) {
+  const root = ctx.command('memory')
+
+  root.subcommand('.recall <query:text>')
+    .action(async ({ session }, query) => {
+      if (!session?.userId) return
+      if (!query?.trim()) return session.text('.missing-query')
+      const memories = await ctx.memory.retrieve(session, query)
+      if (!memories.length) return session.text('.empty')
+      return [
+        session.text('.header', [memories.length]),
+        ...memories.map((memory, i) => session.text('.item', [i + 1, memory.content, memory.score.toFixed(2), memory.id])),
+      ].join('\n')
+    })
+
+  root.subcommand('.list')
+    .userFields(['authority'])
+    .option('user', '-u <user:user>')
+    .option('page', '-p <page:posint>', { fallback: 1 })
+    .action(async ({ session, options }) => {
+      if (!session?.userId) return
+      let owner = { platform: session.platform, userId: session.userId }
+      if (options!.user) {
+        owner = parseUser(session, options!.user)
+        const self = owner.platform === session.platform && owner.userId === session.userId
+        if (!self && (session.user?.authority ?? 0) < config.authority.listOthers) {
+          return session.text('.forbidden')
+        }
+      }
+      // in a group only what was learnt in that group is shown
+      const scope = session.guildId ? { ...owner, guildId: session.guildId } : owner
+      const pageSize = 10
+      const page = options!.page ?? 1
+      const [rows, total] = await Promise.all([
+        ctx.memory.list(scope, pageSize, (page - 1) * pageSize),
+        ctx.memory.facts.count(scope),
+      ])
+      if (!rows.length) return session.text(total ? '.no-page' : '.empty', [page])
+      return [
+        session.text('.header', [total, page, Math.ceil(total / pageSize)]),
+        ...rows.map((row) => session.text('.item', [row.id, preview(row.content), row.version])),
+      ].join('\n')
+    })
+
+  root.subcommand('.forget [id:string]')
+    .option('all', '-a')
+    .action(async ({ session, options }, id) => {
+      if (!session?.userId) return
+      const owner = { platform: session.platform, userId: session.userId }
+      if (options!.all) {
+        const total = await ctx.memory.facts.count(owner)
+        await session.send(session.text('.confirm-all', [total]))
+        const answer = (await session.prompt(30_000))?.trim().toLowerCase()
+        if (!answer || !['y', 'yes', '是', '确认', '确定'].includes(answer)) return session.text('.cancelled')
+        const erased = await ctx.memory.forgetAll(owner)
+        return session.text('.erased-all', [erased])
+      }
+      if (!id) return session.text('.missing-id')
+      const erased = await ctx.memory.forget(owner, [id])
+      return erased.length ? session.text('.erased', [id]) : session.text('.not-found', [id])
+    })
+
+  root.subcommand('.status')
+    .action(async ({ session }) => {
+      if (!session) return
+      const status = await ctx.memory.status()
+      const mine = session.userId ? await ctx.memory.facts.count(sessionScope(session)) : 0
+      const counters = status.counters
+      return session.text('.body', {
+        embedder: status.embedder,
+        llm: status.llm,
+        breakers: Object.entries(status.breakers).map(([name, state]) => `${name}=${state}`).join(', '),
+        queue: status.queue,
+        buffer: status.captureBuffer,
+        outbox: status.outbox,
+        facts: status.facts,
+        mine,
+        stored: counters['memorize.stored'] ?? 0,
+        updated: counters['memorize.updated'] ?? 0,
+        skipped: Object.entries(counters).filter(([key]) => key.startsWith('memorize.skipped.')).reduce((sum, [, n]) => sum + n, 0),
+        rejected: counters['memorize.rejected'] ?? 0,
+        failed: (counters['memorize.failed.decide'] ?? 0) + (counters['memorize.failed.summarize'] ?? 0),
+      })
+    })
+}

@@ -1,0 +1,353 @@
+import { randomBytes } from 'node:crypto'
+import { resolve } from 'node:path'
+import { Context, Service, Session } from 'koishi'
+import { mentions, renderPlainText } from './capture/render'
+import { DialogueTracker } from './capture/dialogue-tracker'
+import { MessageRecorder } from './capture/recorder'
+import type { Config } from './config'
+import { KeyedQueue } from './jobs/queue'
+import { Dialogue, FactOwner, memorize, MemorizeOutcome } from './long-term/memorize'
+import { formatForPrompt, RetrievedMemory, Retriever } from './long-term/retrieve'
+import { createProviders, Providers } from './providers/factory'
+import { Counters } from './providers/types'
+import { Scope } from './scope'
+import { FactIndex } from './store/fact-index'
+import { KoishiFactRepository, KoishiOutbox } from './store/koishi-repositories'
+import { LanceIndex } from './store/lance-index'
+import { defineTables, FactRow, MessageRow } from './store/tables'
+
+declare module 'koishi' {
+  interface Context {
+    memory: MemoryService
+  }
+}
+
+export interface RetrieveOptions {
+  platform?: string
+  /** The guild the caller is in; `''` for a private chat. Left out: every guild of the user. */
+  guildId?: string
+  topK?: number
+  minScore?: number
+}
+
+export interface MemoryStatus {
+  embedder: string
+  llm: string
+  breakers: Record<string, string>
+  queue: number
+  captureBuffer: number
+  outbox: number
+  facts: number
+  counters: Record<string, number>
+}
+
+export class MemoryService extends Service {
+  static inject = { database: { required: true }, http: { required: false } }
+
+  readonly counters = new Counters()
+  readonly providers: Providers
+  readonly index: LanceIndex
+  readonly facts: KoishiFactRepository
+  private outbox: KoishiOutbox
+  private factIndex: FactIndex
+  private retriever: Retriever
+  private queue: KeyedQueue
+  private recorder: MessageRecorder
+  private tracker = new DialogueTracker({ maxTurns: 20, maxDialogues: 5000 })
+  private prepared = false
+  private draining?: Promise<{ indexed: number; pending: boolean }>
+  private log = this.ctx.logger('memory')
+
+  constructor(ctx: Context, public config: Config) {
+    super(ctx, 'memory')
+    defineTables(ctx)
+    const { counters, log } = this
+    this.providers = createProviders(ctx, config, counters, log)
+    this.index = new LanceIndex({
+      dir: resolve(ctx.baseDir ?? process.cwd(), config.store.path),
+      logger: log,
+      counters,
+      halfOpenAfterMs: config.store.retryIntervalSeconds * 1000,
+      optimizeEveryWrites: config.store.optimizeEveryWrites,
+      optimizeEveryMs: config.store.optimizeIntervalMinutes * 60_000,
+    })
+    this.facts = new KoishiFactRepository(ctx)
+    this.outbox = new KoishiOutbox(ctx)
+    const table = config.store.factsTable
+    this.factIndex = new FactIndex({ index: this.index, embedder: this.providers.embedder, outbox: this.outbox, table, counters, logger: log })
+    this.retriever = new Retriever({ index: this.index, embedder: this.providers.embedder, table, counters, logger: log })
+    this.queue = new KeyedQueue({
+      limit: config.memorize.queueLimit,
+      concurrency: 2,
+      counters,
+      onError: (error) => log.warn('memory job failed: %s', (error as Error).message),
+    })
+    this.recorder = new MessageRecorder(
+      { write: (rows) => ctx.database.upsert('memory_message', rows).then(() => {}) },
+      {
+        batchSize: 64,
+        intervalMs: 500,
+        maxBuffered: 10_000,
+        rootCacheSize: 20_000,
+        schedule: (callback, ms) => ctx.setTimeout(callback, ms),
+        counters,
+        logger: log,
+      },
+    )
+
+    ctx.on('message', (session) => this.captureIncoming(session))
+    ctx.on('before-send', (session, options) => this.captureOutgoing(session, options?.session as Session | undefined))
+  }
+
+  protected async start() {
+    await this.index.open()
+    void this.flushOutbox()
+    this.ctx.setInterval(() => void this.flushOutbox(), this.config.store.retryIntervalSeconds * 1000)
+  }
+
+  protected async stop() {
+    await this.recorder.flush()
+    this.queue.clear()
+    await this.queue.idle()
+    await this.index.close()
+  }
+
+  /**
+   * Memories of a user relevant to `query`, best first. Pass the session to stay inside its
+   * guild (a group chat sees only what was learnt in that group). Never throws.
+   */
+  async retrieve(user: string | Session, query: string, options: RetrieveOptions = {}): Promise<RetrievedMemory[]> {
+    const scope = typeof user === 'string'
+      ? { platform: options.platform, userId: user, guildId: options.guildId }
+      : sessionScope(user)
+    if (!scope.userId) return []
+    return this.retriever.retrieve(
+      scope,
+      query,
+      options.topK ?? this.config.retrieval.topK,
+      options.minScore ?? this.config.retrieval.minScore,
+    )
+  }
+
+  formatForPrompt(memories: Pick<RetrievedMemory, 'content'>[], heading?: string) {
+    return formatForPrompt(memories, heading)
+  }
+
+  /** Runs the post-dialogue chain now (seed 003's `considerMemorizing`). */
+  considerMemorizing(dialogue: Dialogue): Promise<MemorizeOutcome> {
+    return memorize({
+      judge: this.providers.judge,
+      embedder: this.providers.embedder,
+      index: this.index,
+      facts: this.facts,
+      factIndex: this.factIndex,
+      table: this.config.store.factsTable,
+      counters: this.counters,
+      logger: this.log,
+      dedupeThreshold: this.config.retrieval.dedupeThreshold,
+      commandPrefixes: this.config.memorize.commandPrefixes,
+      newId: newFactId,
+      now: () => new Date(),
+    }, dialogue)
+  }
+
+  /** Facts of a scope, newest first. */
+  list(scope: Scope, limit = 20, offset = 0): Promise<FactRow[]> {
+    return this.facts.list(scope, limit, offset)
+  }
+
+  /**
+   * Erases facts of `owner` by id: the rows, their index entries, waiting outbox work and the
+   * captured messages they were drawn from. Returns the ids that were erased.
+   */
+  async forget(owner: { platform: string; userId: string }, ids: string[]): Promise<string[]> {
+    const rows = (await this.facts.get(ids)).filter((row) => row.platform === owner.platform && row.userId === owner.userId)
+    await this.erase(rows)
+    return rows.map((row) => row.id)
+  }
+
+  /** Erases every fact and every captured message of a user on a platform. */
+  async forgetAll(owner: { platform: string; userId: string }): Promise<number> {
+    const rows = await this.ctx.database.get('memory_fact', { platform: owner.platform, userId: owner.userId })
+    this.tracker.drop(owner.platform, owner.userId)
+    this.recorder.dropUser(owner.platform, owner.userId)
+    await this.recorder.flush()
+    await this.erase(rows)
+    const said = await this.ctx.database.get('memory_message', { platform: owner.platform, userId: owner.userId }, ['messageId'])
+    // the bot's answers to the user can quote them, so they go too
+    for (let i = 0; i < said.length; i += 500) {
+      const ids = said.slice(i, i + 500).map((row) => row.messageId)
+      await this.ctx.database.remove('memory_message', { platform: owner.platform, role: 'assistant', replyMessageId: { $in: ids } })
+    }
+    await this.ctx.database.remove('memory_message', { platform: owner.platform, userId: owner.userId })
+    return rows.length
+  }
+
+  private async erase(rows: FactRow[]) {
+    if (!rows.length) return
+    const ids = rows.map((row) => row.id)
+    const sources = rows.flatMap((row) => row.sourceIds)
+    await this.recorder.flush()
+    await this.facts.remove(ids)
+    await this.factIndex.remove(ids)
+    // the dialogue the fact came from: the user's lines and the bot's answers to them
+    if (sources.length) await this.ctx.database.remove('memory_message', { id: { $in: sources }, platform: rows[0].platform })
+    this.counters.inc('forget.facts', ids.length)
+  }
+
+  /** Makes sure the index table exists for the current embedder; re-indexes when it changed. */
+  private async prepareIndex(): Promise<boolean> {
+    if (this.prepared) return true
+    const { embedder } = this.providers
+    try {
+      const check = await this.index.prepare(this.config.store.factsTable, embedder.id, embedder.dims)
+      if (check === 'reindex') await this.queueReindex()
+      this.prepared = true
+    } catch (error) {
+      this.log.debug('vector store not ready: %s', (error as Error).message)
+    }
+    return this.prepared
+  }
+
+  /** Indexes facts that wait in the outbox (one drain at a time). */
+  flushOutbox(): Promise<{ indexed: number; pending: boolean }> {
+    this.draining ??= this.drainOutbox().finally(() => this.draining = undefined)
+    return this.draining
+  }
+
+  private async drainOutbox() {
+    if (!await this.prepareIndex()) return { indexed: 0, pending: true }
+    const result = await this.factIndex.drain((ids) => this.facts.get(ids))
+    if (result.indexed) this.log.info('indexed %d waiting facts', result.indexed)
+    return result
+  }
+
+  /** Waits until captured messages are written and background memory work is done. */
+  async flush() {
+    await this.recorder.flush()
+    await this.queue.idle()
+  }
+
+  async status(): Promise<MemoryStatus> {
+    return {
+      embedder: this.providers.embedder.id,
+      llm: this.providers.judge.id,
+      breakers: { vectorStore: this.index.state, ...this.providers.states() },
+      queue: this.queue.size,
+      captureBuffer: this.recorder.pending,
+      outbox: await this.outbox.size(),
+      facts: await this.facts.count(),
+      counters: this.counters.snapshot(),
+    }
+  }
+
+  private async queueReindex() {
+    const table = this.config.store.factsTable
+    const rows = await this.ctx.database.get('memory_fact', {}, ['id'])
+    for (const row of rows) await this.outbox.add(table, row.id, 'upsert')
+    this.log.info('embedder changed: %d facts will be indexed again', rows.length)
+  }
+
+  private records(session: Session) {
+    const { mode, channels } = this.config.capture
+    if (mode === 'all') return true
+    const listed = channels.includes(session.channelId!) || channels.includes(`${session.platform}:${session.channelId}`)
+    return mode === 'allow' ? listed : !listed
+  }
+
+  private captureIncoming(session: Session) {
+    if (!session.channelId || session.userId === session.selfId || !this.records(session)) return
+    const content = renderPlainText(session.elements ?? [], this.config.capture.placeholders)
+    const messageId = session.messageId || randomMessageId()
+    const replyMessageId = session.quote?.id ?? ''
+    const row: MessageRow = {
+      id: rowId(session.platform, session.channelId, messageId),
+      messageId,
+      platform: session.platform,
+      guildId: session.guildId ?? '',
+      channelId: session.channelId,
+      userId: session.userId!,
+      userName: session.author?.nick || session.author?.name || session.username || session.userId!,
+      content,
+      role: 'user',
+      isMentionBot: Boolean(session.stripped?.atSelf) || mentions(session.elements ?? [], session.selfId),
+      replyMessageId,
+      rootMessageId: replyMessageId ? this.recorder.rootOf(session.platform, session.channelId, replyMessageId) : messageId,
+      topicId: '',
+      createdAt: new Date(session.timestamp || Date.now()),
+    }
+    this.recorder.add(row)
+    if (!this.config.memorize.enabled || !content) return
+    const owner = ownerOf(session)
+    const waiting = this.tracker.user(owner, row.userName, content, row.id)
+    const every = this.config.memorize.privateEvery
+    if (session.isDirect && every > 0 && waiting >= every) this.finishDialogue(owner)
+  }
+
+  private captureOutgoing(session: Session, replyTo?: Session) {
+    if (!session.channelId || !this.records(session)) return
+    const content = renderPlainText(session.elements ?? [], this.config.capture.placeholders)
+    if (!content) return
+    const messageId = randomMessageId()
+    const replyMessageId = replyTo?.messageId ?? ''
+    const row: MessageRow = {
+      id: rowId(session.platform, session.channelId, messageId),
+      messageId,
+      platform: session.platform,
+      guildId: session.guildId ?? '',
+      channelId: session.channelId,
+      userId: session.selfId,
+      userName: session.bot?.user?.name || session.selfId,
+      content,
+      role: 'assistant',
+      isMentionBot: false,
+      replyMessageId,
+      rootMessageId: replyMessageId ? this.recorder.rootOf(session.platform, session.channelId, replyMessageId) : messageId,
+      topicId: '',
+      createdAt: new Date(),
+    }
+    this.recorder.add(row)
+    if (!replyTo?.userId || replyTo.userId === replyTo.selfId || !this.config.memorize.enabled) return
+    const owner = ownerOf(replyTo)
+    if (this.tracker.assistant(owner, row.userName, content, row.id) && this.config.memorize.afterReply) {
+      this.finishDialogue(owner)
+    }
+  }
+
+  private finishDialogue(owner: FactOwner) {
+    const dialogue = this.tracker.finish(owner)
+    if (!dialogue) return
+    const key = `${owner.platform}:${owner.userId}`
+    // the messages must be in the database before a fact names them as its sources
+    this.queue.push(key, () => this.recorder.flush().then(() => this.considerMemorizing(dialogue)))
+  }
+}
+
+function ownerOf(session: Session): FactOwner {
+  return {
+    platform: session.platform,
+    userId: session.userId!,
+    guildId: session.guildId ?? '',
+    channelId: session.channelId!,
+  }
+}
+
+/** In a group, what was learnt in that group; in a private chat, everything about the user. */
+export function sessionScope(session: Session): Scope {
+  return session.guildId
+    ? { platform: session.platform, userId: session.userId, guildId: session.guildId }
+    : { platform: session.platform, userId: session.userId }
+}
+
+function rowId(platform: string, channelId: string, messageId: string) {
+  return `${platform}:${channelId}:${messageId}`
+}
+
+function randomMessageId() {
+  return `local-${randomBytes(8).toString('hex')}`
+}
+
+function newFactId() {
+  // short enough to type in `memory.forget <id>`
+  return randomBytes(5).toString('hex')
+}

@@ -1,0 +1,83 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import * as echo from './echo-bot'
+import { boot, Harness, say } from './harness'
+
+describe('memory.* commands', () => {
+  let h: Harness
+
+  beforeEach(async () => {
+    h = await boot({}, (app) => app.plugin(echo))
+    await h.app.mock.initUser('alice', 1)
+    await h.app.mock.initUser('bob', 1, { locales: ['en-US'] })
+    await h.app.mock.initUser('admin', 3)
+    await say(h.app, 'alice', '我喜欢吃四川火锅')
+    await say(h.app, 'alice', '记住，我的生日是10月25日')
+    await say(h.app, 'bob', 'I love sushi and I live in Osaka')
+  })
+
+  afterEach(() => h.stop())
+
+  it('lists the caller\'s own memories in their locale', async () => {
+    const [zh] = await h.app.mock.client('alice').receive('memory.list')
+    expect(zh).toMatch(/共 2 条记忆/)
+    expect(zh).toContain('火锅')
+    expect(zh).not.toContain('sushi')
+    const [en] = await h.app.mock.client('bob').receive('memory.list')
+    expect(en).toMatch(/1 memories/)
+    expect(en).toContain('sushi')
+  })
+
+  it('lets only authority ≥ 3 list another user', async () => {
+    const [denied] = await h.app.mock.client('bob').receive('memory.list -u mock:alice')
+    expect(denied).toBe('You are not allowed to see other users\' memories.')
+    const [allowed] = await h.app.mock.client('admin').receive('memory.list -u mock:alice')
+    expect(allowed).toContain('火锅')
+  })
+
+  it('forget <id> erases the text from every table and the index', async () => {
+    const [fact] = await h.app.database.get('memory_fact', { userId: 'alice', content: { $regex: '火锅' } })
+    expect(fact).toBeTruthy()
+    expect(await h.app.memory.index.texts('memories', [fact.id])).toHaveLength(1)
+
+    const [notMine] = await h.app.mock.client('bob').receive(`memory.forget ${fact.id}`)
+    expect(notMine).toContain('No memory')
+    expect(await h.app.database.get('memory_fact', { id: fact.id })).toHaveLength(1)
+
+    const [done] = await h.app.mock.client('alice').receive(`memory.forget ${fact.id}`)
+    expect(done).toContain(fact.id)
+    await h.app.memory.flush()
+    const everywhere = JSON.stringify([
+      await h.app.database.get('memory_fact', {}),
+      await h.app.database.get('memory_message', {}),
+      await h.app.database.get('memory_outbox', {}),
+    ])
+    expect(everywhere).not.toContain('四川火锅')
+    expect(await h.app.memory.index.texts('memories', [fact.id])).toEqual([])
+    expect(everywhere).toContain('10月25日')
+  })
+
+  it('forget --all asks first and then erases everything of the caller only', async () => {
+    const client = h.app.mock.client('alice')
+    const [ask] = await client.receive('memory.forget --all')
+    expect(ask).toContain('2')
+    const [cancelled] = await client.receive('no')
+    expect(cancelled).toContain('已取消')
+    expect(await h.app.database.get('memory_fact', { userId: 'alice' })).toHaveLength(2)
+
+    await client.receive('memory.forget --all')
+    const [erased] = await client.receive('y')
+    expect(erased).toContain('2')
+    expect(await h.app.database.get('memory_fact', { userId: 'alice' })).toHaveLength(0)
+    expect(await h.app.database.get('memory_message', { userId: 'alice' })).toHaveLength(0)
+    expect(await h.app.database.get('memory_fact', { userId: 'bob' })).toHaveLength(1)
+  })
+
+  it('recall explains when nothing matches, and status reports the service', async () => {
+    const [none] = await h.app.mock.client('bob').receive('memory.recall quantum chromodynamics')
+    expect(none).toBe('I found no memory related to that.')
+    const [status] = await h.app.mock.client('alice').receive('memory.status')
+    expect(status).toContain('offline-ngram-v1')
+    expect(status).toContain('vectorStore=ready')
+    expect(status).toMatch(/记忆总数：3/)
+  })
+})

@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { App, Context } from 'koishi'
+import mock from '@koishijs/plugin-mock'
+import http from '@koishijs/plugin-http'
+import { SQLiteDriver } from '@minatojs/driver-sqlite'
+import * as memory from '../../src'
+
+export interface Harness {
+  app: App
+  dir: string
+  stop(): Promise<void>
+}
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] }
+
+/** A Koishi app with the mock adapter, SQLite in memory and the memory plugin on a temp folder. */
+export async function boot(config: DeepPartial<memory.Config> = {}, extra?: (app: App) => void): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'memory-test-'))
+  const app = new App({ prefix: [''] })
+  app.plugin(mock)
+  app.plugin(http)
+  app.plugin(SQLiteDriver, { path: ':memory:' })
+  app.plugin(memory, {
+    ...config,
+    store: { path: join(dir, 'lancedb'), retryIntervalSeconds: 1, ...config.store },
+  } as any)
+  extra?.(app)
+  await app.start()
+  await ready(app)
+  return {
+    app,
+    dir,
+    async stop() {
+      await app.stop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+export function ready(app: Context) {
+  return new Promise<void>((resolve) => app.inject(['memory'], () => resolve()))
+}
+
+/** Sends a message and waits for capture and background memory work to settle. */
+export async function say(app: App, user: string, text: string, channel?: string) {
+  const replies = await app.mock.client(user, channel).receive(text)
+  await app.memory.flush()
+  return replies
+}

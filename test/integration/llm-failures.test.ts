@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { ServerResponse } from 'node:http'
+import * as echo from './echo-bot'
+import { boot, Harness } from './harness'
+import { chat, json, ScriptedServer } from './scripted-server'
+
+type Mode = 'fenced' | 'malformed' | 'empty' | 'slow' | '429'
+
+describe('a misbehaving model never breaks or delays a reply', () => {
+  let h: Harness
+  let mode: Mode = 'fenced'
+  const held: ServerResponse[] = []
+  const server = new ScriptedServer((path, body, res) => {
+    const prompt: string = body.messages?.at(-1)?.content ?? ''
+    const decision = prompt.includes('should_remember')
+    if (mode === 'slow') return void held.push(res)
+    if (mode === '429') return json(res, 429, { error: { message: 'rate limited' } })
+    if (mode === 'empty') return chat(res, '')
+    if (mode === 'malformed') return chat(res, decision ? 'should remember? yes!! {{' : 'x')
+    chat(res, decision
+      ? '<think>preference</think>\n```json\n{"should_remember": true, "reason": "a food preference",}\n```'
+      : 'Summary: "alice喜欢吃四川火锅。"')
+  })
+
+  beforeAll(async () => {
+    const baseURL = await server.start()
+    h = await boot({
+      llm: { provider: 'openai-compatible', baseURL, model: 'scripted', timeout: 300 },
+    }, (app) => app.plugin(echo))
+  })
+
+  afterAll(async () => {
+    await h.stop()
+    await server.stop()
+  })
+
+  async function dialogue(text: string) {
+    const replies = await h.app.mock.client('alice').receive(text)
+    await h.app.memory.flush()
+    return replies
+  }
+
+  const counters = () => h.app.memory.counters.snapshot()
+
+  it('stores what a fenced, commented, trailing-comma answer says', async () => {
+    mode = 'fenced'
+    await dialogue('我喜欢吃四川火锅')
+    const facts = await h.app.database.get('memory_fact', { userId: 'alice' })
+    expect(facts.map((f) => f.content)).toEqual(['alice喜欢吃四川火锅。'])
+    expect(facts[0].reason).toBe('a food preference')
+  })
+
+  it('counts malformed JSON after one corrective retry and stores nothing', async () => {
+    mode = 'malformed'
+    const asked = server.requests.length
+    await dialogue('我下周要去北京出差')
+    expect(server.requests.length - asked).toBe(2)
+    expect(counters()['llm.invalid']).toBeGreaterThanOrEqual(1)
+    expect(counters()['memorize.failed.decide']).toBe(1)
+    expect(await h.app.database.get('memory_fact', { content: { $regex: '北京' } })).toHaveLength(0)
+  })
+
+  it('counts an empty answer', async () => {
+    mode = 'empty'
+    await dialogue('我的生日是10月25日')
+    expect(counters()['memorize.failed.decide']).toBe(2)
+  })
+
+  it('answers the user at once while the model hangs past its timeout', async () => {
+    mode = 'slow'
+    const started = held.length
+    const replies = await h.app.mock.client('alice').receive('我住在成都')
+    expect(replies).toEqual(['ok: 我住在成都'])
+    // the reply is out while the model has not answered anything
+    expect(held.every((res) => !res.writableEnded)).toBe(true)
+    await h.app.memory.flush()
+    expect(held.length).toBeGreaterThan(started)
+    expect(counters()['llm.timeout']).toBeGreaterThanOrEqual(1)
+    expect(counters()['memorize.failed.decide']).toBe(3)
+  })
+
+  it('retries 429 with backoff, then gives up and counts it', async () => {
+    mode = '429'
+    const asked = server.requests.length
+    const replies = await dialogue('我养了一只猫叫咪咪')
+    expect(replies).toEqual(['ok: 我养了一只猫叫咪咪'])
+    expect(server.requests.length - asked).toBeGreaterThan(1)
+    expect(counters()['llm.retry']).toBeGreaterThanOrEqual(1)
+    expect(counters()['memorize.failed.decide']).toBe(4)
+    expect(await h.app.database.get('memory_fact', {})).toHaveLength(1)
+  })
+})

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest'
+import { DialogueTracker } from '../../src/capture/dialogue-tracker'
+
+const alice = { platform: 'qq', userId: 'alice', guildId: 'g', channelId: 'c' }
+const bob = { ...alice, userId: 'bob' }
+
+describe('DialogueTracker', () => {
+  it('collects a user\'s lines and the bot\'s answer into one dialogue', () => {
+    const t = new DialogueTracker({ maxTurns: 10, maxDialogues: 10 })
+    expect(t.user(alice, 'Alice', '我喜欢火锅', 'm1')).toBe(1)
+    t.user(bob, 'Bob', '我不喜欢', 'm2')
+    expect(t.user(alice, 'Alice', '尤其是四川的', 'm3')).toBe(2)
+    expect(t.assistant(alice, 'bot', '记下了', 'b1')).toBe(true)
+    const done = t.finish(alice)!
+    expect(done.turns.map((turn) => `${turn.role}:${turn.content}`)).toEqual(['user:我喜欢火锅', 'user:尤其是四川的', 'assistant:记下了'])
+    expect(done.sourceIds).toEqual(['m1', 'm3', 'b1'])
+    expect(t.finish(alice)).toBeUndefined()
+    expect(t.finish(bob)!.turns).toHaveLength(1)
+  })
+
+  it('ignores a bot message to someone with nothing pending', () => {
+    const t = new DialogueTracker({ maxTurns: 10, maxDialogues: 10 })
+    expect(t.assistant(alice, 'bot', 'hi', 'b')).toBe(false)
+  })
+
+  it('keeps the newest turns within the bounds', () => {
+    const t = new DialogueTracker({ maxTurns: 2, maxDialogues: 1 })
+    t.user(alice, 'A', '1', 'm1')
+    t.user(alice, 'A', '2', 'm2')
+    t.user(alice, 'A', '3', 'm3')
+    expect(t.finish(alice)!.sourceIds).toEqual(['m2', 'm3'])
+    t.user(alice, 'A', 'x', 'm4')
+    t.user(bob, 'B', 'y', 'm5')
+    expect(t.finish(alice)).toBeUndefined()
+  })
+
+  it('drops a user\'s pending lines', () => {
+    const t = new DialogueTracker({ maxTurns: 10, maxDialogues: 10 })
+    t.user(alice, 'A', 'secret', 'm1')
+    t.drop('qq', 'alice')
+    expect(t.finish(alice)).toBeUndefined()
+  })
+})
