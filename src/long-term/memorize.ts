@@ -85,6 +85,7 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
   const vector = await embedOrUndefined(deps, statement)
   const duplicate = await findDuplicate(deps, scope, statement, vector)
   if (duplicate) {
+    const changed = duplicate.content !== statement
     const patch = {
       content: statement,
       reason,
@@ -94,7 +95,7 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
     }
     await deps.facts.update(duplicate.id, patch)
     const fact = { ...duplicate, ...patch }
-    if (duplicate.content !== statement || !vector) await deps.factIndex.add(fact, vector)
+    if (changed || !vector) await deps.factIndex.add(fact, vector)
     counters.inc('memorize.updated')
     return { status: 'stored', fact, updated: true }
   }
