@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest'
+import { formatForPrompt, Retriever } from '../../src/long-term/retrieve'
+import { OfflineEmbedder } from '../../src/providers/offline-embedder'
+import { Counters, ExactIndex, SwitchableEmbedder } from './fakes'
+
+async function setup() {
+  const embedder = new SwitchableEmbedder(new OfflineEmbedder({ dims: 256 }))
+  const index = new ExactIndex()
+  const warnings: string[] = []
+  const infos: string[] = []
+  const logger = { debug() {}, info: (m: string) => infos.push(m), warn: (m: string) => warnings.push(m), error() {} }
+  const texts = { a1: ['alice', '小明喜欢吃四川火锅。'], a2: ['alice', '小明下周三去上海出差。'], b1: ['bob', '小红喜欢吃火锅。'] }
+  for (const [id, [user, text]] of Object.entries(texts)) {
+    const [vector] = await embedder.embed([text])
+    await index.upsert('m', [{ id, text, vector, platform: 'qq', user_id: user, guild_id: 'g', channel_id: 'c', created_at: 5 }])
+  }
+  const retriever = new Retriever({ embedder, index, table: 'm', counters: new Counters(), logger })
+  return { retriever, embedder, index, warnings, infos }
+}
+
+describe('Retriever', () => {
+  it('ranks the scope\'s memories and maps them', async () => {
+    const { retriever } = await setup()
+    const found = await retriever.retrieve({ platform: 'qq', userId: 'alice' }, '火锅', 5, 0.05)
+    expect(found[0]).toMatchObject({ id: 'a1', content: '小明喜欢吃四川火锅。', scope: { userId: 'alice', guildId: 'g' } })
+    expect(found.every((m) => m.scope.userId === 'alice')).toBe(true)
+    expect(found[0].createdAt.getTime()).toBe(5)
+  })
+
+  it('drops memories under the minimum score', async () => {
+    const { retriever } = await setup()
+    const found = await retriever.retrieve({ platform: 'qq', userId: 'alice' }, '火锅', 5, 0.99)
+    expect(found).toEqual([])
+  })
+
+  it('returns [] on failure and logs once per outage', async () => {
+    const { retriever, embedder, index, warnings, infos } = await setup()
+    embedder.down = true
+    expect(await retriever.retrieve({ userId: 'alice' }, '火锅', 5, 0)).toEqual([])
+    expect(await retriever.retrieve({ userId: 'alice' }, '火锅', 5, 0)).toEqual([])
+    embedder.down = false
+    index.down = true
+    expect(await retriever.retrieve({ userId: 'alice' }, '火锅', 5, 0)).toEqual([])
+    expect(warnings).toHaveLength(1)
+    index.down = false
+    expect((await retriever.retrieve({ userId: 'alice' }, '火锅', 5, 0)).length).toBeGreaterThan(0)
+    expect(infos).toHaveLength(1)
+  })
+
+  it('formats memories for a system prompt', () => {
+    expect(formatForPrompt([])).toBe('')
+    expect(formatForPrompt([{ content: 'A' }, { content: 'B' }], '记忆：')).toBe('记忆：\n- A\n- B')
+  })
+})
