@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { App } from 'koishi'
 import mock from '@koishijs/plugin-mock'
-import http from '@koishijs/plugin-http'
+import { HTTP } from '@koishijs/plugin-http'
 import { SQLiteDriver } from '@minatojs/driver-sqlite'
 import * as memory from '../src'
 import * as reply from './reply'
@@ -17,8 +17,8 @@ import * as reply from './reply'
 async function main() {
   mkdirSync('data', { recursive: true })
   const app = new App({ prefix: [''] })
-  app.plugin(mock)
-  app.plugin(http)
+  app.plugin(mock, { selfId: '514' })
+  app.plugin(HTTP)
   app.plugin(SQLiteDriver, { path: 'data/koishi.db' })
   app.plugin(memory, { store: { path: 'data/memory/lancedb' } })
   app.plugin(reply)

@@ -58,7 +58,12 @@ export interface Config {
   }
 }
 
-export const Config: Schema<Config> = Schema.object({
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] }
+
+/** What a user may write: every field has a default. */
+export type ConfigInput = DeepPartial<Config>
+
+export const Config: Schema<ConfigInput, Config> = Schema.object({
   embedding: Schema.object({
     provider: Schema.union(['offline', 'gemini', 'openai-compatible']).default('offline'),
     model: Schema.string().default(''),
@@ -112,4 +117,4 @@ export const Config: Schema<Config> = Schema.object({
 }).i18n({
   'zh-CN': locales['zh-CN']._config,
   'en-US': locales['en-US']._config,
-}) as Schema<Config>
+}) as Schema<ConfigInput, Config>

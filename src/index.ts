@@ -7,6 +7,7 @@ import { MemoryService } from './service'
 export const name = 'memory'
 export const inject = { database: { required: true }, http: { required: false } }
 export { Config }
+export type { ConfigInput } from './config'
 
 export const usage = `
 - 中文：记录所服务频道的每条消息与机器人的回复，在对话结束后由后台判断哪些值得记住、总结为一句话，存入 Koishi 数据库并建立 LanceDB 向量与全文索引。其他插件注入 \`memory\` 服务并调用 \`ctx.memory.retrieve(session, query)\`。默认离线运行，无需密钥。

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { App, Context } from 'koishi'
 import mock from '@koishijs/plugin-mock'
-import http from '@koishijs/plugin-http'
+import { HTTP } from '@koishijs/plugin-http'
 import { SQLiteDriver } from '@minatojs/driver-sqlite'
 import * as memory from '../../src'
 
@@ -13,19 +13,17 @@ export interface Harness {
   stop(): Promise<void>
 }
 
-type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] }
-
 /** A Koishi app with the mock adapter, SQLite in memory and the memory plugin on a temp folder. */
-export async function boot(config: DeepPartial<memory.Config> = {}, extra?: (app: App) => void): Promise<Harness> {
+export async function boot(config: memory.ConfigInput = {}, extra?: (app: App) => void): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'memory-test-'))
   const app = new App({ prefix: [''] })
-  app.plugin(mock)
-  app.plugin(http)
+  app.plugin(mock, { selfId: '514' })
+  app.plugin(HTTP)
   app.plugin(SQLiteDriver, { path: ':memory:' })
   app.plugin(memory, {
     ...config,
     store: { path: join(dir, 'lancedb'), retryIntervalSeconds: 1, ...config.store },
-  } as any)
+  })
   extra?.(app)
   await app.start()
   await ready(app)
