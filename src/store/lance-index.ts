@@ -333,9 +333,18 @@ export class LanceIndex implements VectorIndex {
         return this.fuse([this.rankHits(byVector, query.vector), this.rankHits(byText, query.vector)], limit)
       }
       const { lancedb } = loadLib()
-      const rows = await this.vectorQuery(handle, query.vector, where, limit)
+      // No `select` here: in 0.31 a hybrid query with a column list logs two deprecation warnings per
+      // query (one leg lacks `_score`, the other `_distance`), and naming both is an error.
+      const rows = await handle
+        .query()
         .fullTextSearch(new lancedb.MatchQuery(text, 'text'))
+        .nearestTo(query.vector)
+        .distanceType('cosine')
+        .refineFactor(this.refineFactor)
+        .maximumNprobes(0)
+        .where(where)
         .rerank(await this.rrf())
+        .limit(limit)
         .toArrow()
       return this.toHits(rows, query.vector, (i) => Number(rows.getChild('_relevance_score')?.get(i) ?? 0))
     })
@@ -718,7 +727,7 @@ export class LanceIndex implements VectorIndex {
       .refineFactor(this.refineFactor)
       .maximumNprobes(0)
       .where(where)
-      .select([...COLUMNS])
+      .select([...COLUMNS, '_distance']) // naming the score column keeps LanceDB from logging a deprecation warning
       .limit(limit)
   }
 
@@ -729,7 +738,7 @@ export class LanceIndex implements VectorIndex {
       .query()
       .fullTextSearch(new lancedb.MatchQuery(text, 'text'))
       .where(where)
-      .select([...COLUMNS])
+      .select([...COLUMNS, '_score'])
       .limit(limit)
   }
 
