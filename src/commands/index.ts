@@ -1,9 +1,11 @@
-import { Context, Session } from 'koishi'
+import { Context, h, Session } from 'koishi'
 import type { Config } from '../config'
 import { sessionScope } from '../service'
 
-/** `platform:id` from the `user` argument type, or a bare id on the caller's platform. */
+/** The target of `-u`: an @-mention, `platform:id`, or a bare id on the caller's platform. */
 function parseUser(session: Session, target: string) {
+  const [at] = h.select(h.parse(target), 'at')
+  if (at?.attrs.id) return { platform: session.platform, userId: String(at.attrs.id) }
   const split = target.indexOf(':')
   return split > 0
     ? { platform: target.slice(0, split), userId: target.slice(split + 1) }
@@ -31,7 +33,7 @@ export function registerCommands(ctx: Context, config: Config) {
 
   root.subcommand('.list')
     .userFields(['authority'])
-    .option('user', '-u <user:user>')
+    .option('user', '-u <user:string>')
     .option('page', '-p <page:posint>', { fallback: 1 })
     .action(async ({ session, options }) => {
       if (!session?.userId) return
@@ -60,14 +62,13 @@ export function registerCommands(ctx: Context, config: Config) {
 
   root.subcommand('.forget [id:string]')
     .option('all', '-a')
+    .option('yes', '-y')
     .action(async ({ session, options }, id) => {
       if (!session?.userId) return
       const owner = { platform: session.platform, userId: session.userId }
       if (options!.all) {
         const total = await ctx.memory.facts.count(owner)
-        await session.send(session.text('.confirm-all', [total]))
-        const answer = (await session.prompt(30_000))?.trim().toLowerCase()
-        if (!answer || !['y', 'yes', '是', '确认', '确定'].includes(answer)) return session.text('.cancelled')
+        if (!options!.yes) return session.text('.confirm-all', [total])
         const erased = await ctx.memory.forgetAll(owner)
         return session.text('.erased-all', [erased])
       }

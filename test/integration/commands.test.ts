@@ -32,6 +32,8 @@ describe('memory.* commands', () => {
     expect(denied).toBe('You are not allowed to see other users\' memories.')
     const [allowed] = await h.app.mock.client('admin').receive('memory.list -u mock:alice')
     expect(allowed).toContain('火锅')
+    const [mentioned] = await h.app.mock.client('admin').receive('memory.list -u <at id="alice"/>')
+    expect(mentioned).toContain('火锅')
   })
 
   it('forget <id> erases the text from every table and the index', async () => {
@@ -56,19 +58,18 @@ describe('memory.* commands', () => {
     expect(everywhere).toContain('10月25日')
   })
 
-  it('forget --all asks first and then erases everything of the caller only', async () => {
+  it('forget --all asks for -y first and then erases everything of the caller only', async () => {
     const client = h.app.mock.client('alice')
     const [ask] = await client.receive('memory.forget --all')
-    expect(ask).toContain('2')
-    const [cancelled] = await client.receive('no')
-    expect(cancelled).toContain('已取消')
+    expect(ask).toContain('全部 2 条记忆')
     expect(await h.app.database.get('memory_fact', { userId: 'alice' })).toHaveLength(2)
 
-    await client.receive('memory.forget --all')
-    const [erased] = await client.receive('y')
+    const [erased] = await client.receive('memory.forget --all -y')
     expect(erased).toContain('2')
     expect(await h.app.database.get('memory_fact', { userId: 'alice' })).toHaveLength(0)
     expect(await h.app.database.get('memory_message', { userId: 'alice' })).toHaveLength(0)
+    const left = JSON.stringify(await h.app.database.get('memory_message', {}))
+    expect(left).not.toContain('火锅')
     expect(await h.app.database.get('memory_fact', { userId: 'bob' })).toHaveLength(1)
   })
 

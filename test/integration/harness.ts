@@ -17,7 +17,8 @@ export interface Harness {
 export async function boot(config: memory.ConfigInput = {}, extra?: (app: App) => void): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'memory-test-'))
   const app = new App({ prefix: [''] })
-  app.plugin(mock, { selfId: '514' })
+  // disposed before the app: at app.stop() the mock bot would look for a bot list already gone
+  const mockFork = app.plugin(mock, { selfId: '514' })
   app.plugin(HTTP)
   app.plugin(SQLiteDriver, { path: ':memory:' })
   app.plugin(memory, {
@@ -31,6 +32,7 @@ export async function boot(config: memory.ConfigInput = {}, extra?: (app: App) =
     app,
     dir,
     async stop() {
+      mockFork.dispose()
       await app.stop()
       rmSync(dir, { recursive: true, force: true })
     },

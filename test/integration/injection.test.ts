@@ -10,7 +10,7 @@ describe('ids and names with quotes or SQL fragments', () => {
   beforeEach(async () => {
     h = await boot({}, (app) => app.plugin(echo))
     await say(h.app, 'bob', '我喜欢吃寿司')
-    for (const id of EVIL) await say(h.app, id, '我喜欢吃寿司和拉面', `g'1 OR guild_id != '`)
+    for (const id of EVIL) await say(h.app, id, '<at id="514"/> 我喜欢吃寿司和拉面', `g'1 OR guild_id != '`)
   })
 
   afterEach(() => h.stop())
