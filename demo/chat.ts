@@ -17,7 +17,7 @@ import * as reply from './reply'
 async function main() {
   mkdirSync('data', { recursive: true })
   const app = new App({ prefix: [''] })
-  app.plugin(mock, { selfId: '514' })
+  const mockFork = app.plugin(mock, { selfId: '514' })
   app.plugin(HTTP)
   app.plugin(SQLiteDriver, { path: 'data/koishi.db' })
   app.plugin(memory, { store: { path: 'data/memory/lancedb' } })
@@ -49,6 +49,8 @@ async function main() {
     prompt()
   }
   await app.memory.flush()
+  // the mock bot must go before the app, whose bot list it looks itself up in when disposed
+  mockFork.dispose()
   await app.stop()
 }
 

@@ -279,7 +279,8 @@ export class MemoryService extends Service {
     this.recorder.add(row)
     if (!this.config.memorize.enabled || !content) return
     const owner = ownerOf(session)
-    const waiting = this.tracker.user(owner, row.userName, content, row.id)
+    const said = renderPlainText(session.elements ?? [], this.config.capture.placeholders, session.selfId)
+    const waiting = this.tracker.user(owner, row.userName, said, row.id)
     const every = this.config.memorize.privateEvery
     if (session.isDirect && every > 0 && waiting >= every) this.finishDialogue(owner)
   }

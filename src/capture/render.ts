@@ -14,9 +14,10 @@ const PLACEHOLDERS: Record<PlaceholderLocale, Record<string, string>> = {
 
 /**
  * Plain text of a message: text as it is, mentions as `@name`, media as short placeholders.
- * Quotes are left out of the text (the quoted id is stored as the reply id).
+ * Quotes are left out of the text (the quoted id is stored as the reply id). Mentions of
+ * `omitMentionOf` (the bot, when the text is what a user told it) are left out too.
  */
-export function renderPlainText(elements: ElementLike[], locale: PlaceholderLocale = 'zh'): string {
+export function renderPlainText(elements: ElementLike[], locale: PlaceholderLocale = 'zh', omitMentionOf?: string): string {
   const out: string[] = []
   const visit = (nodes: ElementLike[]) => {
     for (const node of nodes) {
@@ -25,6 +26,7 @@ export function renderPlainText(elements: ElementLike[], locale: PlaceholderLoca
           out.push(String(node.attrs.content ?? ''))
           break
         case 'at':
+          if (omitMentionOf !== undefined && node.attrs.id === omitMentionOf) break
           if (node.attrs.type === 'all') out.push('@all ')
           else out.push(`@${node.attrs.name || node.attrs.id || ''} `)
           break

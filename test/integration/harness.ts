@@ -32,6 +32,7 @@ export async function boot(config: memory.ConfigInput = {}, extra?: (app: App) =
     app,
     dir,
     async stop() {
+      await app.memory.flush()
       mockFork.dispose()
       await app.stop()
       rmSync(dir, { recursive: true, force: true })

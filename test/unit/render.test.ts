@@ -18,6 +18,10 @@ describe('renderPlainText', () => {
     expect(renderPlainText(h.parse('<at type="all"/> 开会了 <b>今晚八点</b>'))).toBe('@all 开会了 今晚八点')
   })
 
+  it('leaves out mentions of the bot when asked to', () => {
+    expect(renderPlainText(h.parse('<at id="514"/> 我喜欢吃寿司 <at id="7" name="小红"/>'), 'zh', '514')).toBe('我喜欢吃寿司 @小红')
+  })
+
   it('tells whether the bot is mentioned', () => {
     expect(mentions(h.parse('<at id="514"/> hi'), '514')).toBe(true)
     expect(mentions(h.parse('<at id="1"/> hi'), '514')).toBe(false)
