@@ -1,0 +1,73 @@
+import type { RetrievedMemory } from '../long-term/retrieve'
+import type { MessageRow } from '../store/tables'
+
+/** Where a message was said: one channel of one platform. */
+export interface ChannelRef {
+  platform: string
+  guildId: string
+  channelId: string
+}
+
+/** Reads captured messages (the Koishi table `memory_message`). All lists are oldest first. */
+export interface MessageStore {
+  /** Messages of a channel in [since, before), newest `limit` of them. */
+  window(channel: ChannelRef, options: { since?: Date; before: Date; limit: number }): Promise<MessageRow[]>
+  /** Messages by platform message id within a channel. */
+  byMessageIds(channel: ChannelRef, messageIds: string[]): Promise<MessageRow[]>
+  /** Messages by row id (`platform:channelId:messageId`). */
+  byIds(ids: string[]): Promise<MessageRow[]>
+  /** The newest `limit` messages of a topic before `before`. */
+  byTopic(topicId: string, options: { before: Date; limit: number }): Promise<MessageRow[]>
+  /** Messages whose root is `rootMessageId`, newest `limit` before `before`. */
+  byRoot(channel: ChannelRef, rootMessageId: string, options: { before: Date; limit: number }): Promise<MessageRow[]>
+  setTopic(ids: string[], topicId: string): Promise<void>
+}
+
+/** The message a context is built for. */
+export interface ContextTarget extends ChannelRef {
+  userId: string
+  userName?: string
+  content: string
+  /** Platform message id, when the message was captured. */
+  messageId?: string
+  replyMessageId?: string
+  /** Mentioned user ids. */
+  mentions?: string[]
+  time: Date
+}
+
+export interface ContextOptions {
+  tokenBudget?: number
+  maxMessages?: number
+  timeWindowHours?: number
+}
+
+export type CandidateSource = 'reply-chain' | 'thread-root' | 'topic' | 'semantic' | 'time-window'
+
+export interface ContextMessage {
+  id: string
+  messageId: string
+  userId: string
+  userName: string
+  role: 'user' | 'assistant'
+  content: string
+  createdAt: Date
+  score: number
+  tokens: number
+  /** Where the candidate came from and the signals that scored it, for the explanation. */
+  sources: CandidateSource[]
+  signals: Record<string, number>
+}
+
+export interface BuiltContext {
+  longTerm: RetrievedMemory[]
+  summary: string
+  /** Chosen messages, oldest first. */
+  messages: ContextMessage[]
+  tokens: number
+  /** Tokens of the plain time window the context replaces, for token savings. */
+  windowTokens: number
+  /** True when the build timed out or failed and the plain recent window was returned. */
+  fallback: boolean
+  buildMs: number
+}
