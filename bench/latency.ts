@@ -1,0 +1,292 @@
+/**
+ * Retrieval latency of the LanceDB index at 1k, 10k and 100k long-term facts.
+ *
+ *   npm run bench:latency -- --out bench/results/latency.json [--sizes 1000,10000,100000] [--queries 200]
+ *
+ * For each size: synthetic facts (mixed Chinese/English, 200 users on 2 platforms) are embedded with
+ * the offline embedder and upserted in batches, the table is optimized (FTS, scalar and, past 5000
+ * rows, the IVF_RQ vector index), then `retrieve` = embed the query + `index.search` (hybrid, limited
+ * to one user's scope, top 10) is timed over ≥ 100 queries after a warm-up. In the same run:
+ *   - `baseline_p95_ms`: embed + exact cosine over all rows in memory, filtered to the user in JS;
+ *   - `lancedb_noindex_p95_ms`: embed + a LanceDB flat vector query on a copy of the table without any
+ *     index (no vector, scalar or FTS index);
+ *   - `parallel_p95_ms`: the same search with `hybrid: 'parallel'` (both legs concurrently, fused in JS);
+ *   - `nearest_p95_ms`, `nearest_recall_at_10`: vector-only `index.nearest`, and its recall against the
+ *     exact top 10.
+ * `capture_p95_ms` comes from `bench/capture-overhead.ts` when that file exports `measureCaptureP95()`.
+ */
+import { spawnSync } from 'node:child_process'
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import { LanceIndex } from '../src/store/lance-index'
+import type { IndexRow } from '../src/store/vector-index'
+import type { Embedder, Logger } from '../src/providers/types'
+import { OfflineEmbedder } from '../src/providers/offline-embedder'
+import { lanceWhere } from '../src/scope'
+import { makeFacts, makeQuery, makeUsers, rng, type SyntheticUser } from './synthetic-facts'
+
+const lancedb = require('@lancedb/lancedb') as typeof import('@lancedb/lancedb')
+
+function arg(name: string, fallback: string): string {
+  const i = process.argv.indexOf(`--${name}`)
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback
+}
+
+const OUT = arg('out', 'bench/results/latency.json')
+const SIZES = arg('sizes', '1000,10000,100000').split(',').map(Number)
+const QUERIES = Math.max(100, Number(arg('queries', '200')))
+const WARMUP = 20
+const USERS = 200
+const BATCH = 5000
+const LIMIT = 10
+
+const quiet: Logger = { debug() {}, info() {}, warn: (...args) => console.warn('[index]', ...args), error: (...args) => console.error('[index]', ...args) }
+const log = (...args: unknown[]) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args)
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]
+}
+const round = (x: number) => Math.round(x * 100) / 100
+
+/** All rows in memory, for the brute-force baseline. */
+class Memory {
+  keys: string[] = []
+  ids: string[] = []
+  vectors: Float32Array
+  count = 0
+  constructor(
+    capacity: number,
+    readonly dims: number,
+  ) {
+    this.vectors = new Float32Array(capacity * dims)
+  }
+  add(row: IndexRow) {
+    this.keys.push(`${row.platform}\u0000${row.user_id}`)
+    this.ids.push(row.id)
+    this.vectors.set(row.vector, this.count * this.dims)
+    this.count++
+  }
+  /** Exact cosine top-k among one user's rows (vectors are unit length, so cosine = dot). */
+  search(user: SyntheticUser, query: Float32Array, k: number): { id: string; score: number }[] {
+    const key = `${user.platform}\u0000${user.userId}`
+    const top: { id: string; score: number }[] = []
+    for (let r = 0; r < this.count; r++) {
+      if (this.keys[r] !== key) continue
+      let dot = 0
+      const base = r * this.dims
+      for (let j = 0; j < this.dims; j++) dot += this.vectors[base + j] * query[j]
+      if (top.length < k || dot > top[top.length - 1].score) {
+        top.push({ id: this.ids[r], score: dot })
+        top.sort((a, b) => b.score - a.score)
+        if (top.length > k) top.pop()
+      }
+    }
+    return top
+  }
+}
+
+async function time(queries: { user: SyntheticUser; text: string }[], fn: (q: { user: SyntheticUser; text: string }) => Promise<unknown>) {
+  for (const q of queries.slice(0, WARMUP)) await fn(q)
+  const times: number[] = []
+  for (const q of queries.slice(WARMUP)) {
+    const start = performance.now()
+    await fn(q)
+    times.push(performance.now() - start)
+  }
+  return { p50: round(percentile(times, 50)), p95: round(percentile(times, 95)) }
+}
+
+async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], root: string) {
+  const dir = path.join(root, `n${n}`)
+  const index = new LanceIndex({ dir, logger: quiet, optimizeEveryWrites: 0, optimizeEveryMs: 0 })
+  await index.open()
+  await index.prepare('facts', embedder.id, embedder.dims)
+  const memory = new Memory(n, embedder.dims)
+  // The same rows, in a table with no index at all, for the flat LanceDB figure.
+  const conn = await lancedb.connect(dir)
+  let plain: Awaited<ReturnType<typeof conn.openTable>> | undefined
+
+  let embedMs = 0
+  let writeMs = 0
+  let batch: IndexRow[] = []
+  const flush = async () => {
+    let start = performance.now()
+    const vectors = await embedder.embed(batch.map((r) => r.text))
+    batch.forEach((r, i) => (r.vector = vectors[i]))
+    embedMs += performance.now() - start
+    start = performance.now()
+    await index.upsert('facts', batch)
+    writeMs += performance.now() - start
+    for (const r of batch) memory.add(r)
+    const records = batch.map((r) => ({ ...r, vector: Array.from(r.vector), embedder: embedder.id, dims: embedder.dims }))
+    if (!plain) plain = await conn.createTable('plain', records)
+    else await plain.add(records)
+    batch = []
+  }
+  for (const fact of makeFacts(users, n)) {
+    batch.push({ ...fact, vector: new Float32Array(0) })
+    if (batch.length === BATCH) await flush()
+  }
+  if (batch.length) await flush()
+  let start = performance.now()
+  await index.optimize()
+  const optimizeMs = performance.now() - start
+  await plain!.optimize()
+  log(`n=${n}: embedded in ${Math.round(embedMs)} ms, upserted in ${Math.round(writeMs)} ms, optimized in ${Math.round(optimizeMs)} ms`)
+
+  const random = rng(1000 + n)
+  const queries = Array.from({ length: WARMUP + QUERIES }, () => {
+    const user = users[Math.floor(random() * users.length)]
+    return { user, text: makeQuery(user, random) }
+  })
+  const scopeOf = (user: SyntheticUser) => ({ platform: user.platform, userId: user.userId })
+
+  const retrieve = await time(queries, async ({ user, text }) => {
+    const [vector] = await embedder.embed([text])
+    return index.search('facts', { vector, text, scope: scopeOf(user), limit: LIMIT })
+  })
+  const baseline = await time(queries, async ({ user, text }) => {
+    const [vector] = await embedder.embed([text])
+    return memory.search(user, vector, LIMIT)
+  })
+  const noIndex = await time(queries, async ({ user, text }) => {
+    const [vector] = await embedder.embed([text])
+    return plain!
+      .query()
+      .nearestTo(vector)
+      .distanceType('cosine')
+      .where(lanceWhere(scopeOf(user)))
+      .select(['id', 'text', '_distance'])
+      .limit(LIMIT)
+      .toArray()
+  })
+
+  const parallelIndex = new LanceIndex({ dir, logger: quiet, optimizeEveryWrites: 0, optimizeEveryMs: 0, hybrid: 'parallel' })
+  await parallelIndex.open()
+  await parallelIndex.prepare('facts', embedder.id, embedder.dims)
+  const parallel = await time(queries, async ({ user, text }) => {
+    const [vector] = await embedder.embed([text])
+    return parallelIndex.search('facts', { vector, text, scope: scopeOf(user), limit: LIMIT })
+  })
+  await parallelIndex.close()
+
+  // Vector-only `nearest` (what de-duplication uses): latency, and recall against the exact top 10 —
+  // a hit counts when it is at least as close as the exact 10th neighbour (ties make ids ambiguous).
+  let recall = 0
+  const nearest = await time(queries, async ({ user, text }) => {
+    const [vector] = await embedder.embed([text])
+    return index.nearest('facts', vector, scopeOf(user), LIMIT)
+  })
+  for (const { user, text } of queries.slice(WARMUP)) {
+    const [vector] = await embedder.embed([text])
+    const exact = memory.search(user, vector, LIMIT)
+    const hits = await index.nearest('facts', vector, scopeOf(user), LIMIT)
+    const bar = exact[exact.length - 1]?.score ?? 1
+    recall += exact.length ? Math.min(exact.length, hits.filter((h) => h.similarity >= bar - 1e-5).length) / exact.length : 1
+  }
+
+  const lanceIndices = (await (await conn.openTable('facts')).listIndices()).map((i) => `${i.columns.join(',')}:${i.indexType}`)
+  conn.close()
+  await index.close()
+  const result = {
+    n,
+    p50_ms: retrieve.p50,
+    p95_ms: retrieve.p95,
+    baseline_p95_ms: baseline.p95,
+    baseline_p50_ms: baseline.p50,
+    lancedb_noindex_p50_ms: noIndex.p50,
+    lancedb_noindex_p95_ms: noIndex.p95,
+    parallel_p50_ms: parallel.p50,
+    parallel_p95_ms: parallel.p95,
+    nearest_p50_ms: nearest.p50,
+    nearest_p95_ms: nearest.p95,
+    nearest_recall_at_10: round(recall / QUERIES),
+    queries: QUERIES,
+    insert_rows_per_s: Math.round(n / ((embedMs + writeMs) / 1000)),
+    optimize_ms: Math.round(optimizeMs),
+    indices: lanceIndices,
+  }
+  log(JSON.stringify(result))
+  return result
+}
+
+function measureCapture(): Record<string, unknown> | undefined {
+  const file = path.join(__dirname, 'capture-overhead.ts')
+  if (!fs.existsSync(file)) return undefined
+  log('measuring capture overhead (bench/capture-overhead.ts)')
+  const script = `
+    const m = require(${JSON.stringify(file)})
+    if (typeof m.measureCaptureP95 !== 'function') { console.log('@@' + JSON.stringify(null)); process.exit(0) }
+    m.measureCaptureP95().then((r) => { console.log('@@' + JSON.stringify(r)); process.exit(0) })`
+  const tsx = path.join(__dirname, '..', 'node_modules', '.bin', 'tsx')
+  const child = spawnSync(tsx, ['-e', script], { encoding: 'utf8', timeout: 5 * 60_000, maxBuffer: 64 * 2 ** 20 })
+  const line = child.stdout?.split('\n').find((l) => l.startsWith('@@'))
+  if (!line) {
+    const why = child.error?.message ?? `exit ${child.status}: ${(child.stderr ?? '').trim().split('\n').slice(-3).join(' | ')}`
+    log('capture overhead failed:', why)
+    return { capture_error: why.slice(0, 500) }
+  }
+  const result: unknown = JSON.parse(line.slice(2))
+  if (typeof result === 'number') return { capture_p95_ms: round(result) }
+  if (result && typeof result === 'object') return result as Record<string, unknown>
+  return undefined
+}
+
+function lanceVersion(): string {
+  // The package's `exports` hide package.json; find it beside the resolved entry point.
+  let dir = path.dirname(require.resolve('@lancedb/lancedb'))
+  while (!fs.existsSync(path.join(dir, 'package.json'))) dir = path.dirname(dir)
+  return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version
+}
+
+async function main() {
+  const started = Date.now()
+  const embedder = new OfflineEmbedder()
+  const users = makeUsers(USERS)
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-bench-latency-'))
+  const cpus = os.cpus()
+  const machine = {
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    lancedb: lanceVersion(),
+    embedder: `${embedder.id} (${embedder.dims} dims)`,
+    date: new Date().toISOString(),
+    /** 1-minute load average at the start; the machine may be shared, so figures move with it. */
+    loadavg_start: round(os.loadavg()[0]),
+  }
+  log('machine', machine)
+  const output: Record<string, unknown> = { machine, retrieve: [] as unknown[] }
+  try {
+    for (const n of SIZES) (output.retrieve as unknown[]).push(await benchSize(n, embedder, users, root))
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true })
+  }
+
+  ;(machine as Record<string, unknown>).loadavg_end = round(os.loadavg()[0])
+  // Results so far are on disk before the capture step, whatever happens to it.
+  fs.mkdirSync(path.dirname(path.resolve(OUT)), { recursive: true })
+  fs.writeFileSync(OUT, JSON.stringify(output, null, 2) + '\n')
+
+  // ── capture overhead hook ─────────────────────────────────────────────────
+  // The lead's `bench/capture-overhead.ts` measures Koishi's `message` event with and without the
+  // plugin. `capture_p95_ms` is written only when that module exports `measureCaptureP95()`. It runs
+  // in a child process so that a crash inside Koishi cannot take this run's results with it.
+  const capture = measureCapture()
+  if (capture) Object.assign(output, capture)
+
+  output.duration_s = Math.round((Date.now() - started) / 1000)
+  fs.mkdirSync(path.dirname(path.resolve(OUT)), { recursive: true })
+  fs.writeFileSync(OUT, JSON.stringify(output, null, 2) + '\n')
+  console.log(JSON.stringify(output, null, 2))
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
