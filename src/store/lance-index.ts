@@ -319,7 +319,7 @@ export class LanceIndex implements VectorIndex {
     const text = (query.text ?? '').trim()
     const useText = WORDLIKE.test(text)
     const useVector = !isZero(query.vector)
-    if (!useText && !useVector) return []
+    if ((!useText && !useVector) || !limit) return []
     this.rejectIfOpen()
     return this.run(async () => {
       const handle = await this.handle(table, false)
@@ -355,7 +355,7 @@ export class LanceIndex implements VectorIndex {
     this.checkQueryVector(vector, meta.dims)
     const where = lanceWhere(scope)
     const checked = this.checkLimit(limit)
-    if (isZero(vector)) return []
+    if (isZero(vector) || !checked) return []
     this.rejectIfOpen()
     return this.run(async () => {
       const handle = await this.handle(table, false)
@@ -599,7 +599,16 @@ export class LanceIndex implements VectorIndex {
   /** Creates missing indices: full-text and scalar always, the vector index once the table is large enough. */
   private async ensureIndexes(handle: LanceDB.Table, table: string, vector: boolean) {
     const { lancedb } = loadLib()
-    const existing = new Set((await handle.listIndices()).flatMap((index) => index.columns))
+    const indices = await handle.listIndices()
+    const existing = new Set(indices.flatMap((index) => index.columns))
+    // A full-text index built with another tokenizer (by an older version, or by hand) cannot match
+    // Chinese by character: rebuild it.
+    const fts = indices.find((index) => index.columns.includes('text'))
+    const details = fts?.indexDetails
+    if (details && typeof details === 'object' && (details.base_tokenizer !== 'ngram' || details.min_ngram_length !== 1 || details.max_ngram_length !== 2)) {
+      this.logger.info('LanceDB table %s: rebuilding the full-text index with the ngram tokenizer', table)
+      existing.delete('text')
+    }
     const wanted: [string, () => LanceDB.Index][] = [
       // Character 1- and 2-grams: Chinese needs no dictionary and a one-character query still matches.
       // Never `language: "Chinese"`: LanceDB 0.31 aborts the process on it.
@@ -611,7 +620,7 @@ export class LanceIndex implements VectorIndex {
     ]
     for (const [column, config] of wanted) {
       if (existing.has(column)) continue
-      await this.tryIndex(table, column, () => handle.createIndex(column, { config: config() }))
+      await this.tryIndex(table, column, () => handle.createIndex(column, { config: config(), replace: true }))
     }
     if (!vector) return
     const rows = await handle.countRows()
@@ -683,8 +692,9 @@ export class LanceIndex implements VectorIndex {
     if (!vector || vector.length !== dims) throw new RangeError(`query vector has ${vector?.length} dimensions, the table holds ${dims}`)
   }
 
+  /** The limit as a whole number of rows, capped at 10,000; 0 when there is nothing to fetch. */
   private checkLimit(limit: number): number {
-    if (!Number.isFinite(limit) || limit < 1) throw new RangeError(`limit must be a positive number, got ${limit}`)
+    if (typeof limit !== 'number' || !(limit >= 1)) return 0
     return Math.min(Math.floor(limit), 10_000)
   }
 

@@ -359,6 +359,41 @@ describe('LanceIndex', () => {
   })
 })
 
+describe('LanceIndex upkeep', () => {
+  it('rebuilds a full-text index that was built with another tokenizer', async () => {
+    index = makeIndex()
+    await index.open()
+    await index.prepare('facts', EMBEDDER, DIMS)
+    await index.upsert('facts', [row('hotpot', '小明喜欢吃四川火锅', 'alice', 1), row('city', '小明住在北京', 'alice', 2)])
+    await index.close()
+    const lancedb = require('@lancedb/lancedb')
+    const conn = await lancedb.connect(path.join(dir, 'lance'))
+    const table = await conn.openTable('facts')
+    await table.createIndex('text', { config: lancedb.Index.fts({ baseTokenizer: 'simple' }), replace: true })
+    const tokenizer = async () => (await table.listIndices()).find((i: { name: string }) => i.name === 'text_idx').indexDetails.base_tokenizer
+    expect(await tokenizer()).toBe('simple')
+
+    index = makeIndex()
+    await index.open()
+    expect(await index.prepare('facts', EMBEDDER, DIMS)).toBe('ok')
+    await table.checkoutLatest()
+    expect(await tokenizer()).toBe('ngram')
+    conn.close()
+    const hits = await index.search('facts', { vector: new Float32Array(DIMS), text: '火锅', scope: scopeA, limit: 5 })
+    expect(hits.map((h) => h.id)).toEqual(['hotpot'])
+  })
+
+  it('returns nothing for a limit below 1', async () => {
+    index = makeIndex()
+    await index.open()
+    await index.prepare('facts', EMBEDDER, DIMS)
+    await index.upsert('facts', [row('a', 'Alice has a corgi', 'alice', 1)])
+    expect(await index.search('facts', { vector: vec(1), text: 'corgi', scope: scopeA, limit: 0 })).toEqual([])
+    expect(await index.nearest('facts', vec(1), scopeA, Number.NaN)).toEqual([])
+    expect(await index.search('facts', { vector: vec(1), text: 'corgi', scope: scopeA, limit: 2.7 })).toHaveLength(1)
+  })
+})
+
 describe('LanceIndex hybrid modes', () => {
   for (const hybrid of ['lancedb', 'parallel'] as const) {
     it(`ranks by reciprocal rank fusion (${hybrid})`, async () => {
