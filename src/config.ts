@@ -96,7 +96,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
   }),
   retrieval: Schema.object({
     topK: Schema.natural().min(1).max(50).default(5),
-    minScore: Schema.number().min(0).max(1).step(0.01).default(0.1),
+    minScore: Schema.number().min(0).max(1).step(0.01).default(0.05),
     dedupeThreshold: Schema.number().min(0.5).max(1).step(0.01).default(0.85),
   }),
   capture: Schema.object({

@@ -70,6 +70,9 @@ export class MemoryService extends Service {
       halfOpenAfterMs: config.store.retryIntervalSeconds * 1000,
       optimizeEveryWrites: config.store.optimizeEveryWrites,
       optimizeEveryMs: config.store.optimizeIntervalMinutes * 60_000,
+      // both legs at once, fused in JS with LanceDB's RRF formula: 30–50 % faster than the native
+      // hybrid query at 1k–10k rows (docs/benchmarks.md)
+      hybrid: 'parallel',
     })
     this.facts = new KoishiFactRepository(ctx)
     this.outbox = new KoishiOutbox(ctx)
@@ -217,9 +220,15 @@ export class MemoryService extends Service {
 
   private async drainOutbox() {
     if (!await this.prepareIndex()) return { indexed: 0, pending: true }
-    const result = await this.factIndex.drain((ids) => this.facts.get(ids))
-    if (result.indexed) this.log.info('indexed %d waiting facts', result.indexed)
-    return result
+    try {
+      const result = await this.factIndex.drain((ids) => this.facts.get(ids))
+      if (result.indexed) this.log.info('indexed %d waiting facts', result.indexed)
+      return result
+    } catch (error) {
+      // the database itself failed: try again on the next round (at shutdown, say nothing)
+      if (this.ctx.scope.isActive) this.log.warn('could not read the outbox: %s', (error as Error).message)
+      return { indexed: 0, pending: true }
+    }
   }
 
   /** Waits until captured messages are written and background memory work is done. */
