@@ -1,0 +1,53 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { App } from 'koishi'
+import mock from '@koishijs/plugin-mock'
+import { SQLiteDriver } from '@minatojs/driver-sqlite'
+import * as memory from '../../src'
+
+export interface BenchApp {
+  app: App
+  dir: string
+  stop(): Promise<void>
+}
+
+/**
+ * Koishi with the mock adapter, SQLite in memory and the memory plugin (offline embedder and rules
+ * unless `config` says otherwise), its LanceDB folder in a fresh temp directory — what
+ * `test/integration/harness.ts` boots, without the test helpers.
+ */
+export async function bootApp(config: memory.ConfigInput = {}): Promise<BenchApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'memory-bench-'))
+  const app = new App({ prefix: [''] })
+  const mockFork = app.plugin(mock, { selfId: 'bot' })
+  app.plugin(SQLiteDriver, { path: ':memory:' })
+  app.plugin(memory, { ...config, store: { path: join(dir, 'lancedb'), ...config.store } })
+  await app.start()
+  await new Promise<void>((resolve) => app.inject(['memory'], () => resolve()))
+  return {
+    app,
+    dir,
+    async stop() {
+      await app.memory.flush()
+      mockFork.dispose()
+      await app.stop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Machine facts for the JSON and the docs. */
+export function machine() {
+  const os = require('node:os') as typeof import('node:os')
+  return {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    memory_gb: Math.round(os.totalmem() / 2 ** 30),
+    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    node: process.version,
+    loadavg_1m: Math.round(os.loadavg()[0] * 100) / 100,
+  }
+}
+
+export const log = (...args: unknown[]) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args)

@@ -1,0 +1,260 @@
+/**
+ * MADial-Bench (Chinese) memory recall through the real product path.
+ *
+ *   npm run bench:madial -- [--data DIR] [--out FILE] [--topk 20]
+ *
+ * DIR (default ../shared/data/madial-zh from the repo root) holds `memory.jsonl`, `dialogues.jsonl`
+ * and `baseline-<model>-top20.jsonl` (format: ../shared/data/README.md).
+ *
+ * 1. Boots Koishi (mock adapter, SQLite, the memory plugin with its defaults: offline embedder,
+ *    LanceDB hybrid search) and stores every memory as a private-chat fact of its user: the Koishi row
+ *    through `ctx.memory.facts.insert`, the index row through the service's FactIndex (embed → LanceDB
+ *    upsert) — the same two calls `memorize()` makes after its judge has produced a statement. There is
+ *    no public `remember()` yet, so the FactIndex is reached through the service's private field.
+ * 2. For each dialogue the query is `dialogue[0:test-turn[0]]` joined with '' (as MADial-Bench does),
+ *    and `ctx.memory.retrieve(user, query, { platform, guildId: '', topK, minScore: 0 })` ranks that
+ *    user's memories.
+ * 3. Recall@1/3/5/10 and nDCG@5 with MADial-Bench's definitions (bench/lib/metrics.ts), and the same
+ *    code over the published top-20 rankings in DIR.
+ *
+ * `prototypes` in the JSON are bench-only experiments on the query text (see `prototypeQueries`); they
+ * go through the same `retrieve` but are NOT the product's number.
+ */
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import type { FactRow } from '../src/store/tables'
+import type { FactIndex } from '../src/store/fact-index'
+import type { MemoryService } from '../src/service'
+import { bootApp, log, machine } from './lib/app'
+import { intOption, parseArgs } from './lib/args'
+import { Bm25 } from './lib/bm25'
+import { RankingMetrics, rankingMetrics, round4 } from './lib/metrics'
+
+const ROOT = path.resolve(__dirname, '..')
+const PLATFORM = 'madial'
+
+export interface MadialMemory {
+  id: string
+  userId: string
+  time: string
+  event: string
+}
+
+export interface MadialDialogue {
+  id: string
+  userId: string
+  dialogue: string[]
+  testTurn: number
+  relevant: string[]
+}
+
+function readJsonl(file: string): any[] {
+  return fs.readFileSync(file, 'utf8').split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line))
+}
+
+export function loadMemories(dir: string): MadialMemory[] {
+  return readJsonl(path.join(dir, 'memory.jsonl')).flatMap((line) =>
+    Object.entries(line).map(([key, value]: [string, any]) => ({
+      id: String(value.id ?? key),
+      userId: String(value['user-id']),
+      time: String(value.time ?? ''),
+      event: String(value.event ?? ''),
+    })),
+  )
+}
+
+export function loadDialogues(dir: string): MadialDialogue[] {
+  return readJsonl(path.join(dir, 'dialogues.jsonl')).map((d) => ({
+    id: String(d.id),
+    userId: String(d['user-id']),
+    dialogue: d.dialogue as string[],
+    testTurn: Number(d['test-turn'][0]),
+    relevant: (d['relevant-id'] as unknown[]).map(String),
+  }))
+}
+
+/** The query MADial-Bench embeds: the dialogue lines before the test turn, joined as they are. */
+export function madialQuery(d: MadialDialogue): string {
+  return d.dialogue.slice(0, d.testTurn).join('')
+}
+
+function userKey(userId: string) {
+  return `madial-user-${userId}`
+}
+
+/** Published rankings: `baseline-<model>-top20.jsonl` → model → dialogue id → ranked ids. */
+function loadBaselines(dir: string) {
+  const out: Record<string, Map<string, { ranked: string[]; relevant: string[] }>> = {}
+  for (const file of fs.readdirSync(dir).sort()) {
+    const match = /^baseline-(.+)-top20\.jsonl$/.exec(file)
+    if (!match) continue
+    const rows = new Map<string, { ranked: string[]; relevant: string[] }>()
+    for (const row of readJsonl(path.join(dir, file))) {
+      rows.set(String(row.id), { ranked: (row.top_20_ids as unknown[]).map(String), relevant: (row.relevant_id as unknown[]).map(String) })
+    }
+    out[match[1]] = rows
+  }
+  return out
+}
+
+// ---------------------------------------------------------------------------------------------------
+// PROTOTYPES (bench-only, not the product): other query texts sent through the same `retrieve`.
+// ---------------------------------------------------------------------------------------------------
+
+/** A dialogue line `<Speaker>:"text"\n` → speaker and text; `<BOD>` and similar markers → null. */
+function parseLine(line: string): { speaker: string; text: string } | null {
+  const m = /^<([^>]+)>:\s*"?([\s\S]*?)"?\s*$/.exec(line.trim())
+  return m ? { speaker: m[1], text: m[2] } : null
+}
+
+/** Query variants measured as prototypes. Each is a general rule, nothing specific to this data. */
+export function prototypeQueries(d: MadialDialogue): Record<string, string> {
+  const lines = d.dialogue.slice(0, d.testTurn).map(parseLine).filter((x): x is { speaker: string; text: string } => !!x)
+  const texts = lines.map((l) => l.text)
+  return {
+    // the dialogue without the `<BOD>` marker and the `<Speaker>:"…"` markup
+    plain_text: texts.join('\n'),
+    // only the last two lines (what a reply generator would pass as "the current message")
+    last_2_lines: texts.slice(-2).join('\n'),
+    // only the user's lines (the assistant's lines are not the user's memories)
+    user_lines: lines.filter((l) => l.speaker.toLowerCase() !== 'assistant').map((l) => l.text).join('\n'),
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2))
+  const dataDir = path.resolve(ROOT, options.data ?? '../shared/data/madial-zh')
+  const out = options.out ? path.resolve(options.out) : undefined
+  const topK = intOption(options, 'topk', 20)
+  const started = new Date()
+
+  const memories = loadMemories(dataDir)
+  const dialogues = loadDialogues(dataDir)
+  const baselineFiles = loadBaselines(dataDir)
+  log(`MADial: ${memories.length} memories, ${dialogues.length} dialogues, baselines: ${Object.keys(baselineFiles).join(', ') || 'none'}`)
+
+  const bench = await bootApp()
+  const memory: MemoryService = bench.app.memory
+  try {
+    // prepares the LanceDB table for the configured embedder (what start() also does)
+    await memory.flushOutbox()
+
+    // Storage path: the same two calls memorize() makes for a new fact (src/long-term/memorize.ts):
+    // the Koishi row, then the index row through FactIndex (embed + LanceDB upsert, outbox on failure).
+    // FactIndex is private on MemoryService; reached here by bracket access until a public
+    // `remember(owner, content, { createdAt })` exists.
+    const factIndex = (memory as unknown as { factIndex: FactIndex }).factIndex
+    const t0 = performance.now()
+    for (const m of memories) {
+      const created = new Date(m.time)
+      const at = Number.isNaN(created.getTime()) ? new Date(0) : created
+      const fact: FactRow = {
+        id: `m${m.id}`,
+        platform: PLATFORM,
+        guildId: '',
+        channelId: `private:${userKey(m.userId)}`,
+        userId: userKey(m.userId),
+        content: m.event,
+        reason: 'MADial-Bench memory',
+        version: 1,
+        parentId: '',
+        sourceIds: [],
+        createdAt: at,
+        updatedAt: at,
+      }
+      await memory.facts.insert(fact)
+      if (!(await factIndex.add(fact))) throw new Error(`fact ${fact.id} could not be indexed`)
+    }
+    const insertMs = performance.now() - t0
+    // Steady state: the product optimizes every N writes or minutes; do it now so the FTS index is built.
+    await memory.index.optimize()
+    log(`stored ${memories.length} facts in ${Math.round(insertMs)} ms`)
+
+    const rank = async (d: MadialDialogue, query: string) => {
+      const hits = await memory.retrieve(userKey(d.userId), query, { platform: PLATFORM, guildId: '', topK, minScore: 0 })
+      return hits.map((hit) => hit.id.replace(/^m/, ''))
+    }
+
+    const times: number[] = []
+    const ours: { id: string; relevant: string[]; ranked: string[] }[] = []
+    for (const d of dialogues) {
+      const start = performance.now()
+      const ranked = await rank(d, madialQuery(d))
+      times.push(performance.now() - start)
+      ours.push({ id: d.id, relevant: d.relevant, ranked })
+    }
+    const short = ours.filter((x) => x.ranked.length < Math.min(10, memories.filter((m) => m.userId === dialogues.find((d) => d.id === x.id)!.userId).length))
+    if (short.length) log(`warning: ${short.length} queries returned fewer than 10 memories`)
+
+    // Baselines: the published rankings, scored by the same code over the same dialogues.
+    const baselines: Record<string, RankingMetrics & { dialogues: number }> = {}
+    for (const [model, rows] of Object.entries(baselineFiles)) {
+      const items = dialogues.filter((d) => rows.has(d.id)).map((d) => ({ relevant: d.relevant, ranked: rows.get(d.id)!.ranked }))
+      const mismatched = dialogues.filter((d) => rows.has(d.id) && rows.get(d.id)!.relevant.join() !== d.relevant.join()).length
+      if (mismatched) log(`warning: ${model}: ${mismatched} dialogues carry other relevant ids than dialogues.jsonl (dialogues.jsonl used)`)
+      baselines[model] = { ...roundAll(rankingMetrics(items)), dialogues: items.length }
+    }
+
+    // In-run lexical reference: BM25 over the user's memories with `words()`, same query.
+    const bm25Items = dialogues.map((d) => {
+      const mine = memories.filter((m) => m.userId === d.userId)
+      const index = new Bm25(mine.map((m) => m.event))
+      return { relevant: d.relevant, ranked: index.rank(madialQuery(d)).slice(0, topK).map((i) => mine[i].id) }
+    })
+
+    // Prototypes (bench-only): other query texts through the same retrieve.
+    const prototypes: Record<string, RankingMetrics> = {}
+    const variants = dialogues.map((d) => prototypeQueries(d))
+    for (const name of Object.keys(variants[0] ?? {})) {
+      const items = []
+      for (let i = 0; i < dialogues.length; i++) {
+        items.push({ relevant: dialogues[i].relevant, ranked: await rank(dialogues[i], variants[i][name]) })
+      }
+      prototypes[name] = roundAll(rankingMetrics(items))
+    }
+
+    times.sort((a, b) => a - b)
+    const result = {
+      summary: roundAll(rankingMetrics(ours)),
+      baselines,
+      reference: { bm25_words: roundAll(rankingMetrics(bm25Items)) },
+      prototypes,
+      prototypes_note: 'bench-only query variants through the same ctx.memory.retrieve; not the product number',
+      dialogues: dialogues.length,
+      memories: memories.length,
+      embedder: memory.providers.embedder.id,
+      retrieve: `ctx.memory.retrieve(user, query, { topK: ${topK}, minScore: 0 }) — LanceDB hybrid (vector + ngram FTS, RRF)`,
+      query: "dialogue[0:test-turn[0]] joined with ''",
+      definitions:
+        'MADial-Bench embedding_score_new.py: recall@k = |top k ∩ relevant| / |relevant|; ndcg@5 = binary-gain DCG@5 / DCG of the same top-5 gains re-sorted (ideal from the retrieved hits, as published); ndcg@5_standard = ideal with min(|relevant|, 5) hits',
+      retrieve_ms: { p50: round4(times[Math.floor(times.length / 2)] ?? 0), max: round4(times[times.length - 1] ?? 0) },
+      insert_ms: Math.round(insertMs),
+      data: dataDir,
+      date: started.toISOString(),
+      machine: machine(),
+    }
+    const text = JSON.stringify(result, null, 2)
+    if (out) {
+      fs.mkdirSync(path.dirname(out), { recursive: true })
+      fs.writeFileSync(out, text + '\n')
+      log(`wrote ${out}`)
+    }
+    console.log(text)
+  } finally {
+    await bench.stop()
+  }
+}
+
+function roundAll<T extends Record<string, number>>(metrics: T): T {
+  return Object.fromEntries(Object.entries(metrics).map(([k, v]) => [k, round4(v)])) as T
+}
+
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error)
+    process.exit(1)
+  })
+}
