@@ -1,5 +1,6 @@
-import { rmSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
 import { boot, Harness, say } from './harness'
@@ -16,8 +17,6 @@ describe('graceful degradation', () => {
   })
 
   it('keeps facts in the database and the outbox while LanceDB cannot open, and indexes them after', async () => {
-    const { mkdtempSync } = await import('node:fs')
-    const { tmpdir } = await import('node:os')
     const blocked = join(mkdtempSync(join(tmpdir(), 'memory-blocked-')), 'lancedb')
     // a regular file where the folder should be: the store cannot open (root ignores permissions)
     writeFileSync(blocked, 'not a folder')
@@ -36,6 +35,7 @@ describe('graceful degradation', () => {
     expect((await h.app.memory.status()).outbox).toBe(0)
     const found = await h.app.memory.retrieve('alice', '火锅', { platform: 'mock' })
     expect(found.map((m) => m.content).join()).toContain('四川火锅')
+    rmSync(dirname(blocked), { recursive: true, force: true })
   })
 
   it('returns [] from retrieve while the embedder is down, and stores facts for later', async () => {
