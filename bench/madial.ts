@@ -30,6 +30,7 @@ import { bootApp, log, machine } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
 import { Bm25 } from './lib/bm25'
 import { RankingMetrics, rankingMetrics, round4 } from './lib/metrics'
+import { words } from '../src/text/tokens'
 
 const ROOT = path.resolve(__dirname, '..')
 const PLATFORM = 'madial'
@@ -122,6 +123,14 @@ export function prototypeQueries(d: MadialDialogue): Record<string, string> {
   }
 }
 
+/** Character bigrams of the text's words run together ("我喜欢猫" → 我喜, 喜欢, 欢猫). */
+export function charBigrams(text: string): string[] {
+  const joined = words(text).join('')
+  const out: string[] = []
+  for (let i = 0; i + 2 <= joined.length; i++) out.push(joined.slice(i, i + 2))
+  return out
+}
+
 // ---------------------------------------------------------------------------------------------------
 
 async function main() {
@@ -199,11 +208,13 @@ async function main() {
     }
 
     // In-run lexical reference: BM25 over the user's memories with `words()`, same query.
-    const bm25Items = dialogues.map((d) => {
-      const mine = memories.filter((m) => m.userId === d.userId)
-      const index = new Bm25(mine.map((m) => m.event))
-      return { relevant: d.relevant, ranked: index.rank(madialQuery(d)).slice(0, topK).map((i) => mine[i].id) }
-    })
+    const bm25Rank = (tokenize?: (text: string) => string[]) =>
+      dialogues.map((d) => {
+        const mine = memories.filter((m) => m.userId === d.userId)
+        const index = new Bm25(mine.map((m) => m.event), { tokenize })
+        return { relevant: d.relevant, ranked: index.rank(madialQuery(d)).slice(0, topK).map((i) => mine[i].id) }
+      })
+    const bm25Items = bm25Rank()
 
     // Prototypes (bench-only): other query texts through the same retrieve.
     const prototypes: Record<string, RankingMetrics> = {}
@@ -215,6 +226,24 @@ async function main() {
       }
       prototypes[name] = roundAll(rankingMetrics(items))
     }
+    // PROTOTYPE: only the full-text leg of the product's index (BM25 over LanceDB's ngram tokens), same
+    // query and scope — what `retrieve` would return without fusing in the offline vector leg.
+    {
+      const items = []
+      const zero = new Float32Array(memory.providers.embedder.dims)
+      for (const d of dialogues) {
+        const hits = await memory.index.search(memory.config.store.factsTable, {
+          vector: zero,
+          text: madialQuery(d),
+          scope: { platform: PLATFORM, userId: userKey(d.userId), guildId: '' },
+          limit: topK,
+        })
+        items.push({ relevant: d.relevant, ranked: hits.map((hit) => hit.id.replace(/^m/, '')) })
+      }
+      prototypes.lance_text_leg_only = roundAll(rankingMetrics(items))
+    }
+    // PROTOTYPE: BM25 (idf from the user's memories) over CJK character bigrams, in JS.
+    prototypes.bm25_char_bigrams = roundAll(rankingMetrics(bm25Rank(charBigrams)))
 
     times.sort((a, b) => a - b)
     const result = {
@@ -222,7 +251,8 @@ async function main() {
       baselines,
       reference: { bm25_words: roundAll(rankingMetrics(bm25Items)) },
       prototypes,
-      prototypes_note: 'bench-only query variants through the same ctx.memory.retrieve; not the product number',
+      prototypes_note:
+        'bench-only experiments, NOT the product number: plain_text / last_2_lines / user_lines are other query texts through the same ctx.memory.retrieve; lance_text_leg_only is the index full-text leg alone; bm25_char_bigrams is BM25 over CJK character bigrams in JS',
       dialogues: dialogues.length,
       memories: memories.length,
       embedder: memory.providers.embedder.id,
