@@ -19,7 +19,13 @@
  *      - recent: the newest turns that fit the budget (a contiguous window);
  *      - bm25:   the turns ranked by plain BM25 (bench/lib/bm25.ts, `words()` tokens, no stopwords, no
  *                stemming) against the question, taken best first while they fit.
+ *    A turn costs the tokens of its line `speaker: text` plus one for the line break, the cost the
+ *    context builder charges for a message.
  *    `ours` is `oursContext()`: `ctx.memory.buildContext(target, { tokenBudget })`.
+ *
+ * Other options: `--asker third|a` (who asks: a third user, default, or the conversation's first
+ * speaker), `--ask-after-minutes N` (default 1), `--flush-every N` (turns between waits for the
+ * plugin's background work, default 1).
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
@@ -36,8 +42,8 @@ import { countTokens, renderLine, TOKENIZER } from './lib/tokenizer'
 const ROOT = path.resolve(__dirname, '..')
 /** Time between two turns of a session (LoCoMo only dates the session). */
 export const TURN_GAP_MS = 30_000
-/** The question comes this long after the last turn of its conversation. */
-const QUESTION_DELAY_MS = 60_000
+/** By default the question comes this long after the last turn of its conversation (`--ask-after-minutes`). */
+const QUESTION_DELAY_MINUTES = 1
 const ASKER = 'locomo-asker'
 const CATEGORIES = ['1', '2', '3', '4']
 const CATEGORY_NAMES: Record<string, string> = { '1': 'multi-hop', '2': 'temporal', '3': 'open-domain', '4': 'single-hop' }
@@ -177,6 +183,8 @@ async function main() {
   const budgets = (options.budgets ?? '500,1000,2000').split(',').map(Number)
   const limitQuestions = options['limit-questions'] ? intOption(options, 'limit-questions', 1) : Infinity
   const flushEvery = intOption(options, 'flush-every', 1)
+  const askerIsA = (options.asker ?? 'third') === 'a'
+  const askAfterMinutes = intOption(options, 'ask-after-minutes', QUESTION_DELAY_MINUTES)
   const started = new Date()
 
   const conversations = loadConversations(dataDir)
@@ -203,11 +211,12 @@ async function main() {
       replayMs += performance.now() - t0
       const channel = `locomo-${conv.id}`
       const lines = conv.turns.map((t) => renderLine(t.speaker, t.content))
-      const cost = (i: number) => countTokens(lines[i])
+      const cost = (i: number) => countTokens(lines[i]) + 1
       historyTokens[conv.id] = lines.reduce((n, _, i) => n + cost(i), 0)
       const byMessageId = new Map(conv.turns.map((t, i) => [messageIdOf(conv, i), t.diaId]))
       const bm25 = new Bm25(conv.turns.map((t) => t.content))
-      const askAt = new Date(conv.turns[conv.turns.length - 1].time.getTime() + QUESTION_DELAY_MS)
+      const askAt = new Date(conv.turns[conv.turns.length - 1].time.getTime() + askAfterMinutes * 60_000)
+      const asker = askerIsA ? { userId: userIdOf(conv.speakers[0]), userName: conv.speakers[0] } : { userId: ASKER, userName: 'asker' }
       noEvidence += conv.noEvidence
       log(`${conv.id}: replayed ${conv.turns.length} turns in ${Math.round(performance.now() - t0)} ms; ${historyTokens[conv.id]} tokens; ${conv.questions.length} questions`)
 
@@ -225,8 +234,7 @@ async function main() {
             platform: 'mock',
             guildId: channel,
             channelId: channel,
-            userId: ASKER,
-            userName: 'asker',
+            ...asker,
             content: q.question,
             time: askAt,
           }
@@ -240,11 +248,11 @@ async function main() {
             const dia = byMessageId.get(m.messageId)
             if (dia) chosen.push(dia)
             else stats.unknown++
-            recount += countTokens(renderLine(m.userName, m.content))
+            recount += countTokens(renderLine(m.userName, m.content)) + 1
           }
           stats.tokens.push(context.tokens)
           stats.recount.push(recount)
-          if (recount > budget) stats.over++
+          if (recount > budget || context.tokens > budget) stats.over++
           if (context.fallback) stats.fallback++
           s.ours.push(evidenceRecall(q.evidence, chosen)!)
         }
@@ -274,7 +282,7 @@ async function main() {
               ours_context: build
                 ? {
                     mean_tokens_reported: round4(mean(stats.tokens)),
-                    mean_tokens_recounted: round4(mean(stats.recount)),
+                    mean_message_tokens_recounted: round4(mean(stats.recount)),
                     over_budget: stats.over,
                     fallbacks: stats.fallback,
                     messages_not_from_the_conversation: stats.unknown,
@@ -294,9 +302,9 @@ async function main() {
       turns: conversations.reduce((n, c) => n + c.turns.length, 0),
       ours_note: build ? 'ctx.memory.buildContext(target, { tokenBudget })' : 'null: ctx.memory.buildContext does not exist yet in this build',
       setup: {
-        turn_line: "'speaker: text' (image turns: text + ' [shares <blip caption>]'), tokens counted on that line for the baselines and recounted for ours",
+        turn_line: "'speaker: text' (image turns: text + ' [shares <blip caption>]'); a turn costs its line's tokens + 1 (line break), for the baselines, the full history and the recount of ours",
         turn_gap_ms: TURN_GAP_MS,
-        question: `asked by a third user ('${ASKER}') in the conversation's channel, ${QUESTION_DELAY_MS / 1000} s after its last turn; not captured`,
+        question: `asked by ${askerIsA ? 'the first speaker' : `a third user ('${ASKER}')`} in the conversation's channel, ${askAfterMinutes} min after its last turn; not captured`,
         recent: 'newest turns while they fit (contiguous window)',
         bm25: 'plain Okapi BM25 (k1 1.2, b 0.75, words() tokens, no stopwords/stemming) over the turn texts; best first while they fit, skipping a turn that does not',
         flush_every: flushEvery,
