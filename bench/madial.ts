@@ -226,21 +226,24 @@ async function main() {
       }
       prototypes[name] = roundAll(rankingMetrics(items))
     }
-    // PROTOTYPE: only the full-text leg of the product's index (BM25 over LanceDB's ngram tokens), same
-    // query and scope — what `retrieve` would return without fusing in the offline vector leg.
-    {
+    // PROTOTYPES: each leg of the product's hybrid search alone, same query and scope — the full-text
+    // leg (BM25 over LanceDB's ngram tokens; a zero vector switches the vector leg off) and the vector
+    // leg (offline embedder, cosine; an empty text switches the full-text leg off).
+    for (const leg of ['text', 'vector'] as const) {
       const items = []
       const zero = new Float32Array(memory.providers.embedder.dims)
       for (const d of dialogues) {
+        const query = madialQuery(d)
+        const [vector] = leg === 'vector' ? await memory.providers.embedder.embed([query]) : [zero]
         const hits = await memory.index.search(memory.config.store.factsTable, {
-          vector: zero,
-          text: madialQuery(d),
+          vector,
+          text: leg === 'text' ? query : '',
           scope: { platform: PLATFORM, userId: userKey(d.userId), guildId: '' },
           limit: topK,
         })
         items.push({ relevant: d.relevant, ranked: hits.map((hit) => hit.id.replace(/^m/, '')) })
       }
-      prototypes.lance_text_leg_only = roundAll(rankingMetrics(items))
+      prototypes[`lance_${leg}_leg_only`] = roundAll(rankingMetrics(items))
     }
     // PROTOTYPE: BM25 (idf from the user's memories) over CJK character bigrams, in JS.
     prototypes.bm25_char_bigrams = roundAll(rankingMetrics(bm25Rank(charBigrams)))
@@ -252,7 +255,7 @@ async function main() {
       reference: { bm25_words: roundAll(rankingMetrics(bm25Items)) },
       prototypes,
       prototypes_note:
-        'bench-only experiments, NOT the product number: plain_text / last_2_lines / user_lines are other query texts through the same ctx.memory.retrieve; lance_text_leg_only is the index full-text leg alone; bm25_char_bigrams is BM25 over CJK character bigrams in JS',
+        'bench-only experiments, NOT the product number: plain_text / last_2_lines / user_lines are other query texts through the same ctx.memory.retrieve; lance_text_leg_only / lance_vector_leg_only are the two legs of the hybrid search of the index alone; bm25_char_bigrams is BM25 over CJK character bigrams in JS',
       dialogues: dialogues.length,
       memories: memories.length,
       embedder: memory.providers.embedder.id,
