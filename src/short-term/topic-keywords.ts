@@ -135,14 +135,14 @@ export function mergeKeywords(keywords: Record<string, number>, text: string): R
   for (const [word, weight] of Object.entries(keywords)) merged.set(word, weight * DECAY)
   for (const term of terms) merged.set(term, (merged.get(term) ?? 0) + 1)
   const kept = [...merged].filter(([, weight]) => weight >= MIN_WEIGHT)
-  kept.sort((a, b) => b[1] - a[1] || b[0].length - a[0].length)
+  kept.sort((a, b) => b[1] - a[1])
   return Object.fromEntries(kept.slice(0, MAX_KEYWORDS).map(([word, weight]) => [word, Math.round(weight * 1000) / 1000]))
 }
 
-/** Keywords heaviest first (longer words first on a tie). */
+/** Keywords heaviest first (on a tie, in the order they were stored). */
 export function topKeywords(keywords: Record<string, number>, limit = 5): string[] {
   return Object.entries(keywords)
-    .sort((a, b) => b[1] - a[1] || b[0].length - a[0].length)
+    .sort((a, b) => b[1] - a[1])
     .slice(0, limit)
     .map(([word]) => word)
 }
