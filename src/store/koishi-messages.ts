@@ -48,6 +48,15 @@ export class KoishiMessageStore implements MessageStore {
     return rows.reverse()
   }
 
+  /** The oldest `limit` messages of a channel at or after `since` (for a context builder's "turns after a hit"). */
+  async after(channel: ChannelRef, options: { since: Date; limit: number }) {
+    if (options.limit <= 0) return []
+    return this.ctx.database.get('memory_message', { ...channelWhere(channel), createdAt: { $gte: options.since } }, {
+      limit: options.limit,
+      sort: { createdAt: 'asc' },
+    })
+  }
+
   async byMessageIds(channel: ChannelRef, messageIds: string[]) {
     // the row id holds the channel, so this is a primary-key lookup that cannot leave the channel
     const ids = [...new Set(messageIds)].map((id) => messageRowId(channel.platform, channel.channelId, id))
