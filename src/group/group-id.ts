@@ -1,0 +1,31 @@
+import { GroupMemoryError, GroupRef } from './types'
+
+/** `platform:guildId`, the form a group takes in results, routes and commands. */
+export function groupId(group: GroupRef): string {
+  return `${group.platform}:${group.guildId}`
+}
+
+/**
+ * A group from `platform:guildId` (split at the first colon, so a guild id may itself contain
+ * colons). Throws a `GroupMemoryError` ('bad-request') when either part is missing.
+ */
+export function parseGroupId(text: string): GroupRef {
+  const value = typeof text === 'string' ? text.trim() : ''
+  const colon = value.indexOf(':')
+  if (colon <= 0 || colon === value.length - 1) {
+    throw new GroupMemoryError(`a group is written platform:guildId, got "${value.slice(0, 80)}"`, 'bad-request')
+  }
+  return { platform: value.slice(0, colon), guildId: value.slice(colon + 1) }
+}
+
+/** Throws unless the group names a platform and a guild (a private chat has no group memory). */
+export function checkGroup(group: GroupRef): GroupRef {
+  if (!group || typeof group.platform !== 'string' || !group.platform || typeof group.guildId !== 'string' || !group.guildId) {
+    throw new GroupMemoryError('a group needs a platform and a guild id', 'bad-request')
+  }
+  return { platform: group.platform, guildId: group.guildId }
+}
+
+export function sameGroup(row: GroupRef, group: GroupRef): boolean {
+  return row.platform === group.platform && row.guildId === group.guildId
+}
