@@ -1,0 +1,249 @@
+import type { ResolvedOp } from './ops'
+import type { EvolutionChange, EvolutionIssues, EvolutionStats, GroupChangeRow, GroupMemoryRow, GroupMemoryStore, GroupRef } from './types'
+
+/**
+ * Applying an evolution. The operations are first written down as a plan (in the group's lease row)
+ * with every id they will create, then applied one by one; each step is idempotent and an operation
+ * is finished when its change-log row `<runId>.<index>` exists. A run interrupted anywhere (error or
+ * crash) is completed by replaying the same plan: it finds the rows it already wrote under the same
+ * ids, so no version is ever written twice.
+ */
+
+export interface PlannedOp {
+  index: number
+  action: 'update' | 'create' | 'delete'
+  /** The row updated or deleted; `''` for create. */
+  oldId: string
+  /** The row an update or create writes; `''` for delete. */
+  newId: string
+  /** The new statement; `''` for delete. */
+  statement: string
+  reason: string
+  tags?: string[]
+  strength?: number
+}
+
+export interface EvolutionPlan {
+  runId: string
+  platform: string
+  guildId: string
+  /** ISO time of the run. */
+  createdAt: string
+  /** ISO `createdAt` of the newest message given to the model: the group's watermark once applied. */
+  watermark: string
+  /** Shown memories no operation touches. */
+  kept: number
+  input: { memories: number; messages: number }
+  issues: EvolutionIssues
+  ops: PlannedOp[]
+}
+
+export interface ApplyOutcome {
+  stats: EvolutionStats
+  changes: EvolutionChange[]
+  /** Operations skipped because someone else changed their memory first. */
+  stale: number
+  /** Rows to add to the vector index (new versions and created memories). */
+  upserts: GroupMemoryRow[]
+  /** Rows to remove from the vector index (replaced or deleted). */
+  deletes: string[]
+}
+
+/** Strength of a new memory, and how much an update reinforces one, when the model gives none. */
+export const DEFAULT_STRENGTH = 0.5
+export const REINFORCE = 0.1
+
+export function makePlan(args: {
+  runId: string
+  group: GroupRef
+  now: Date
+  watermark: Date
+  kept: number
+  input: EvolutionPlan['input']
+  issues: EvolutionIssues
+  ops: ResolvedOp[]
+  newId: () => string
+}): EvolutionPlan {
+  return {
+    runId: args.runId,
+    platform: args.group.platform,
+    guildId: args.group.guildId,
+    createdAt: args.now.toISOString(),
+    watermark: args.watermark.toISOString(),
+    kept: args.kept,
+    input: args.input,
+    issues: args.issues,
+    ops: args.ops.map((op, index): PlannedOp => {
+      if (op.action === 'delete') return { index, action: 'delete', oldId: op.old.id, newId: '', statement: '', reason: op.reason }
+      return {
+        index,
+        action: op.action,
+        oldId: op.action === 'update' ? op.old.id : '',
+        newId: args.newId(),
+        statement: op.statement,
+        reason: op.reason,
+        tags: op.tags,
+        strength: op.strength,
+      }
+    }),
+  }
+}
+
+export function changeId(runId: string, index: number) {
+  return `${runId}.${index}`
+}
+
+const clamp01 = (value: number) => Math.min(1, Math.max(0, value))
+const round = (value: number) => Math.round(value * 1000) / 1000
+
+function toChange(log: GroupChangeRow, op: PlannedOp): EvolutionChange {
+  if (op.action === 'update') {
+    return { action: 'update', old_id: op.oldId, new_id: op.newId, old_statement: log.oldStatement, new_statement: log.newStatement, change_reason: log.reason, version: log.version }
+  }
+  if (op.action === 'create') return { action: 'create', new_id: op.newId, statement: log.newStatement, change_reason: log.reason, version: log.version }
+  return { action: 'delete', old_id: op.oldId, old_statement: log.oldStatement, change_reason: log.reason, version: log.version }
+}
+
+/**
+ * Applies (or finishes applying) a plan. Order within an update: the new version is written, then
+ * the old one is marked replaced, then the log row is written; a crash between steps leaves a state
+ * the replay recognises (the old row already points at the planned new id, or is still the head).
+ */
+export async function applyPlan(store: GroupMemoryStore, plan: EvolutionPlan, now: Date): Promise<ApplyOutcome> {
+  const { runId } = plan
+  const group = { platform: plan.platform, guildId: plan.guildId }
+  const outcome: ApplyOutcome = { stats: { kept: plan.kept, updated: 0, created: 0, deleted: 0 }, changes: [], stale: 0, upserts: [], deletes: [] }
+  if (!plan.ops.length) return outcome
+
+  const logs = new Map((await store.getChanges(plan.ops.map((op) => changeId(runId, op.index)))).map((row) => [row.id, row]))
+  const ids = plan.ops.flatMap((op) => [op.oldId, op.newId]).filter(Boolean)
+  const rows = new Map((await store.getMemories(ids)).map((row) => [row.id, row]))
+  const inGroup = (row: GroupMemoryRow | undefined) => row && row.platform === group.platform && row.guildId === group.guildId ? row : undefined
+
+  for (const op of plan.ops) {
+    const id = changeId(runId, op.index)
+    const done = logs.get(id)
+    if (done) {
+      record(op, done)
+      continue
+    }
+    const log = (memoryId: string, oldStatement: string, newStatement: string, version: number): GroupChangeRow => ({
+      id,
+      memoryId,
+      previousId: op.action === 'update' ? op.oldId : '',
+      platform: group.platform,
+      guildId: group.guildId,
+      action: op.action,
+      oldStatement,
+      newStatement,
+      reason: op.reason,
+      version,
+      runId,
+      createdAt: now,
+    })
+
+    if (op.action === 'create') {
+      let row = rows.get(op.newId)
+      if (!row) {
+        row = {
+          id: op.newId,
+          platform: group.platform,
+          guildId: group.guildId,
+          statement: op.statement,
+          version: 1,
+          parentId: '',
+          supersededBy: '',
+          changeSummary: op.reason,
+          status: 'active',
+          deprecatedReason: '',
+          statusBy: runId,
+          tags: op.tags ?? [],
+          strength: round(clamp01(op.strength ?? DEFAULT_STRENGTH)),
+          runId,
+          createdAt: now,
+          updatedAt: now,
+        }
+        await store.putMemory(row)
+        rows.set(row.id, row)
+      }
+      const entry = log(row.id, '', row.statement, row.version)
+      await store.putChange(entry)
+      record(op, entry)
+      continue
+    }
+
+    const old = inGroup(rows.get(op.oldId))
+    if (op.action === 'update') {
+      const mine = old && old.supersededBy === op.newId
+      const head = old && old.status === 'active' && !old.supersededBy
+      if (!old || (!mine && !head)) {
+        outcome.stale++
+        continue
+      }
+      let row = rows.get(op.newId)
+      if (!row) {
+        row = {
+          id: op.newId,
+          platform: group.platform,
+          guildId: group.guildId,
+          statement: op.statement,
+          version: old.version + 1,
+          parentId: old.id,
+          supersededBy: '',
+          changeSummary: op.reason,
+          status: 'active',
+          deprecatedReason: '',
+          statusBy: runId,
+          tags: op.tags ?? old.tags,
+          strength: round(clamp01(op.strength ?? old.strength + REINFORCE)),
+          runId,
+          createdAt: now,
+          updatedAt: now,
+        }
+        await store.putMemory(row)
+        rows.set(row.id, row)
+      }
+      if (!mine || old.status !== 'deprecated') {
+        const patch = { status: 'deprecated' as const, supersededBy: op.newId, statusBy: runId, updatedAt: now }
+        await store.patchMemory(old.id, patch)
+        rows.set(old.id, { ...old, ...patch })
+      }
+      const entry = log(row.id, old.statement, row.statement, row.version)
+      await store.putChange(entry)
+      record(op, entry)
+      continue
+    }
+
+    // delete
+    const head = old && old.status === 'active' && !old.supersededBy
+    const mine = old && old.status === 'deprecated' && !old.supersededBy && old.statusBy === runId
+    if (!old || (!head && !mine)) {
+      outcome.stale++
+      continue
+    }
+    if (head) {
+      const patch = { status: 'deprecated' as const, deprecatedReason: op.reason, statusBy: runId, updatedAt: now }
+      await store.patchMemory(old.id, patch)
+      rows.set(old.id, { ...old, ...patch })
+    }
+    const entry = log(old.id, old.statement, '', old.version)
+    await store.putChange(entry)
+    record(op, entry)
+  }
+  return outcome
+
+  function record(op: PlannedOp, entry: GroupChangeRow) {
+    outcome.changes.push(toChange(entry, op))
+    if (op.action === 'delete') {
+      outcome.stats.deleted++
+      outcome.deletes.push(op.oldId)
+      return
+    }
+    if (op.action === 'update') {
+      outcome.stats.updated++
+      outcome.deletes.push(op.oldId)
+    } else outcome.stats.created++
+    const row = rows.get(op.newId)
+    if (row) outcome.upserts.push(row)
+  }
+}
