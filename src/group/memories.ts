@@ -1,0 +1,158 @@
+import type { Counters, Embedder, LLM, Logger } from '../providers/types'
+import type { Outbox } from '../store/ports'
+import type { VectorIndex } from '../store/vector-index'
+import { EvolutionOptions, GroupEvolver, newGroupId } from './evolution'
+import { checkGroup, parseGroupId } from './group-id'
+import { GroupIndex } from './index-sync'
+import type { EvolutionPrompts } from './prompts'
+import { GroupQueries, ListOptions, SearchOptions } from './queries'
+import type {
+  ChangesResponse,
+  EvolutionResult,
+  GroupMemoryStore,
+  GroupRef,
+  HistoryResponse,
+  ListResponse,
+  ManualResponse,
+  SearchResponse,
+} from './types'
+
+export interface GroupMemoriesOptions extends EvolutionOptions {
+  /**
+   * Default minimum similarity of `search`. Left out: 0.3 with the offline (lexical) embedder, whose
+   * similarities run low, and the seed's 0.7 with a real embedding model.
+   */
+  searchThreshold?: number
+}
+
+export interface GroupMemoriesDeps {
+  store: GroupMemoryStore
+  embedder: Embedder
+  /** The chat model, looked up on every run; undefined: `evolve` answers `no-llm`. */
+  llm: () => LLM | undefined
+  /** The LanceDB side; left out, search compares the group's active memories directly. */
+  vector?: { index: VectorIndex; outbox: Outbox; table?: string }
+  prompts?: () => EvolutionPrompts
+  counters: Counters
+  logger: Logger
+  now?: () => Date
+  newId?: () => string
+  instanceId?: string
+  options?: Partial<GroupMemoriesOptions>
+}
+
+type GroupArg = GroupRef | string
+
+const toGroup = (group: GroupArg) => (typeof group === 'string' ? parseGroupId(group) : checkGroup(group))
+
+/**
+ * Group memory (seed 002) behind one object: evolution, queries and manual edits, each scoped to one
+ * group, which may be given as `{ platform, guildId }` or as `platform:guildId`. Koishi-free: the
+ * service builds it from a `KoishiGroupStore` (see `createGroupMemories`).
+ */
+export class GroupMemories {
+  readonly evolver: GroupEvolver
+  readonly queries: GroupQueries
+  readonly index?: GroupIndex
+  readonly searchThreshold: number
+  private readonly now: () => Date
+
+  constructor(private deps: GroupMemoriesDeps) {
+    const now = deps.now ?? (() => new Date())
+    const newId = deps.newId ?? newGroupId
+    this.now = now
+    this.searchThreshold = deps.options?.searchThreshold ?? (deps.embedder.id.startsWith('offline') ? 0.3 : 0.7)
+    if (deps.vector) {
+      this.index = new GroupIndex({
+        index: deps.vector.index,
+        outbox: deps.vector.outbox,
+        table: deps.vector.table,
+        embedder: deps.embedder,
+        counters: deps.counters,
+        logger: deps.logger,
+        activeIds: () => deps.store.activeIds(),
+      })
+    }
+    this.evolver = new GroupEvolver({
+      store: deps.store,
+      index: this.index,
+      llm: deps.llm,
+      prompts: deps.prompts,
+      counters: deps.counters,
+      logger: deps.logger,
+      now,
+      newId,
+      instanceId: deps.instanceId,
+      options: deps.options,
+    })
+    this.queries = new GroupQueries({
+      store: deps.store,
+      index: this.index,
+      embedder: deps.embedder,
+      counters: deps.counters,
+      logger: deps.logger,
+      now,
+      newId,
+      searchThreshold: this.searchThreshold,
+    })
+  }
+
+  /** Evolves the group's memories from its messages of the last `days` days that are newer than the last evolution. */
+  async evolve(group: GroupArg, options: { days?: number } = {}): Promise<EvolutionResult> {
+    return this.evolver.evolve(toGroup(group), options)
+  }
+
+  async list(group: GroupArg, options?: ListOptions): Promise<ListResponse> {
+    return this.queries.list(toGroup(group), options)
+  }
+
+  async search(group: GroupArg, query: string, options?: SearchOptions): Promise<SearchResponse> {
+    return this.queries.search(toGroup(group), query, options)
+  }
+
+  async history(group: GroupArg, memoryId: string): Promise<HistoryResponse> {
+    return this.queries.history(toGroup(group), memoryId)
+  }
+
+  async changes(group: GroupArg, options?: { days?: number }): Promise<ChangesResponse> {
+    return this.queries.changes(toGroup(group), options)
+  }
+
+  async remove(group: GroupArg, memoryId: string, reason?: string): Promise<ManualResponse> {
+    return this.queries.remove(toGroup(group), memoryId, reason)
+  }
+
+  async restore(group: GroupArg, memoryId: string): Promise<ManualResponse> {
+    return this.queries.restore(toGroup(group), memoryId)
+  }
+
+  async setStrength(group: GroupArg, memoryId: string, strength: number): Promise<ManualResponse> {
+    return this.queries.setStrength(toGroup(group), memoryId, strength)
+  }
+
+  /** The group a memory id belongs to, for callers allowed to act on any group (the HTTP API's token holder). */
+  async locate(memoryId: string): Promise<GroupRef | undefined> {
+    if (typeof memoryId !== 'string' || !memoryId.trim()) return undefined
+    const [row] = await this.deps.store.getMemories([memoryId.trim()])
+    return row ? { platform: row.platform, guildId: row.guildId } : undefined
+  }
+
+  /**
+   * Groups with messages in the last `days` days newer than their last evolution: what a daily
+   * timer evolves. Private chats are never groups.
+   */
+  async groupsWithNewMessages(days = this.evolver.options.defaultDays): Promise<GroupRef[]> {
+    const since = new Date(this.now().getTime() - days * 86_400_000)
+    const [groups, leases] = await Promise.all([this.deps.store.activeGroups(since), this.deps.store.leases()])
+    const watermarks = new Map(leases.map((lease) => [lease.id, lease.watermark.getTime()]))
+    return groups
+      .filter((group) => group.newest.getTime() > (watermarks.get(`${group.platform}:${group.guildId}`) ?? 0))
+      .map(({ platform, guildId }) => ({ platform, guildId }))
+  }
+
+  /** Indexes group memories waiting in the outbox (call beside the facts' drain). */
+  async drain(): Promise<{ indexed: number; pending: boolean }> {
+    if (!this.index) return { indexed: 0, pending: false }
+    return this.index.drain((ids) => this.deps.store.getMemories(ids))
+  }
+}
