@@ -53,6 +53,15 @@ export interface Config {
     commandPrefixes: string[]
     queueLimit: number
   }
+  topics: {
+    enabled: boolean
+    joinThreshold?: number
+    lowThreshold?: number
+    idleMinutes: number
+    followMinutes: number
+    closeIntervalMinutes: number
+    useLlm: boolean
+  }
   authority: {
     listOthers: number
   }
@@ -110,6 +119,15 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     privateEvery: Schema.natural().default(5),
     commandPrefixes: Schema.array(String).default(['/', '.', '。']),
     queueLimit: Schema.natural().min(1).default(200),
+  }),
+  topics: Schema.object({
+    enabled: Schema.boolean().default(true),
+    joinThreshold: Schema.number().min(0).max(1).step(0.01),
+    lowThreshold: Schema.number().min(0).max(1).step(0.01),
+    idleMinutes: Schema.natural().min(1).default(60),
+    followMinutes: Schema.natural().default(10),
+    closeIntervalMinutes: Schema.natural().min(1).default(5),
+    useLlm: Schema.boolean().default(true),
   }),
   authority: Schema.object({
     listOthers: Schema.natural().max(5).default(3),

@@ -15,6 +15,11 @@ import { FactIndex } from './store/fact-index'
 import { KoishiFactRepository, KoishiOutbox } from './store/koishi-repositories'
 import { LanceIndex } from './store/lance-index'
 import { defineTables, FactRow, MessageRow } from './store/tables'
+import { defineMessageIndexes, KoishiMessageStore } from './store/koishi-messages'
+import { KoishiTopicStore } from './store/koishi-topics'
+import { defineTopicTables } from './store/topic-tables'
+import { LlmTopicJudge } from './short-term/topic-judge'
+import { TopicAttributor } from './short-term/topics'
 
 declare module 'koishi' {
   interface Context {
@@ -54,6 +59,11 @@ export class MemoryService extends Service {
   private queue: KeyedQueue
   private recorder: MessageRecorder
   private tracker = new DialogueTracker({ maxTurns: 20, maxDialogues: 5000 })
+  readonly messages: KoishiMessageStore
+  readonly topics: KoishiTopicStore
+  private attributor: TopicAttributor
+  /** Captured rows per channel waiting for topic attribution, attributed in order by one job. */
+  private unattributed = new Map<string, MessageRow[]>()
   private prepared = false
   private draining?: Promise<{ indexed: number; pending: boolean }>
   private log = this.ctx.logger('memory')
@@ -61,8 +71,13 @@ export class MemoryService extends Service {
   constructor(ctx: Context, public config: Config) {
     super(ctx, 'memory')
     defineTables(ctx)
+    defineTopicTables(ctx)
+    defineMessageIndexes(ctx)
     const { counters, log } = this
     this.providers = createProviders(ctx, config, counters, log)
+    this.messages = new KoishiMessageStore(ctx)
+    this.topics = new KoishiTopicStore(ctx)
+    this.attributor = this.createAttributor()
     this.index = new LanceIndex({
       dir: resolve(ctx.baseDir ?? process.cwd(), config.store.path),
       logger: log,
@@ -102,9 +117,32 @@ export class MemoryService extends Service {
     ctx.on('before-send', (session, options) => this.captureOutgoing(session, options?.session as Session | undefined))
   }
 
+  private createAttributor() {
+    const { config, counters, log, providers } = this
+    const options = {
+      topics: this.topics,
+      messages: this.messages,
+      embedder: providers.embedder,
+      judge: config.topics.useLlm && providers.llm ? new LlmTopicJudge(providers.llm, { counters, logger: log }) : undefined,
+      idleMs: config.topics.idleMinutes * 60_000,
+      followMs: config.topics.followMinutes * 60_000,
+      counters,
+      logger: log,
+    }
+    try {
+      return new TopicAttributor({ ...options, thresholds: { join: config.topics.joinThreshold, low: config.topics.lowThreshold } })
+    } catch (error) {
+      log.error('topic thresholds ignored (%s); using the defaults of the embedder', (error as Error).message)
+      return new TopicAttributor(options)
+    }
+  }
+
   protected async start() {
     await this.index.open()
     void this.flushOutbox()
+    this.ctx.setInterval(() => {
+      this.attributor.closeIdleTopics().catch((error) => this.log.warn('closing idle topics failed: %s', error.message))
+    }, this.config.topics.closeIntervalMinutes * 60_000)
     this.ctx.setInterval(() => void this.flushOutbox(), this.config.store.retryIntervalSeconds * 1000)
   }
 
@@ -286,6 +324,7 @@ export class MemoryService extends Service {
       createdAt: new Date(session.timestamp || Date.now()),
     }
     this.recorder.add(row)
+    this.attributeLater(row)
     if (!this.config.memorize.enabled || !content) return
     const owner = ownerOf(session)
     const said = renderPlainText(session.elements ?? [], this.config.capture.placeholders, session.selfId)
@@ -317,11 +356,33 @@ export class MemoryService extends Service {
       createdAt: new Date(),
     }
     this.recorder.add(row)
+    this.attributeLater(row)
     if (!replyTo?.userId || replyTo.userId === replyTo.selfId || !this.config.memorize.enabled) return
     const owner = ownerOf(replyTo)
     if (this.tracker.assistant(owner, row.userName, content, row.id) && this.config.memorize.afterReply) {
       this.finishDialogue(owner)
     }
+  }
+
+  /** Queues topic attribution; one job per channel takes every row waiting there, in order. */
+  private attributeLater(row: MessageRow) {
+    if (!this.config.topics.enabled) return
+    const key = `${row.platform}:${row.channelId}`
+    const waiting = this.unattributed.get(key)
+    if (waiting) {
+      if (waiting.length < 1000) waiting.push(row)
+      else this.counters.inc('topic.dropped')
+      return
+    }
+    this.unattributed.set(key, [row])
+    const queued = this.queue.push(`topic:${key}`, async () => {
+      const rows = this.unattributed.get(key) ?? []
+      this.unattributed.delete(key)
+      // attribution writes the topic id onto the stored rows
+      await this.recorder.flush()
+      for (const next of rows) await this.attributor.attribute(next)
+    })
+    if (!queued) this.unattributed.delete(key)
   }
 
   private finishDialogue(owner: FactOwner) {

@@ -12,6 +12,8 @@ import { Counters, Embedder, LLM, Logger } from './types'
 export interface Providers {
   embedder: Embedder
   judge: MemoryJudge
+  /** The configured chat model behind its breaker; undefined in the offline rules mode. */
+  llm?: LLM
   /** Breaker state of each remote provider. */
   states(): Record<string, BreakerState>
 }
@@ -68,10 +70,12 @@ export function createProviders(ctx: Context, config: Config, counters: Counters
   }
 
   let judge: MemoryJudge = new RuleJudge()
+  let llm: LLM | undefined
   if (config.llm.provider !== 'rules') {
     try {
       const remote = new ResilientLLM(remoteLLM(ctx, config.llm), resilience('llm', config.llm.timeout), counters)
       states.llm = () => remote.breakerState()
+      llm = remote
       const { decisionZh, decisionEn, summarizerZh, summarizerEn } = config.prompts
       judge = new LlmJudge(remote, {
         decision: { zh: decisionZh, en: decisionEn },
@@ -86,6 +90,7 @@ export function createProviders(ctx: Context, config: Config, counters: Counters
   return {
     embedder,
     judge,
+    llm,
     states: () => Object.fromEntries(Object.entries(states).map(([name, state]) => [name, state()])),
   }
 }

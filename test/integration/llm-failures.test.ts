@@ -26,6 +26,8 @@ describe('a misbehaving model never breaks or delays a reply', () => {
     const baseURL = await server.start()
     h = await boot({
       llm: { provider: 'openai-compatible', baseURL, model: 'scripted', timeout: 1500 },
+      // only the memorising chain talks to the scripted model here
+      topics: { enabled: false },
     }, (app) => app.plugin(echo))
   })
 
