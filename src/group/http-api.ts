@@ -1,6 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Context } from 'koishi'
-import type {} from '@koishijs/plugin-server'
 import type { Logger } from '../providers/types'
 import { parseGroupId } from './group-id'
 import type { GroupMemories } from './memories'
@@ -240,7 +239,8 @@ export function mountGroupApi(ctx: Context, api: GroupApi | (() => GroupApi | un
   }
   const routes = groupApiRoutes(api, options, logger)
   ctx.inject(['server'], (inner) => {
-    registerRoutes(inner.server as unknown as RouterPort, routes)
+    // typed structurally: `@koishijs/plugin-server` comes with koishi but is not a dependency of this package
+    registerRoutes((inner as unknown as { server: RouterPort }).server, routes)
     logger.info('group memory HTTP API at %s/memory/*', routes[0].path.replace(/\/memory\/.*$/, ''))
   })
   return true
