@@ -70,6 +70,16 @@ export const MAX_DAYS = 3650
 
 export const newGroupId = () => randomBytes(5).toString('hex')
 
+/** A stored plan, or undefined when it cannot be read as one. */
+function readPlan(text: string): EvolutionPlan | undefined {
+  try {
+    const plan = JSON.parse(text) as EvolutionPlan
+    return plan && typeof plan.runId === 'string' && Array.isArray(plan.ops) && typeof plan.watermark === 'string' ? plan : undefined
+  } catch {
+    return undefined
+  }
+}
+
 const emptyStats = (): EvolutionStats => ({ kept: 0, updated: 0, created: 0, deleted: 0 })
 const emptyIssues = (): EvolutionIssues => ({ invalid_lines: 0, ignored_lines: 0, repaired_lines: 0, rejected_ops: 0, stale_ops: 0 })
 const day = (date: Date) => date.toISOString().slice(0, 10)
@@ -181,14 +191,20 @@ export class GroupEvolver {
     let watermark = lease?.watermark ?? EPOCH
     let repaired: EvolutionResult['repaired']
 
-    if (lease?.pending) {
-      const plan = JSON.parse(lease.pending) as EvolutionPlan
-      const outcome = await this.apply(plan, now)
-      watermark = new Date(plan.watermark)
+    const interrupted = lease?.pending ? readPlan(lease.pending) : undefined
+    if (lease?.pending && !interrupted) {
+      // unreadable (cut off by a column limit, edited by hand): dropping it beats failing forever
+      counters.inc('group.plan-dropped')
+      logger.warn('group %s: dropped an unreadable interrupted evolution plan', id)
+      if (!await store.patchLease(group, owner, { pending: '' })) return this.lost(group, now)
+    }
+    if (interrupted) {
+      const outcome = await this.apply(interrupted, now)
+      watermark = new Date(interrupted.watermark)
       if (!await store.patchLease(group, owner, { pending: '', watermark, lastEvolvedAt: now })) return this.lost(group, now)
       counters.inc('group.repaired')
-      logger.info('finished the interrupted evolution %s of group %s', plan.runId, id)
-      repaired = { run_id: plan.runId, stats: outcome.stats, changes: outcome.changes }
+      logger.info('finished the interrupted evolution %s of group %s', interrupted.runId, id)
+      repaired = { run_id: interrupted.runId, stats: outcome.stats, changes: outcome.changes }
     }
 
     const roles: GroupMessage['role'][] = this.options.includeBotMessages ? ['user', 'assistant'] : ['user']

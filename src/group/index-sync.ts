@@ -97,6 +97,11 @@ export class GroupIndex {
     }
   }
 
+  /** Queues rows for (re-)indexing by the next `drain`. */
+  async requeue(ids: string[]): Promise<void> {
+    for (const id of ids) await this.deps.outbox.add(this.table, id, 'upsert')
+  }
+
   /** Indexes waiting rows in batches; stops at the first failure and leaves the rest queued. */
   async drain(load: (ids: string[]) => Promise<GroupMemoryRow[]>, batch = 64): Promise<{ indexed: number; pending: boolean }> {
     const { index, embedder, outbox } = this.deps

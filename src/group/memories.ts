@@ -150,6 +150,14 @@ export class GroupMemories {
       .map(({ platform, guildId }) => ({ platform, guildId }))
   }
 
+  /** Queues every active group memory for indexing again (`memory.reindex`); `drain` does the work. */
+  async reindex(): Promise<number> {
+    if (!this.index) return 0
+    const ids = await this.deps.store.activeIds()
+    await this.index.requeue(ids)
+    return ids.length
+  }
+
   /** Indexes group memories waiting in the outbox (call beside the facts' drain). */
   async drain(): Promise<{ indexed: number; pending: boolean }> {
     if (!this.index) return { indexed: 0, pending: false }

@@ -69,7 +69,8 @@ export function defineGroupTables(ctx: Context) {
     expiresAt: 'timestamp',
     watermark: 'timestamp',
     lastEvolvedAt: 'timestamp',
-    pending: 'text',
+    // MEDIUMTEXT on MySQL: a plan of many long statements can pass TEXT's 64 KB
+    pending: { type: 'text', length: 16_777_215 },
   }, {
     primary: 'id',
   })

@@ -481,6 +481,15 @@ describe('a crash between applying operations is repaired by the next run', () =
     expectConsistentChains(store.rowsOf(group))
   })
 
+  it('drops an unreadable stored plan instead of failing forever', async () => {
+    const { store, memories, counters } = setup([jsonl({ action: 'create', statement: '喜欢火锅' })])
+    say(store, ['Alice: 今晚吃火锅'])
+    await store.acquireLease(group, 'x', T0, T0)
+    await store.patchLease(group, 'x', { owner: '', pending: '{"runId": "r1", "ops": [' })
+    expect(await memories.evolve(group)).toMatchObject({ status: 'evolved', stats: { created: 1 } })
+    expect(counters.get('group.plan-dropped')).toBe(1)
+  })
+
   it('skips an operation whose memory was changed by hand before a replay, and counts it', async () => {
     const { store, memories, clock, counters } = setup([answer])
     await seeded(store)
@@ -511,6 +520,12 @@ describe('the vector index follows the database', () => {
     expect(await memories.drain()).toEqual({ indexed: 2, pending: false })
     expect(index.rows.size).toBe(2)
     expect(outbox.rows).toEqual([])
+
+    // memory.reindex: every active memory queued again and indexed by the next drain
+    index.rows.clear()
+    expect(await memories.reindex()).toBe(2)
+    expect(await memories.drain()).toEqual({ indexed: 2, pending: false })
+    expect(index.rows.size).toBe(2)
   })
 })
 
