@@ -130,6 +130,23 @@ export class GroupMemories {
     return this.queries.setStrength(toGroup(group), memoryId, strength)
   }
 
+  /**
+   * For prompt building (`buildContext` / `assemblePrompt`): the group's active memories relevant to
+   * `query`, best first, as plain statements with their score. Never throws: on any failure (a bad
+   * group, the embedder down) it logs, counts `group.recall-failed` and returns [].
+   */
+  async recall(group: GroupArg, query: string, options: SearchOptions = {}): Promise<{ id: string; statement: string; score: number }[]> {
+    try {
+      if (!query?.trim()) return []
+      const response = await this.search(group, query.slice(0, 2000), options)
+      return response.results.map((hit) => ({ id: hit.memory_id, statement: hit.statement, score: hit.score }))
+    } catch (error) {
+      this.deps.counters.inc('group.recall-failed')
+      this.deps.logger.debug('group memory recall failed: %s', (error as Error).message)
+      return []
+    }
+  }
+
   /** The group a memory id belongs to, for callers allowed to act on any group (the HTTP API's token holder). */
   async locate(memoryId: string): Promise<GroupRef | undefined> {
     if (typeof memoryId !== 'string' || !memoryId.trim()) return undefined

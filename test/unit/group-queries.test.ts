@@ -79,6 +79,18 @@ describe('seed scenario 4: semantic search', () => {
     expect(ctx.counters.get('group.search-fallback')).toBe(1)
   })
 
+  it('recall gives statements for a prompt and never throws', async () => {
+    const ctx = build(new ConceptEmbedder())
+    await seed(ctx, [memoryRow(group, 'm1', '成员多为前端开发者')])
+    expect(await ctx.memories.recall(group, '技术背景')).toEqual([{ id: 'm1', statement: '成员多为前端开发者', score: expect.any(Number) }])
+    expect(await ctx.memories.recall('not a group', '技术')).toEqual([])
+    expect(await ctx.memories.recall(group, '')).toEqual([])
+    ctx.index.down = true
+    ctx.store.activeMemories = async () => { throw new Error('database down') }
+    expect(await ctx.memories.recall(group, '技术')).toEqual([])
+    expect(ctx.counters.get('group.recall-failed')).toBe(2)
+  })
+
   it('uses the seed\'s 0.7 by default with a real embedding model', () => {
     expect(build(new ConceptEmbedder()).memories.searchThreshold).toBe(0.7)
   })
