@@ -1,4 +1,5 @@
 import { Schema } from 'koishi'
+import { DEFAULT_EVOLUTION_PROMPTS } from './group/prompts'
 import { DEFAULT_PROMPTS } from './long-term/prompts'
 import { locales } from './locales'
 
@@ -28,6 +29,8 @@ export interface Config {
     decisionEn: string
     summarizerZh: string
     summarizerEn: string
+    groupEvolveZh: string
+    groupEvolveEn: string
   }
   store: {
     path: string
@@ -62,6 +65,21 @@ export interface Config {
     closeIntervalMinutes: number
     useLlm: boolean
   }
+  group: {
+    timer: boolean
+    hour: number
+    days: number
+    maxMemories: number
+    maxMessages: number
+    leaseMinutes: number
+    includeBotMessages: boolean
+    searchThreshold: number
+    authority: number
+  }
+  api: {
+    token: string
+    prefix: string
+  }
   authority: {
     listOthers: number
   }
@@ -95,6 +113,8 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     decisionEn: Schema.string().role('textarea').default(DEFAULT_PROMPTS.decision.en),
     summarizerZh: Schema.string().role('textarea').default(DEFAULT_PROMPTS.summarizer.zh),
     summarizerEn: Schema.string().role('textarea').default(DEFAULT_PROMPTS.summarizer.en),
+    groupEvolveZh: Schema.string().role('textarea').default(DEFAULT_EVOLUTION_PROMPTS.zh),
+    groupEvolveEn: Schema.string().role('textarea').default(DEFAULT_EVOLUTION_PROMPTS.en),
   }),
   store: Schema.object({
     path: Schema.string().default('data/memory/lancedb'),
@@ -128,6 +148,21 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     followMinutes: Schema.natural().default(10),
     closeIntervalMinutes: Schema.natural().min(1).default(5),
     useLlm: Schema.boolean().default(true),
+  }),
+  group: Schema.object({
+    timer: Schema.boolean().default(true),
+    hour: Schema.natural().max(23).default(4),
+    days: Schema.natural().min(1).max(90).default(1),
+    maxMemories: Schema.natural().min(1).max(500).default(50),
+    maxMessages: Schema.natural().min(1).max(2000).default(200),
+    leaseMinutes: Schema.natural().min(1).default(10),
+    includeBotMessages: Schema.boolean().default(false),
+    searchThreshold: Schema.number().min(0).max(1).step(0.01).default(0),
+    authority: Schema.natural().max(5).default(3),
+  }),
+  api: Schema.object({
+    token: Schema.string().role('secret').default(''),
+    prefix: Schema.string().default(''),
   }),
   authority: Schema.object({
     listOthers: Schema.natural().max(5).default(3),

@@ -20,6 +20,9 @@ import { KoishiTopicStore } from './store/koishi-topics'
 import { defineTopicTables } from './store/topic-tables'
 import { LlmTopicJudge } from './short-term/topic-judge'
 import { TopicAttributor } from './short-term/topics'
+import { GroupMemories } from './group/memories'
+import { mountGroupApi } from './group/http-api'
+import { createGroupMemories } from './store/koishi-group-store'
 
 declare module 'koishi' {
   interface Context {
@@ -59,6 +62,7 @@ export class MemoryService extends Service {
   private queue: KeyedQueue
   private recorder: MessageRecorder
   private tracker = new DialogueTracker({ maxTurns: 20, maxDialogues: 5000 })
+  readonly groups: GroupMemories
   readonly messages: KoishiMessageStore
   readonly topics: KoishiTopicStore
   private attributor: TopicAttributor
@@ -89,6 +93,24 @@ export class MemoryService extends Service {
       // hybrid query at 1k–10k rows (docs/benchmarks.md)
       hybrid: 'parallel',
     })
+    this.groups = createGroupMemories(ctx, {
+      index: this.index,
+      embedder: this.providers.embedder,
+      llm: () => this.providers.llm,
+      prompts: () => ({ zh: config.prompts.groupEvolveZh, en: config.prompts.groupEvolveEn }),
+      counters,
+      logger: log,
+      options: {
+        maxMemories: config.group.maxMemories,
+        maxMessages: config.group.maxMessages,
+        defaultDays: config.group.days,
+        leaseMs: config.group.leaseMinutes * 60_000,
+        includeBotMessages: config.group.includeBotMessages,
+        temperature: config.llm.temperature,
+        searchThreshold: config.group.searchThreshold || undefined,
+      },
+    })
+    mountGroupApi(ctx, () => this.groups, { token: config.api.token, prefix: config.api.prefix })
     this.facts = new KoishiFactRepository(ctx)
     this.outbox = new KoishiOutbox(ctx)
     const table = config.store.factsTable
@@ -140,6 +162,7 @@ export class MemoryService extends Service {
   protected async start() {
     await this.index.open()
     void this.flushOutbox()
+    if (this.config.group.timer) this.scheduleEvolution()
     this.ctx.setInterval(() => {
       this.attributor.closeIdleTopics().catch((error) => this.log.warn('closing idle topics failed: %s', error.message))
     }, this.config.topics.closeIntervalMinutes * 60_000)
@@ -259,14 +282,40 @@ export class MemoryService extends Service {
   private async drainOutbox() {
     if (!await this.prepareIndex()) return { indexed: 0, pending: true }
     try {
-      const result = await this.factIndex.drain((ids) => this.facts.get(ids))
-      if (result.indexed) this.log.info('indexed %d waiting facts', result.indexed)
+      const facts = await this.factIndex.drain((ids) => this.facts.get(ids))
+      const groups = await this.groups.drain()
+      const result = { indexed: facts.indexed + groups.indexed, pending: facts.pending || groups.pending }
+      if (result.indexed) this.log.info('indexed %d waiting memories', result.indexed)
       return result
     } catch (error) {
       // the database itself failed: try again on the next round (at shutdown, say nothing)
       if (this.ctx.scope.isActive) this.log.warn('could not read the outbox: %s', (error as Error).message)
       return { indexed: 0, pending: true }
     }
+  }
+
+  /** Evolves a group's long-term memory now (seed 002); `group` is `{platform, guildId}` or `platform:guildId`. */
+  evolve(group: { platform: string; guildId: string } | string, options: { days?: number } = {}) {
+    return this.groups.evolve(group, options)
+  }
+
+  /** Once a day at the configured hour, every group with new messages evolves (in the background queue). */
+  private scheduleEvolution() {
+    const now = new Date()
+    const next = new Date(now)
+    next.setHours(this.config.group.hour, 0, 0, 0)
+    if (next <= now) next.setDate(next.getDate() + 1)
+    this.ctx.setTimeout(async () => {
+      this.scheduleEvolution()
+      if (!this.providers.llm) return
+      try {
+        for (const group of await this.groups.groupsWithNewMessages(this.config.group.days)) {
+          this.queue.push(`group:${group.platform}:${group.guildId}`, () => this.groups.evolve(group))
+        }
+      } catch (error) {
+        this.log.warn('scheduled group evolution failed: %s', (error as Error).message)
+      }
+    }, next.getTime() - now.getTime())
   }
 
   /** Waits until captured messages are written and background memory work is done. */

@@ -1,6 +1,7 @@
 import { Context, h, Session } from 'koishi'
 import type { Config } from '../config'
 import { sessionScope } from '../service'
+import { registerGroupCommands } from './group'
 
 /** The target of `-u`: an @-mention, `platform:id`, or a bare id on the caller's platform. */
 function parseUser(session: Session, target: string) {
@@ -18,6 +19,7 @@ function preview(text: string, max = 80) {
 
 export function registerCommands(ctx: Context, config: Config) {
   const root = ctx.command('memory')
+  registerGroupCommands(ctx, config)
 
   root.subcommand('.recall <query:text>')
     .action(async ({ session }, query) => {

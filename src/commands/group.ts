@@ -1,0 +1,157 @@
+import { Context, Session } from 'koishi'
+import type { Config } from '../config'
+import { GroupMemoryError, GroupRef } from '../group/types'
+
+type Resolved = { group: GroupRef } | { error: string }
+
+/**
+ * The group a command acts on: the caller's own group, or the one named by `-g` / the argument,
+ * which needs the configured authority unless it is the caller's own.
+ */
+function resolveGroup(session: Session, named: string | undefined, authority: number): Resolved {
+  const own = session.guildId ? { platform: session.platform, guildId: session.guildId } : undefined
+  if (!named) return own ? { group: own } : { error: session.text('commands.memory.messages.not-group') }
+  const colon = named.indexOf(':')
+  const group = colon > 0 ? { platform: named.slice(0, colon), guildId: named.slice(colon + 1) } : { platform: session.platform, guildId: named }
+  const isOwn = own && own.platform === group.platform && own.guildId === group.guildId
+  if (!isOwn && ((session.user as any)?.authority ?? 0) < authority) {
+    return { error: session.text('commands.memory.messages.group-forbidden') }
+  }
+  return { group }
+}
+
+/** Runs a group memory call, turning a caller's mistake into its locale text. */
+async function guarded(session: Session, run: () => Promise<string>) {
+  try {
+    return await run()
+  } catch (error) {
+    if (!(error instanceof GroupMemoryError)) throw error
+    return session.text(`commands.memory.messages.group-${error.code}`, [error.message])
+  }
+}
+
+export function registerGroupCommands(ctx: Context, config: Config) {
+  const authority = config.group.authority
+
+  ctx.command('memory.evolve [group:string]', { authority })
+    .userFields(['authority'])
+    .option('days', '-d <days:posint>')
+    .action(async ({ session, options }, named) => {
+      if (!session) return
+      const target = resolveGroup(session, named, authority)
+      if ('error' in target) return target.error
+      return guarded(session, async () => {
+        const result = await ctx.memory.evolve(target.group, { days: options!.days })
+        if (result.status !== 'evolved') return session.text(`.${result.status}`, [result.message ?? ''])
+        const issues = result.issues.invalid_lines + result.issues.rejected_ops
+        return session.text('.evolved', result.stats)
+          + (issues ? session.text('.issues', { invalid: result.issues.invalid_lines, rejected: result.issues.rejected_ops }) : '')
+      })
+    })
+
+  const group = ctx.command('memory.group')
+
+  group.subcommand('.list')
+    .userFields(['authority'])
+    .option('group', '-g <group:string>')
+    .option('status', '-s <status:string>', { fallback: 'active' })
+    .option('page', '-p <page:posint>', { fallback: 1 })
+    .action(async ({ session, options }) => {
+      if (!session) return
+      const target = resolveGroup(session, options!.group, authority)
+      if ('error' in target) return target.error
+      const status = options!.status as 'active' | 'deprecated' | 'all'
+      if (!['active', 'deprecated', 'all'].includes(status)) return session.text('.bad-status')
+      const pageSize = 10
+      return guarded(session, async () => {
+        const page = await ctx.memory.groups.list(target.group, { status, limit: pageSize, offset: (options!.page! - 1) * pageSize })
+        if (!page.memories.length) return session.text('.empty')
+        return [
+          session.text('.header', [page.total]),
+          ...page.memories.map((m) => session.text('.item', [m.memory_id, m.statement, m.version, m.strength.toFixed(2), m.status])),
+        ].join('\n')
+      })
+    })
+
+  group.subcommand('.search <query:text>')
+    .userFields(['authority'])
+    .option('group', '-g <group:string>')
+    .action(async ({ session, options }, query) => {
+      if (!session) return
+      if (!query?.trim()) return session.text('commands.memory.recall.messages.missing-query')
+      const target = resolveGroup(session, options!.group, authority)
+      if ('error' in target) return target.error
+      return guarded(session, async () => {
+        const found = await ctx.memory.groups.search(target.group, query)
+        if (!found.results.length) return session.text('.empty')
+        return found.results.map((r, i) => session.text('.item', [i + 1, r.statement, r.score.toFixed(2), r.memory_id])).join('\n')
+      })
+    })
+
+  group.subcommand('.history <id:string>')
+    .userFields(['authority'])
+    .option('group', '-g <group:string>')
+    .action(async ({ session, options }, id) => {
+      if (!session || !id) return
+      const target = resolveGroup(session, options!.group, authority)
+      if ('error' in target) return target.error
+      return guarded(session, async () => {
+        const history = await ctx.memory.groups.history(target.group, id)
+        return history.history.map((h) => session.text('.item', [h.version, h.statement, h.status, h.change_summary || '-'])).join('\n')
+      })
+    })
+
+  group.subcommand('.changes')
+    .userFields(['authority'])
+    .option('group', '-g <group:string>')
+    .option('days', '-d <days:posint>', { fallback: 7 })
+    .action(async ({ session, options }) => {
+      if (!session) return
+      const target = resolveGroup(session, options!.group, authority)
+      if ('error' in target) return target.error
+      return guarded(session, async () => {
+        const changes = await ctx.memory.groups.changes(target.group, { days: options!.days })
+        if (!changes.changes.length) return session.text('.empty', [options!.days])
+        return changes.changes.map((c) => session.text('.item', [c.action, c.memory_id, c.new_statement || c.old_statement, c.change_reason || '-'])).join('\n')
+      })
+    })
+
+  group.subcommand('.delete <id:string> [reason:text]', { authority })
+    .userFields(['authority'])
+    .option('group', '-g <group:string>')
+    .action(async ({ session, options }, id, reason) => {
+      if (!session || !id) return
+      const target = resolveGroup(session, options!.group, authority)
+      if ('error' in target) return target.error
+      return guarded(session, async () => {
+        await ctx.memory.groups.remove(target.group, id, reason)
+        return session.text('.done', [id])
+      })
+    })
+
+  group.subcommand('.restore <id:string>', { authority })
+    .userFields(['authority'])
+    .option('group', '-g <group:string>')
+    .action(async ({ session, options }, id) => {
+      if (!session || !id) return
+      const target = resolveGroup(session, options!.group, authority)
+      if ('error' in target) return target.error
+      return guarded(session, async () => {
+        await ctx.memory.groups.restore(target.group, id)
+        return session.text('.done', [id])
+      })
+    })
+
+  group.subcommand('.strength <id:string> <value:number>', { authority })
+    .userFields(['authority'])
+    .option('group', '-g <group:string>')
+    .action(async ({ session, options }, id, value) => {
+      if (!session || !id) return
+      const target = resolveGroup(session, options!.group, authority)
+      if ('error' in target) return target.error
+      return guarded(session, async () => {
+        const result = await ctx.memory.groups.setStrength(target.group, id, value)
+        return session.text('.done', [id, result.memory.strength.toFixed(2)])
+      })
+    })
+}
