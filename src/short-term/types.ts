@@ -12,6 +12,11 @@ export interface ChannelRef {
 export interface MessageStore {
   /** Messages of a channel in [since, before), newest `limit` of them. */
   window(channel: ChannelRef, options: { since?: Date; before: Date; limit: number }): Promise<MessageRow[]>
+  /**
+   * The oldest `limit` messages of a channel at or after `since` (the turns after a search hit).
+   * Optional: without it the context builder only adds the turns before a hit.
+   */
+  after?(channel: ChannelRef, options: { since: Date; limit: number }): Promise<MessageRow[]>
   /** Messages by platform message id within a channel. */
   byMessageIds(channel: ChannelRef, messageIds: string[]): Promise<MessageRow[]>
   /** Messages by row id (`platform:channelId:messageId`). */
@@ -33,6 +38,8 @@ export interface ContextTarget extends ChannelRef {
   replyMessageId?: string
   /** Mentioned user ids. */
   mentions?: string[]
+  /** The message @-s the bot (the bot's own earlier messages then relate to it). */
+  isMentionBot?: boolean
   time: Date
 }
 

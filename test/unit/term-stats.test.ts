@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest'
+import { TermStats, termStatsOf } from '../../src/short-term/term-stats'
+import { InMemoryMessageStore } from '../../src/short-term/in-memory-store'
+import { channel, row } from './message-rows'
+
+describe('TermStats', () => {
+  it('weights rare terms above common ones, per channel', () => {
+    const stats = new TermStats()
+    for (let i = 0; i < 30; i++) stats.add(channel, i % 10 ? 'the build is green' : 'the build is red, deploy blocked')
+    const view = stats.view(channel)!
+    expect(view.documents).toBe(30)
+    expect(view.idf('red')).toBeGreaterThan(view.idf('build'))
+    expect(view.idf('never')).toBeGreaterThan(view.idf('red'))
+    expect(view.averageLength).toBeGreaterThan(1)
+    expect(stats.view({ ...channel, channelId: 'other' })).toBeUndefined()
+    expect(stats.view(channel, 100)).toBeUndefined()
+  })
+
+  it('keeps at most maxChannels channels and maxTerms terms', () => {
+    const stats = new TermStats({ maxChannels: 2, maxTerms: 10 })
+    for (const id of ['a', 'b', 'c']) for (let i = 0; i < 20; i++) stats.add({ platform: 'p', channelId: id }, `word${i} shared`)
+    expect(stats.view({ platform: 'p', channelId: 'a' }, 1)).toBeUndefined()
+    expect(stats.view({ platform: 'p', channelId: 'c' }, 1)).toBeDefined()
+  })
+
+  it('warms a channel once and computes pool statistics', () => {
+    const stats = new TermStats()
+    stats.warm(channel, Array.from({ length: 25 }, () => 'hello world'))
+    stats.warm(channel, Array.from({ length: 25 }, () => 'again'))
+    expect(stats.view(channel)?.documents).toBe(25)
+    const pool = termStatsOf(['cat dog', 'cat', '', 'bird'])
+    expect(pool.documents).toBe(3)
+    expect(pool.idf('bird')).toBeGreaterThan(pool.idf('cat'))
+  })
+})
+
+describe('InMemoryMessageStore', () => {
+  it('answers the MessageStore port oldest first', async () => {
+    const store = new InMemoryMessageStore()
+    store.add(row('m2', 'b', 'two', 2), row('m1', 'a', 'one', 1), row('m3', 'a', 'three', 3, { replyMessageId: 'm1', topicId: 't' }), row('x', 'a', 'x', 2, { channelId: 'other' }))
+    const at = (minute: number) => new Date(row('', 'a', '', minute).createdAt)
+    expect((await store.window(channel, { before: at(3), limit: 5 })).map((r) => r.messageId)).toEqual(['m1', 'm2'])
+    expect((await store.window(channel, { before: at(9), limit: 2 })).map((r) => r.messageId)).toEqual(['m2', 'm3'])
+    expect((await store.window(channel, { since: at(2), before: at(9), limit: 5 })).map((r) => r.messageId)).toEqual(['m2', 'm3'])
+    expect((await store.after!(channel, { since: at(2), limit: 1 })).map((r) => r.messageId)).toEqual(['m2'])
+    expect((await store.byMessageIds(channel, ['m3', 'x'])).map((r) => r.messageId)).toEqual(['m3'])
+    expect((await store.byIds(['test:c1:m3', 'test:c1:m1'])).map((r) => r.messageId)).toEqual(['m1', 'm3'])
+    expect((await store.byRoot(channel, 'm1', { before: at(9), limit: 5 })).map((r) => r.messageId)).toEqual(['m1', 'm3'])
+    expect((await store.byTopic('t', { before: at(9), limit: 5 })).map((r) => r.messageId)).toEqual(['m3'])
+    await store.setTopic(['test:c1:m1'], 't')
+    expect((await store.byTopic('t', { before: at(9), limit: 5 })).map((r) => r.messageId)).toEqual(['m1', 'm3'])
+    store.add(row('m1', 'a', 'one edited', 5))
+    expect(store.size).toBe(4)
+    expect((await store.window(channel, { before: at(9), limit: 9 })).map((r) => r.messageId)).toEqual(['m2', 'm3', 'm1'])
+  })
+})
