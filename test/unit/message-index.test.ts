@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest'
+import { OfflineEmbedder } from '../../src/providers/offline-embedder'
+import { MessageIndex, MESSAGES_TABLE } from '../../src/short-term/message-index'
+import { Counters, ExactIndex, quiet, SwitchableEmbedder } from './fakes'
+import { channel, row } from './message-rows'
+
+function setup(options: { batchSize?: number; maxPending?: number; maxAttempts?: number } = {}) {
+  const index = new ExactIndex()
+  const embedder = new SwitchableEmbedder(new OfflineEmbedder())
+  const counters = new Counters()
+  const messages = new MessageIndex({ index, embedder, counters, logger: quiet, ...options })
+  return { index, embedder, counters, messages }
+}
+
+describe('MessageIndex', () => {
+  it('indexes rows in batches with the speaker, guild and channel as scope', async () => {
+    const { index, messages, counters } = setup({ batchSize: 2 })
+    expect(messages.table).toBe(MESSAGES_TABLE)
+    const rows = [row('m1', 'ann', 'the build is red', 0), row('m2', 'bob', 'I will fix the build', 1), row('m3', 'ann', 'thanks', 2), row('m4', 'bob', '', 3)]
+    expect(await messages.index(rows)).toBe(3)
+    expect(index.rows.size).toBe(3)
+    expect(index.rows.get(rows[1].id)).toMatchObject({ text: 'I will fix the build', user_id: 'bob', guild_id: 'g1', channel_id: 'c1', platform: 'test' })
+    expect(counters.get('messages.indexed')).toBe(3)
+  })
+
+  it('searches within one channel only', async () => {
+    const { messages } = setup()
+    await messages.index([
+      row('m1', 'ann', 'the build is red again', 0),
+      row('x1', 'eve', 'the build is red again', 0, { channelId: 'other' }),
+    ])
+    const hits = await messages.search(channel, 'build red', { limit: 10 })
+    expect(hits.map((hit) => hit.id)).toEqual(['test:c1:m1'])
+    expect(hits[0]).toMatchObject({ userId: 'ann', text: 'the build is red again' })
+    expect(hits[0].createdAt).toBeInstanceOf(Date)
+    expect(await messages.search(channel, '   ', { limit: 10 })).toEqual([])
+  })
+
+  it('keeps rows that failed and indexes them on the next drain', async () => {
+    const { index, messages, embedder, counters } = setup()
+    embedder.down = true
+    messages.add([row('m1', 'ann', 'hello there', 0)])
+    await messages.flush()
+    expect(index.rows.size).toBe(0)
+    expect(messages.waiting).toBe(1)
+    expect(counters.get('messages.index-failed')).toBe(1)
+    embedder.down = false
+    messages.add([row('m2', 'bob', 'general kenobi', 1)])
+    await messages.flush()
+    expect(index.rows.size).toBe(2)
+    expect(messages.waiting).toBe(0)
+  })
+
+  it('skips and counts a row after its attempts while the store is up', async () => {
+    const { messages, embedder, counters } = setup({ maxAttempts: 2 })
+    embedder.down = true
+    messages.add([row('m1', 'ann', 'hello there', 0)])
+    await messages.flush()
+    await messages.flush()
+    expect(messages.waiting).toBe(0)
+    expect(counters.get('messages.index-skipped')).toBe(1)
+  })
+
+  it('does not spend attempts while the store is out, but bounds what waits', async () => {
+    const { index, messages, counters } = setup({ maxAttempts: 1, maxPending: 3 })
+    index.down = true
+    index.state = 'open'
+    for (let i = 0; i < 5; i++) {
+      messages.add([row(`m${i}`, 'ann', `message number ${i}`, i)])
+      await messages.flush()
+    }
+    expect(messages.waiting).toBe(3)
+    expect(counters.get('messages.index-skipped')).toBe(2)
+    index.down = false
+    index.state = 'ready'
+    await messages.flush()
+    expect([...index.rows.keys()]).toEqual(['test:c1:m2', 'test:c1:m3', 'test:c1:m4'])
+  })
+
+  it('rebuilds from database pages and removes rows', async () => {
+    const { index, messages } = setup()
+    async function* pages() {
+      yield [row('m1', 'ann', 'one', 0), row('m2', 'bob', 'two', 1)]
+      yield [row('m3', 'ann', 'three', 2)]
+    }
+    expect(await messages.rebuild(pages())).toBe(3)
+    await messages.remove(['test:c1:m2'])
+    expect([...index.rows.keys()]).toEqual(['test:c1:m1', 'test:c1:m3'])
+  })
+
+  it('throws from search when the index is down (the builder copes)', async () => {
+    const { index, messages } = setup()
+    await messages.index([row('m1', 'ann', 'hello', 0)])
+    index.down = true
+    await expect(messages.search(channel, 'hello', { limit: 3 })).rejects.toThrow()
+  })
+})
