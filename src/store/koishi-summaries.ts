@@ -1,0 +1,68 @@
+import { Context } from 'koishi'
+import type { SummaryChannel, SummaryRow, SummaryStore } from '../mid-term/types'
+import { dbWhere } from '../scope'
+import type { TopicRow } from './topic-tables'
+
+/** Largest `$in` list sent in one query. */
+const CHUNK = 500
+
+/**
+ * `SummaryStore` on the Koishi table `memory_summary` (declare it with `defineSummaryTables`), plus
+ * `activeTopics` over `memory_topic` for the scheduled summary pass.
+ */
+export class KoishiSummaryStore implements SummaryStore {
+  constructor(private ctx: Context) {}
+
+  async insert(row: SummaryRow) {
+    // `create` fails on an existing id: two writers of the same version cannot both succeed
+    await this.ctx.database.create('memory_summary', row)
+  }
+
+  async get(ids: string[]) {
+    const unique = [...new Set(ids)]
+    const rows: SummaryRow[] = []
+    for (let i = 0; i < unique.length; i += CHUNK) {
+      rows.push(...await this.ctx.database.get('memory_summary', { id: { $in: unique.slice(i, i + CHUNK) } }))
+    }
+    return rows
+  }
+
+  async latest(topicId: string) {
+    if (!topicId) return undefined
+    const [row] = await this.ctx.database.get('memory_summary', { topicId }, { limit: 1, sort: { version: 'desc' } })
+    return row
+  }
+
+  async versions(topicId: string) {
+    if (!topicId) return []
+    return this.ctx.database.get('memory_summary', { topicId }, { sort: { version: 'asc' } })
+  }
+
+  async latestInChannel(channel: SummaryChannel, limit: number) {
+    if (limit <= 0) return []
+    const where = dbWhere({ platform: channel.platform, channelId: channel.channelId })
+    // every version of the channel's summaries, newest first; old versions are few (one per regeneration)
+    const rows = await this.ctx.database.get('memory_summary', where, { sort: { lastMessageAt: 'desc', version: 'desc' }, limit: limit * 4 })
+    return newestPerTopic(rows).slice(0, limit)
+  }
+
+  async latestIds() {
+    const rows = await this.ctx.database.get('memory_summary', {}, ['id', 'topicId', 'version'])
+    return newestPerTopic(rows as SummaryRow[]).map((row) => row.id)
+  }
+
+  /** Active, unarchived topics of every channel, most recently active first. */
+  async activeTopics(limit: number): Promise<TopicRow[]> {
+    if (limit <= 0) return []
+    return this.ctx.database.get('memory_topic', { active: true, archived: false }, { limit, sort: { lastMessageAt: 'desc' } })
+  }
+}
+
+function newestPerTopic<T extends Pick<SummaryRow, 'topicId' | 'version'>>(rows: T[]): T[] {
+  const best = new Map<string, T>()
+  for (const row of rows) {
+    const seen = best.get(row.topicId)
+    if (!seen || row.version > seen.version) best.set(row.topicId, row)
+  }
+  return [...best.values()]
+}
