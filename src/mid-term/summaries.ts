@@ -72,6 +72,15 @@ export interface RawMessageOptions {
 
 const FAR_FUTURE = new Date(8.64e15)
 
+/**
+ * Whether a topic had messages since its summary: more messages than it had then, or a message
+ * later than the summary was made (the summary's own `lastMessageAt` is not compared: the topic's
+ * last message may be one without text, which the summary leaves out).
+ */
+export function changedSince(topic: Pick<TopicRow, 'messageCount' | 'lastMessageAt'>, summary: Pick<SummaryRow, 'topicMessageCount' | 'createdAt'>): boolean {
+  return topic.messageCount > summary.topicMessageCount || topic.lastMessageAt.getTime() > summary.createdAt.getTime()
+}
+
 /** The summary id of a topic's version: `<topicId>#<version>`. */
 export const summaryId = (topicId: string, version: number) => `${topicId}#${version}`
 
@@ -204,7 +213,7 @@ export class TopicSummaries {
     if (!topic) return { status: 'not-found' }
     const latest = await store.latest(topicId)
     const automatic = trigger !== 'manual'
-    if (automatic && latest && topic.messageCount <= latest.topicMessageCount && topic.lastMessageAt.getTime() <= latest.lastMessageAt.getTime()) {
+    if (automatic && latest && !changedSince(topic, latest)) {
       this.remember(topicId, latest.topicMessageCount)
       return { status: 'unchanged', row: latest }
     }
