@@ -1,7 +1,11 @@
 import { Context } from 'koishi'
+import { TopicSummaries, TopicSummariesDeps } from '../mid-term/summaries'
 import type { SummaryChannel, SummaryRow, SummaryStore } from '../mid-term/types'
 import { dbWhere } from '../scope'
+import { KoishiOutbox } from './koishi-repositories'
+import { defineSummaryTables } from './summary-tables'
 import type { TopicRow } from './topic-tables'
+import type { VectorIndex } from './vector-index'
 
 /** Largest `$in` list sent in one query. */
 const CHUNK = 500
@@ -65,4 +69,28 @@ function newestPerTopic<T extends Pick<SummaryRow, 'topicId' | 'version'>>(rows:
     if (!seen || row.version > seen.version) best.set(row.topicId, row)
   }
   return [...best.values()]
+}
+
+export interface CreateTopicSummariesOptions extends Omit<TopicSummariesDeps, 'store' | 'vector' | 'activeTopics'> {
+  /** The LanceDB index; left out, search has only its keyword leg. */
+  index?: VectorIndex
+  /** LanceDB table name. Default `topic_summaries`. */
+  table?: string
+}
+
+/**
+ * Declares `memory_summary` and builds `TopicSummaries` on the Koishi database (call after
+ * `defineTopicTables` and `defineTables`): summaries in `memory_summary`, index work in
+ * `memory_outbox`, the scheduled pass over `memory_topic`.
+ */
+export function createTopicSummaries(ctx: Context, options: CreateTopicSummariesOptions): TopicSummaries {
+  defineSummaryTables(ctx)
+  const { index, table, ...rest } = options
+  const store = new KoishiSummaryStore(ctx)
+  return new TopicSummaries({
+    ...rest,
+    store,
+    activeTopics: (limit) => store.activeTopics(limit),
+    vector: index ? { index, outbox: new KoishiOutbox(ctx), table } : undefined,
+  })
 }

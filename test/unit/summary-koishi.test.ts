@@ -1,15 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { App } from 'koishi'
 import { SQLiteDriver } from '@minatojs/driver-sqlite'
-import { TopicSummaries } from '../../src/mid-term/summaries'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { defineMessageIndexes, KoishiMessageStore, messageRowId } from '../../src/store/koishi-messages'
-import { KoishiSummaryStore } from '../../src/store/koishi-summaries'
+import { createTopicSummaries, KoishiSummaryStore } from '../../src/store/koishi-summaries'
 import { KoishiTopicStore } from '../../src/store/koishi-topics'
 import { defineSummaryTables } from '../../src/store/summary-tables'
 import { defineTables, MessageRow } from '../../src/store/tables'
 import { defineTopicTables } from '../../src/store/topic-tables'
-import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'
+import { Counters, ExactIndex, quiet } from './fakes'
 import { at, summaryRow, topicRow } from './summary-fakes'
 
 function row(messageId: string, seconds: number, fields: Partial<MessageRow> = {}): MessageRow {
@@ -66,16 +65,16 @@ describe('KoishiSummaryStore (SQLite in memory)', () => {
     for (const [i, s] of [0, 10, 20, 30].entries()) await app.database.create('memory_message', row(`m${i}`, s, { userName: i % 2 ? '小明' : '小红' }))
     for (const [i, s] of [0, 10, 20].entries()) await app.database.create('memory_message', row(`n${i}`, s, { channelId: 'g2', topicId: 't9' }))
     const index = new ExactIndex()
-    const summaries = new TopicSummaries({
-      store, topics, messages, activeTopics: (limit) => store.activeTopics(limit),
-      embedder: new OfflineEmbedder({ dims: 64 }), llm: () => undefined,
-      vector: { index, outbox: new MemoryOutbox() }, counters: new Counters(), logger: quiet, now: () => at(3600),
+    const summaries = createTopicSummaries(app, {
+      topics, messages, index, embedder: new OfflineEmbedder({ dims: 64 }), llm: () => undefined,
+      counters: new Counters(), logger: quiet, now: () => at(3600),
     })
     expect(await summaries.scheduledPass()).toEqual({ checked: 2, summarized: 2, skipped: 0, failed: 0 })
     expect(await summaries.scheduledPass()).toEqual({ checked: 2, summarized: 0, skipped: 2, failed: 0 })
     const stored = await summaries.latest('t1')
     expect(stored).toMatchObject({ version: 1, fallback: true, messageCount: 4, participants: ['小红', '小明'], trigger: 'schedule' })
     expect(stored!.lastMessageAt.getTime()).toBe(at(30).getTime())
+    expect([...index.rows.keys()].sort()).toEqual(['t1#1', 't9#1'])
 
     const hits = await summaries.searchSummaries('香山红叶', { platform: 'qq', channelId: 'g1' }, { limit: 10 })
     expect(hits.map((h) => h.row.id)).toEqual(['t1#1'])
