@@ -1,20 +1,13 @@
-import { countTokens } from 'gpt-tokenizer'
 import type { MessageRow } from '../store/tables'
+import { countTokens } from '../text/token-count'
 
 /**
  * Transcripts and segmentation of a topic for the summary LLM (000 §3.2.2 "智能分段"). Tokens are
- * counted with `gpt-tokenizer` (o200k_base), the tokenizer the rest of the plugin budgets with.
+ * counted with the plugin's one tokenizer (`text/token-count`, o200k_base).
  */
 
-/** Tokens of `text`; special-token markers in chat text are counted as plain text. */
-export function tokens(text: string): number {
-  if (!text) return 0
-  try {
-    return countTokens(text)
-  } catch {
-    return countTokens(text.replace(/<\|/g, '< |'))
-  }
-}
+/** Tokens of `text` (special-token markers in chat text count as plain text). */
+export const tokens = countTokens
 
 /** Who said a message, as the transcript and the participants list name them. */
 export function speaker(message: Pick<MessageRow, 'userName' | 'userId' | 'role'>): string {
