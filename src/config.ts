@@ -65,6 +65,14 @@ export interface Config {
     closeIntervalMinutes: number
     useLlm: boolean
   }
+  summaries: {
+    enabled: boolean
+    countThreshold: number
+    minMessages: number
+    scheduleIntervalMinutes: number
+    keywordWeight: number
+    vectorWeight: number
+  }
   group: {
     timer: boolean
     hour: number
@@ -148,6 +156,14 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     followMinutes: Schema.natural().default(10),
     closeIntervalMinutes: Schema.natural().min(1).default(5),
     useLlm: Schema.boolean().default(true),
+  }),
+  summaries: Schema.object({
+    enabled: Schema.boolean().default(true),
+    countThreshold: Schema.natural().default(50),
+    minMessages: Schema.natural().min(1).default(3),
+    scheduleIntervalMinutes: Schema.natural().default(60),
+    keywordWeight: Schema.number().min(0).max(1).step(0.05).default(0.4),
+    vectorWeight: Schema.number().min(0).max(1).step(0.05).default(0.6),
   }),
   group: Schema.object({
     timer: Schema.boolean().default(true),

@@ -23,6 +23,8 @@ import { TopicAttributor } from './short-term/topics'
 import { GroupMemories } from './group/memories'
 import { mountGroupApi } from './group/http-api'
 import { createGroupMemories } from './store/koishi-group-store'
+import { createTopicSummaries } from './store/koishi-summaries'
+import type { TopicSummaries } from './mid-term/summaries'
 
 declare module 'koishi' {
   interface Context {
@@ -63,6 +65,7 @@ export class MemoryService extends Service {
   private recorder: MessageRecorder
   private tracker = new DialogueTracker({ maxTurns: 20, maxDialogues: 5000 })
   readonly groups: GroupMemories
+  readonly summaries: TopicSummaries
   readonly messages: KoishiMessageStore
   readonly topics: KoishiTopicStore
   private attributor: TopicAttributor
@@ -111,6 +114,20 @@ export class MemoryService extends Service {
       },
     })
     mountGroupApi(ctx, () => this.groups, { token: config.api.token, prefix: config.api.prefix })
+    this.summaries = createTopicSummaries(ctx, {
+      topics: this.topics,
+      messages: this.messages,
+      index: this.index,
+      embedder: this.providers.embedder,
+      llm: () => this.providers.llm,
+      counters,
+      logger: log,
+      options: {
+        countThreshold: config.summaries.countThreshold,
+        minMessages: config.summaries.minMessages,
+        searchWeights: { keyword: config.summaries.keywordWeight, vector: config.summaries.vectorWeight },
+      },
+    })
     this.facts = new KoishiFactRepository(ctx)
     this.outbox = new KoishiOutbox(ctx)
     const table = config.store.factsTable
@@ -163,9 +180,13 @@ export class MemoryService extends Service {
     await this.index.open()
     void this.flushOutbox()
     if (this.config.group.timer) this.scheduleEvolution()
-    this.ctx.setInterval(() => {
-      this.attributor.closeIdleTopics().catch((error) => this.log.warn('closing idle topics failed: %s', error.message))
-    }, this.config.topics.closeIntervalMinutes * 60_000)
+    this.ctx.setInterval(() => void this.closeIdleTopics(), this.config.topics.closeIntervalMinutes * 60_000)
+    const { enabled, scheduleIntervalMinutes } = this.config.summaries
+    if (enabled && scheduleIntervalMinutes > 0) {
+      this.ctx.setInterval(() => {
+        this.queue.push('summaries:scheduled', () => this.summaries.scheduledPass())
+      }, scheduleIntervalMinutes * 60_000)
+    }
     this.ctx.setInterval(() => void this.flushOutbox(), this.config.store.retryIntervalSeconds * 1000)
   }
 
@@ -284,13 +305,29 @@ export class MemoryService extends Service {
     try {
       const facts = await this.factIndex.drain((ids) => this.facts.get(ids))
       const groups = await this.groups.drain()
-      const result = { indexed: facts.indexed + groups.indexed, pending: facts.pending || groups.pending }
+      const summaries = await this.summaries.drain()
+      const result = {
+        indexed: facts.indexed + groups.indexed + summaries.indexed,
+        pending: facts.pending || groups.pending || summaries.pending,
+      }
       if (result.indexed) this.log.info('indexed %d waiting memories', result.indexed)
       return result
     } catch (error) {
       // the database itself failed: try again on the next round (at shutdown, say nothing)
       if (this.ctx.scope.isActive) this.log.warn('could not read the outbox: %s', (error as Error).message)
       return { indexed: 0, pending: true }
+    }
+  }
+
+  /** Closes idle topics and summarises them in the background. */
+  async closeIdleTopics() {
+    try {
+      const closed = await this.attributor.closeIdleTopics()
+      if (closed.length && this.config.summaries.enabled) this.queue.push('summaries:closed', () => this.summaries.onTopicsClosed(closed))
+      return closed
+    } catch (error) {
+      this.log.warn('closing idle topics failed: %s', (error as Error).message)
+      return []
     }
   }
 
@@ -429,7 +466,10 @@ export class MemoryService extends Service {
       this.unattributed.delete(key)
       // attribution writes the topic id onto the stored rows
       await this.recorder.flush()
-      for (const next of rows) await this.attributor.attribute(next)
+      const topicIds = new Set<string>()
+      for (const next of rows) topicIds.add((await this.attributor.attribute(next)).topicId)
+      // the count trigger may call the LLM: a job of its own, never inside attribution
+      if (this.config.summaries.enabled) this.queue.push(`summaries:${key}`, () => this.summaries.onTopicMessages([...topicIds]))
     })
     if (!queued) this.unattributed.delete(key)
   }

@@ -2,6 +2,7 @@ import { Context, h, Session } from 'koishi'
 import type { Config } from '../config'
 import { sessionScope } from '../service'
 import { registerGroupCommands } from './group'
+import { registerTopicCommands } from './topics'
 
 /** The target of `-u`: an @-mention, `platform:id`, or a bare id on the caller's platform. */
 function parseUser(session: Session, target: string) {
@@ -20,6 +21,7 @@ function preview(text: string, max = 80) {
 export function registerCommands(ctx: Context, config: Config) {
   const root = ctx.command('memory')
   registerGroupCommands(ctx, config)
+  registerTopicCommands(ctx)
 
   root.subcommand('.recall <query:text>')
     .action(async ({ session }, query) => {
