@@ -77,7 +77,7 @@ async function seedGroup(app: Awaited<ReturnType<typeof bootApp>>['app'], store:
   const messages: MessageRow[] = Array.from({ length: MESSAGES + 20 }, (_, i) => ({
     id: `bench:${group.guildId}:${i}`, messageId: String(i), platform: group.platform, guildId: group.guildId, channelId: group.guildId,
     userId: `u${i % 7}`, userName: `成员${i % 7}`, content: `我们今天聊聊${TOPICS[i % TOPICS.length]}吧，第${i}条消息，顺便说说周末的安排`,
-    role: 'user', isMentionBot: false, replyMessageId: '', rootMessageId: String(i), topicId: '', createdAt: new Date(now.getTime() - 3_600_000 + i * 1000),
+    role: 'user', isMentionBot: false, isCommand: false, replyMessageId: '', rootMessageId: String(i), topicId: '', createdAt: new Date(now.getTime() - 3_600_000 + i * 1000),
   }))
   await app.database.upsert('memory_message', messages)
   return rows

@@ -388,6 +388,15 @@ export class MemoryService extends Service {
     return mode === 'allow' ? listed : !listed
   }
 
+  /** Whether the message calls one of the bot's commands (with or without a prefix). */
+  private isCommand(session: Session): boolean {
+    let text = (session.stripped?.content ?? '').trim()
+    const prefix = this.config.memorize.commandPrefixes.find((prefix) => prefix && text.startsWith(prefix))
+    if (prefix) text = text.slice(prefix.length)
+    const name = text.split(/\s/, 1)[0]
+    return Boolean(name && this.ctx.$commander.get(name, session))
+  }
+
   private captureIncoming(session: Session) {
     if (!session.channelId || session.userId === session.selfId || !this.records(session)) return
     const content = renderPlainText(session.elements ?? [], this.config.capture.placeholders)
@@ -404,12 +413,14 @@ export class MemoryService extends Service {
       content,
       role: 'user',
       isMentionBot: Boolean(session.stripped?.atSelf) || mentions(session.elements ?? [], session.selfId),
+      isCommand: this.isCommand(session),
       replyMessageId,
       rootMessageId: replyMessageId ? this.recorder.rootOf(session.platform, session.channelId, replyMessageId) : messageId,
       topicId: '',
       createdAt: new Date(session.timestamp || Date.now()),
     }
     this.recorder.add(row)
+    if (row.isCommand) return
     this.attributeLater(row)
     if (!this.config.memorize.enabled || !content) return
     const owner = ownerOf(session)
@@ -436,6 +447,7 @@ export class MemoryService extends Service {
       content,
       role: 'assistant',
       isMentionBot: false,
+      isCommand: false,
       replyMessageId,
       rootMessageId: replyMessageId ? this.recorder.rootOf(session.platform, session.channelId, replyMessageId) : messageId,
       topicId: '',

@@ -96,6 +96,7 @@ export class KoishiGroupStore implements GroupMemoryStore {
     const rows = await this.db.get('memory_message', {
       platform: group.platform,
       guildId: group.guildId,
+      isCommand: false,
       ...(query.roles.length === 1 ? { role: query.roles[0] } : {}),
       createdAt: { $gte: query.since, $gt: query.after },
     }, {
@@ -108,7 +109,7 @@ export class KoishiGroupStore implements GroupMemoryStore {
 
   async activeGroups(since: Date) {
     const rows = await this.db
-      .select('memory_message', { guildId: { $ne: '' }, createdAt: { $gt: since } })
+      .select('memory_message', { guildId: { $ne: '' }, isCommand: false, createdAt: { $gt: since } })
       .groupBy(['platform', 'guildId'], { newest: (row) => $.max(row.createdAt) })
       .execute()
     return rows.map((row) => ({ platform: row.platform, guildId: row.guildId, newest: new Date(row.newest as unknown as Date | number) }))

@@ -13,6 +13,8 @@ export interface MessageRow {
   content: string
   role: 'user' | 'assistant'
   isMentionBot: boolean
+  /** The message invoked a bot command: kept, but not discussion for topics or group memory. */
+  isCommand: boolean
   replyMessageId: string
   rootMessageId: string
   topicId: string
@@ -66,6 +68,7 @@ export function defineTables(ctx: Context) {
     content: 'text',
     role: 'string(15)',
     isMentionBot: 'boolean',
+    isCommand: { type: 'boolean', initial: false },
     replyMessageId: 'string(127)',
     rootMessageId: 'string(127)',
     topicId: 'string(63)',

@@ -18,7 +18,7 @@ function row(messageId: string, seconds: number, fields: Partial<MessageRow> = {
   const channelId = fields.channelId ?? 'g1'
   return {
     id: messageRowId(platform, channelId, messageId), messageId, platform, guildId: 'g1', channelId,
-    userId: 'u1', userName: 'U1', content: `line ${messageId}`, role: 'user', isMentionBot: false,
+    userId: 'u1', userName: 'U1', content: `line ${messageId}`, role: 'user', isMentionBot: false, isCommand: false,
     replyMessageId: '', rootMessageId: messageId, topicId: '', createdAt: at(seconds), ...fields,
   }
 }

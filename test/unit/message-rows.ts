@@ -18,7 +18,7 @@ export function row(messageId: string, userId: string, content: string, minute: 
     userName: userId[0].toUpperCase() + userId.slice(1),
     content,
     role: 'user',
-    isMentionBot: false,
+    isMentionBot: false, isCommand: false,
     replyMessageId: '',
     rootMessageId: extra.replyMessageId ? extra.rootMessageId ?? extra.replyMessageId : messageId,
     topicId: '',

@@ -8,7 +8,7 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 function row(messageId: string, extra: Partial<MessageRow> = {}): MessageRow {
   return {
     id: `qq:c:${messageId}`, messageId, platform: 'qq', guildId: 'g', channelId: 'c', userId: 'u', userName: 'U',
-    content: messageId, role: 'user', isMentionBot: false, replyMessageId: '', rootMessageId: messageId, topicId: '',
+    content: messageId, role: 'user', isMentionBot: false, isCommand: false, replyMessageId: '', rootMessageId: messageId, topicId: '',
     createdAt: new Date(0), ...extra,
   }
 }

@@ -15,7 +15,7 @@ function row(messageId: string, seconds: number, fields: Partial<MessageRow> = {
   const channelId = fields.channelId ?? 'g1'
   return {
     id: messageRowId('qq', channelId, messageId), messageId, platform: 'qq', guildId: channelId, channelId,
-    userId: 'u1', userName: '小红', content: `去香山看红叶 ${messageId}`, role: 'user', isMentionBot: false,
+    userId: 'u1', userName: '小红', content: `去香山看红叶 ${messageId}`, role: 'user', isMentionBot: false, isCommand: false,
     replyMessageId: '', rootMessageId: messageId, topicId: 't1', createdAt: at(seconds), ...fields,
   }
 }

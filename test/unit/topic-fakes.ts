@@ -107,7 +107,7 @@ export function message(fields: Partial<MessageRow> & { content: string; userId:
     channelId: 'g1',
     userName: fields.userId,
     role: 'user',
-    isMentionBot: false,
+    isMentionBot: false, isCommand: false,
     replyMessageId: '',
     rootMessageId: messageId,
     topicId: '',
