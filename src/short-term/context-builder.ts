@@ -1,0 +1,597 @@
+import { analyzeMessage, extractMentions } from '../capture/analyzer'
+import type { RetrievedMemory } from '../long-term/retrieve'
+import type { Counters, Embedder, Logger } from '../providers/types'
+import type { MessageRow } from '../store/tables'
+import { contentTerms } from '../text/keywords'
+import { countTokens, renderLine, truncateToTokens } from '../text/token-count'
+import { normalizeText } from '../text/tokens'
+import { CandidateRelation, RelevanceScorer, ScoredSignals, ScoringFeatures } from './scorer'
+import type { QuickSearch } from './search-tool'
+import { TermStats, termStatsOf, TermStatsView } from './term-stats'
+import type { BuiltContext, CandidateSource, ChannelRef, ContextMessage, ContextOptions, ContextTarget, MessageStore } from './types'
+
+/**
+ * The context builder (seed 000 §2.4, seed 001 §3.3): the messages a reply to `target` should see,
+ * chosen by relevance within a token budget instead of "the last N messages".
+ *
+ * 1. Candidates come from five sources: the reply chain of the target (up to `replyDepth` links), the
+ *    thread its chain started from, the target's topic (when the attribution has set one), semantic
+ *    neighbours (a hybrid search of the channel's indexed messages) and the recent time window
+ *    (`timeWindowHours`, at most `maxMessages` messages).
+ * 2. Every candidate is scored by the `RelevanceScorer`. The keyword signal is a BM25 match with
+ *    the channel's term statistics; the semantic signal blends the embedding similarity with the
+ *    lexical match (`lexicalShare`), both relative to the best candidate.
+ * 3. The turns around the best-scoring candidates (`adjacentHits`, `adjacentTurns` on each side)
+ *    join the pool and inherit part of their neighbour's content relevance (`adjacentDecay` per
+ *    turn): the question before an answer, the answer after a question.
+ * 4. The best candidates above the scorer's threshold are taken while they fit: long-term memories
+ *    and the rolling summary take at most their share of the budget, the messages the rest; a message
+ *    costs the tokens of its rendered line (`name: content`) plus one for the line break. The total
+ *    never exceeds `tokenBudget`. Duplicates (one message from two sources, or the same words said
+ *    twice by one person) are merged. The result is oldest first, each message with its sources and
+ *    signals.
+ *
+ * `build` never throws. When the build fails or takes longer than `timeoutMs`, it returns the plain
+ * recent window that fits the budget, marked `fallback: true` and counted (`context.fallback`).
+ */
+
+export interface ContextBuilderConfig {
+  /** Default 2000. */
+  tokenBudget: number
+  /** Messages of the recent time window considered. Default 50. */
+  maxMessages: number
+  /** Default 24. */
+  timeWindowHours: number
+  /** Past this the builder falls back to the recent window. Default 5000. */
+  timeoutMs: number
+  /** Reply-chain links followed. Default 5. */
+  replyDepth: number
+  /** Thread members considered. Default 15. */
+  threadLimit: number
+  /** Topic members considered. Default 20. */
+  topicLimit: number
+  /** Semantic neighbours asked of the search. Default 150. */
+  semanticLimit: number
+  /** Best candidates whose neighbouring turns are also considered. Default 24. */
+  adjacentHits: number
+  /** Turns on each side of such a candidate. Default 2. */
+  adjacentTurns: number
+  /** Share of a neighbour's content relevance a turn inherits, per turn of distance. Default 0.7. */
+  adjacentDecay: number
+  /** Share of the lexical (BM25) match in the semantic signal; the rest is embedding similarity. Default 0.5. */
+  lexicalShare: number
+  /**
+   * Which candidate's embedding similarity counts as "unrelated" (0) when calibrating: the quantile
+   * of the pool's similarities. Default 0.5 (the median).
+   */
+  similarityFloor: number
+  /** Most of the budget the long-term memories may take. Default 0.15. */
+  longTermShare: number
+  /** Most of the budget the rolling summary may take. Default 0.15. */
+  summaryShare: number
+  /** Long-term memories asked for. Default 5. */
+  longTermTopK: number
+  /** Embed candidates the search did not score, so every candidate has an embedding similarity. Default true. */
+  embedCandidates: boolean
+}
+
+export const DEFAULT_CONTEXT_CONFIG: Readonly<ContextBuilderConfig> = Object.freeze({
+  tokenBudget: 2000,
+  maxMessages: 50,
+  timeWindowHours: 24,
+  timeoutMs: 5000,
+  replyDepth: 5,
+  threadLimit: 15,
+  topicLimit: 20,
+  semanticLimit: 150,
+  adjacentHits: 24,
+  adjacentTurns: 2,
+  adjacentDecay: 0.7,
+  lexicalShare: 0.5,
+  similarityFloor: 0.5,
+  longTermShare: 0.15,
+  summaryShare: 0.15,
+  longTermTopK: 5,
+  embedCandidates: true,
+})
+
+export interface ContextBuilderDeps {
+  store: MessageStore
+  /** Semantic neighbours; without it that source is skipped. */
+  search?: QuickSearch
+  /** Embeds the target (for the search) and candidates the search did not score. */
+  embedder?: Embedder
+  /** The channel's term statistics (fed on capture); without them the candidate pool's are used. */
+  termStats?: TermStats
+  /** The target author's long-term memories relevant to the target (a `retrieve`). */
+  longTerm?: (target: ContextTarget, topK: number) => Promise<RetrievedMemory[]>
+  /** The channel's rolling summary. */
+  summary?: (channel: ChannelRef) => Promise<string | undefined>
+  /** The topic of the target when its row has none yet (e.g. the attribution's best guess). */
+  topicOf?: (target: ContextTarget) => Promise<string | undefined>
+  /** Told about every context built (the context log). Errors are ignored. */
+  onBuilt?: (target: ContextTarget, context: BuiltContext) => void
+  scorer?: RelevanceScorer
+  counters: Counters
+  logger: Logger
+  /** Milliseconds, for build times. Default `performance.now`. */
+  clock?: () => number
+}
+
+interface Candidate {
+  row: MessageRow
+  sources: Set<CandidateSource>
+  replyDepth?: number
+  sameThread?: boolean
+  /** Cosine similarity of the embeddings. */
+  similarity?: number
+  /**
+   * Best candidates this turn sits next to: distance in turns, and a factor for how much the stretch
+   * between them looks like one conversation (1 for a dialogue, ½ when more people talk in it).
+   */
+  near?: { id: string; distance: number; factor: number }[]
+}
+
+interface Scored {
+  candidate: Candidate
+  score: number
+  content: number
+  signals: ScoredSignals
+}
+
+/** What the builder derives from a message's text, once. */
+interface TextFeatures {
+  terms: Map<string, number>
+  length: number
+  mentions: string[]
+  tokens: number
+}
+
+/** A bounded least-recently-set cache: what was computed for a message is not computed for every build. */
+class Lru<T> {
+  private map = new Map<string, T>()
+  constructor(private size: number) {}
+  get(id: string) {
+    return this.map.get(id)
+  }
+  set(id: string, value: T) {
+    this.map.delete(id)
+    this.map.set(id, value)
+    if (this.map.size > this.size) this.map.delete(this.map.keys().next().value!)
+  }
+}
+
+/** BM25 parameters. */
+const K1 = 1.2
+const B = 0.75
+/** Least spread between the median and the best embedding similarity that calibrates to 0…1. */
+const MIN_SPREAD = 0.2
+
+export class ContextBuilder {
+  readonly config: Readonly<ContextBuilderConfig>
+  readonly scorer: RelevanceScorer
+  private readonly vectors = new Lru<Float32Array>(4096)
+  private readonly texts = new Lru<TextFeatures>(8192)
+  private readonly clock: () => number
+
+  constructor(private deps: ContextBuilderDeps, config: Partial<ContextBuilderConfig> = {}) {
+    this.config = Object.freeze({ ...DEFAULT_CONTEXT_CONFIG, ...config })
+    this.scorer = deps.scorer ?? new RelevanceScorer()
+    this.clock = deps.clock ?? (() => performance.now())
+  }
+
+  /** The context for `target`. Never throws. */
+  async build(target: ContextTarget, options: ContextOptions = {}): Promise<BuiltContext> {
+    const started = this.clock()
+    const settings = this.settings(options)
+    const { counters, logger } = this.deps
+    let built: BuiltContext
+    try {
+      built = await withTimeout(this.select(target, settings, started), settings.timeoutMs)
+      counters.inc('context.built')
+    } catch (error) {
+      counters.inc('context.fallback')
+      logger.warn('context for %s:%s fell back to the recent window: %s', target.platform, target.channelId, (error as Error).message)
+      built = await this.fallback(target, settings, started)
+    }
+    try {
+      this.deps.onBuilt?.(target, built)
+    } catch {
+      // the log must never break the reply
+    }
+    return built
+  }
+
+  private settings(options: ContextOptions): ContextBuilderConfig {
+    const config = { ...this.config }
+    if (options.tokenBudget !== undefined) config.tokenBudget = options.tokenBudget
+    if (options.maxMessages !== undefined) config.maxMessages = options.maxMessages
+    if (options.timeWindowHours !== undefined) config.timeWindowHours = options.timeWindowHours
+    config.tokenBudget = Math.max(0, Math.floor(Number(config.tokenBudget) || 0))
+    config.maxMessages = Math.max(0, Math.floor(Number(config.maxMessages) || 0))
+    config.timeWindowHours = Math.max(0, Number(config.timeWindowHours) || 0)
+    return config
+  }
+
+  /** The plain recent window that fits the budget. Never throws. */
+  private async fallback(target: ContextTarget, settings: ContextBuilderConfig, started: number): Promise<BuiltContext> {
+    let rows: MessageRow[] = []
+    try {
+      rows = await withTimeout(this.deps.store.window(target, {
+        since: new Date(target.time.getTime() - settings.timeWindowHours * 3_600_000),
+        before: target.time,
+        limit: settings.maxMessages,
+      }), Math.min(settings.timeoutMs, 2000))
+    } catch (error) {
+      this.deps.counters.inc('context.fallback-empty')
+      this.deps.logger.debug('recent window unavailable: %s', (error as Error).message)
+    }
+    // the newest messages that fit, contiguous from the end: what a plain window is
+    const messages: ContextMessage[] = []
+    let total = 0
+    let windowTokens = 0
+    let full = false
+    for (let i = rows.length - 1; i >= 0; i--) {
+      if (isTarget(rows[i], target)) continue
+      const message = this.toContextMessage(rows[i], 0, ['time-window'], {})
+      windowTokens += message.tokens + 1
+      if (full || total + message.tokens + 1 > settings.tokenBudget) {
+        full = true
+        continue
+      }
+      messages.push(message)
+      total += message.tokens + 1
+    }
+    return { longTerm: [], summary: '', messages: messages.reverse(), tokens: total, windowTokens, fallback: true, buildMs: this.clock() - started }
+  }
+
+  private async select(target: ContextTarget, settings: ContextBuilderConfig, started: number): Promise<BuiltContext> {
+    const { store } = this.deps
+    const before = target.time
+    const since = new Date(before.getTime() - settings.timeWindowHours * 3_600_000)
+    const targetVector = this.embedTarget(target)
+
+    const longTerm = this.deps.longTerm && settings.longTermShare > 0
+      ? this.deps.longTerm(target, settings.longTermTopK).catch(() => [] as RetrievedMemory[])
+      : Promise.resolve([] as RetrievedMemory[])
+    const summary = this.deps.summary && settings.summaryShare > 0
+      ? this.deps.summary(target).catch(() => undefined)
+      : Promise.resolve(undefined)
+
+    const candidates = new Map<string, Candidate>()
+    const add = (row: MessageRow, source: CandidateSource, extra: Partial<Candidate> = {}) => {
+      if (isTarget(row, target) || row.createdAt > before || row.platform !== target.platform || row.channelId !== target.channelId) return undefined
+      let candidate = candidates.get(row.id)
+      if (!candidate) candidates.set(row.id, (candidate = { row, sources: new Set() }))
+      candidate.sources.add(source)
+      if (extra.replyDepth !== undefined) candidate.replyDepth = Math.min(candidate.replyDepth ?? Infinity, extra.replyDepth)
+      if (extra.sameThread) candidate.sameThread = true
+      if (extra.similarity !== undefined) candidate.similarity = Math.max(candidate.similarity ?? -1, extra.similarity)
+      return candidate
+    }
+
+    const structural = (async () => {
+      const chain = await this.replyChain(target, settings.replyDepth)
+      chain.forEach((row, i) => add(row, 'reply-chain', { replyDepth: i + 1 }))
+      const own = target.messageId ? (await store.byMessageIds(target, [target.messageId]))[0] : undefined
+      const root = own?.rootMessageId && own.rootMessageId !== own.messageId ? own.rootMessageId : chain.at(-1)?.rootMessageId || chain.at(-1)?.messageId
+      const topicId = own?.topicId || chain.find((row) => row.topicId)?.topicId || (await this.deps.topicOf?.(target).catch(() => undefined)) || ''
+      await Promise.all([
+        root && settings.threadLimit > 0 ? (async () => {
+          const [rootRow] = await store.byMessageIds(target, [root])
+          if (rootRow) add(rootRow, 'thread-root', { sameThread: true })
+          for (const row of await store.byRoot(target, root, { before, limit: settings.threadLimit })) add(row, 'thread-root', { sameThread: true })
+        })() : undefined,
+        topicId && settings.topicLimit > 0 ? (async () => {
+          for (const row of await store.byTopic(topicId, { before, limit: settings.topicLimit })) add(row, 'topic')
+        })() : undefined,
+      ])
+      return topicId
+    })()
+    const window = settings.maxMessages > 0 ? store.window(target, { since, before, limit: settings.maxMessages }) : Promise.resolve([])
+    const semantic = this.semanticNeighbours(target, settings, await targetVector)
+
+    // awaited together, so that a failure of one never leaves the other's rejection unhandled
+    const [topicId, windowRows] = await Promise.all([structural, window])
+    for (const row of windowRows) add(row, 'time-window')
+    for (const found of await semantic) add(found.row, 'semantic', { similarity: found.similarity })
+
+    // score, then bring in the turns around the best candidates and score again
+    const vector = await targetVector
+    await this.fillSimilarities([...candidates.values()], vector, settings)
+    let scored = this.score(target, topicId, [...candidates.values()], settings)
+    if (settings.adjacentTurns > 0 && settings.adjacentHits > 0 && scored.length) {
+      const best = scored.filter((item) => item.content > 0).slice(0, settings.adjacentHits).map((item) => item.candidate.row)
+      for (const { row, of, distance, factor } of await this.around(target, best, settings.adjacentTurns)) {
+        const candidate = add(row, 'semantic')
+        if (!candidate || candidate.row.id === of.id || !continues(of, row)) continue
+        ;(candidate.near ??= []).push({ id: of.id, distance, factor })
+      }
+      await this.fillSimilarities([...candidates.values()], vector, settings)
+      scored = this.score(target, topicId, [...candidates.values()], settings)
+    }
+
+    // sections: long-term and summary first, within their shares; messages get the rest
+    let used = 0
+    const memories: RetrievedMemory[] = []
+    const longTermCap = Math.floor(settings.tokenBudget * settings.longTermShare)
+    for (const memory of await longTerm) {
+      const cost = countTokens(`- ${memory.content}`) + 1
+      if (used + cost > longTermCap) continue
+      memories.push(memory)
+      used += cost
+    }
+    const summaryText = truncateToTokens((await summary) ?? '', Math.floor(settings.tokenBudget * settings.summaryShare) - 1)
+    if (summaryText) used += countTokens(summaryText) + 1
+
+    const chosen: ContextMessage[] = []
+    const said = new Set<string>()
+    for (const item of scored) {
+      if (!this.scorer.passes(item.score)) break
+      const message = this.toContextMessage(item.candidate.row, item.score, [...item.candidate.sources], item.signals)
+      const cost = message.tokens + 1
+      if (used + cost > settings.tokenBudget) continue
+      const fingerprint = `${message.userId}\u0000${normalizeText(message.content).replace(/\s+/g, ' ').trim()}`
+      if (said.has(fingerprint)) continue
+      said.add(fingerprint)
+      chosen.push(message)
+      used += cost
+    }
+    chosen.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
+
+    let windowTokens = 0
+    for (const row of windowRows) if (!isTarget(row, target)) windowTokens += this.features(row).tokens + 1
+    return { longTerm: memories, summary: summaryText, messages: chosen, tokens: used, windowTokens, fallback: false, buildMs: this.clock() - started }
+  }
+
+  /** The messages the target replies to, nearest first, `depth` links at most. */
+  private async replyChain(target: ContextTarget, depth: number): Promise<MessageRow[]> {
+    const chain: MessageRow[] = []
+    const seen = new Set<string>()
+    let next = target.replyMessageId
+    while (next && chain.length < depth && !seen.has(next)) {
+      seen.add(next)
+      const [row] = await this.deps.store.byMessageIds(target, [next])
+      if (!row) break
+      chain.push(row)
+      next = row.replyMessageId
+    }
+    return chain
+  }
+
+  private async embedTarget(target: ContextTarget): Promise<Float32Array | undefined> {
+    if (!this.deps.embedder || !target.content.trim()) return undefined
+    try {
+      return (await this.deps.embedder.embed([target.content]))[0]
+    } catch (error) {
+      this.deps.counters.inc('context.embed-failed')
+      this.deps.logger.debug('could not embed the target: %s', (error as Error).message)
+      return undefined
+    }
+  }
+
+  /** Search hits of the channel, as rows. A failing search yields none (and is counted). */
+  private async semanticNeighbours(target: ContextTarget, settings: ContextBuilderConfig, vector?: Float32Array) {
+    const { search, store } = this.deps
+    if (!search || settings.semanticLimit < 1 || !target.content.trim()) return []
+    try {
+      const hits = (await search(target, target.content, { limit: settings.semanticLimit, vector })).filter((hit) => hit.createdAt <= target.time)
+      if (!hits.length) return []
+      const similarity = new Map(hits.map((hit) => [hit.id, hit.similarity]))
+      return (await store.byIds(hits.map((hit) => hit.id))).map((row) => ({ row, similarity: similarity.get(row.id) }))
+    } catch (error) {
+      this.deps.counters.inc('context.search-failed')
+      this.deps.logger.debug('semantic neighbours unavailable: %s', (error as Error).message)
+      return []
+    }
+  }
+
+  /**
+   * The `turns` messages before and after each row, with their distance in turns and how much the
+   * stretch looks like one conversation: 1 when at most two people talk in it, ½ when more do
+   * (interleaved group talk, where the next line is often about something else).
+   */
+  private async around(channel: ChannelRef, rows: MessageRow[], turns: number) {
+    const { store } = this.deps
+    const found = await Promise.all(rows.map(async (row) => {
+      const [earlier, later] = await Promise.all([
+        store.window(channel, { before: row.createdAt, limit: turns }),
+        store.after ? store.after(channel, { since: new Date(row.createdAt.getTime() + 1), limit: turns }) : Promise.resolve([]),
+      ])
+      const speakers = new Set([row, ...earlier, ...later].map((near) => near.userId)).size
+      const factor = speakers > 2 ? 0.5 : 1
+      return [
+        ...earlier.map((near, i) => ({ row: near, of: row, distance: earlier.length - i, factor })),
+        ...later.map((near, i) => ({ row: near, of: row, distance: i + 1, factor })),
+      ]
+    }))
+    return found.flat()
+  }
+
+  /** Embeds candidates without a similarity (bounded), so the semantic signal covers them too. */
+  private async fillSimilarities(pool: Candidate[], vector: Float32Array | undefined, settings: ContextBuilderConfig) {
+    const { embedder } = this.deps
+    if (!embedder || !vector || !settings.embedCandidates) return
+    const missing = pool.filter((candidate) => candidate.similarity === undefined && candidate.row.content.trim())
+    if (!missing.length) return
+    const toEmbed = missing.filter((candidate) => !this.vectors.get(candidate.row.id)).slice(0, 256)
+    if (toEmbed.length) {
+      try {
+        const vectors = await embedder.embed(toEmbed.map((candidate) => candidate.row.content))
+        toEmbed.forEach((candidate, i) => this.vectors.set(candidate.row.id, vectors[i]))
+      } catch (error) {
+        this.deps.counters.inc('context.embed-failed')
+        this.deps.logger.debug('could not embed candidates: %s', (error as Error).message)
+      }
+    }
+    for (const candidate of missing) {
+      const other = this.vectors.get(candidate.row.id)
+      if (other && other.length === vector.length) candidate.similarity = dot(vector, other)
+    }
+  }
+
+  private features(row: MessageRow): TextFeatures {
+    let features = this.texts.get(row.id)
+    if (!features) {
+      const terms = new Map<string, number>()
+      const list = contentTerms(row.content)
+      for (const term of list) terms.set(term, (terms.get(term) ?? 0) + 1)
+      features = {
+        terms,
+        length: list.length,
+        mentions: extractMentions(row.content),
+        tokens: countTokens(renderLine(row.userName, row.content)),
+      }
+      this.texts.set(row.id, features)
+    }
+    return features
+  }
+
+  private score(target: ContextTarget, topicId: string, pool: Candidate[], settings: ContextBuilderConfig): Scored[] {
+    const stats = this.stats(target, pool)
+    const participants = new Set(pool.map((candidate) => candidate.row.userName))
+    const targetFeatures = analyzeMessage(target)
+    const people = namesIn(target.content, [...participants])
+    const mentions = new Set([...targetFeatures.mentions, ...people])
+    // a name that stands for a participant is a mention, not a keyword: "what did Caroline say"
+    // should not favour every message that greets Caroline
+    const nameTerms = new Set(people.flatMap((name) => contentTerms(name)))
+    const query = [...new Set(contentTerms(target.content))].filter((term) => !nameTerms.has(term))
+    const ideal = query.reduce((sum, term) => sum + stats.idf(term), 0)
+    const targetScoring: ScoringFeatures = { ...targetFeatures, mentions: [...mentions], time: target.time }
+
+    const lexical = new Map<string, number>()
+    let bestLexical = 0
+    for (const candidate of pool) {
+      const value = bm25(query, this.features(candidate.row), stats)
+      lexical.set(candidate.row.id, value)
+      bestLexical = Math.max(bestLexical, value)
+    }
+    // Both parts of the semantic signal are calibrated on the pool, so that they mean the same with
+    // any embedder: raw cosines of different embedders live on different scales (lexical vectors
+    // rarely pass 0.5, dense ones rarely fall under it), and even unrelated texts share some. The
+    // median candidate counts as unrelated (0) and the best as 1, unless the best is barely above
+    // the median (`MIN_SPREAD`): then no candidate stands out and none gets much. Likewise the best
+    // lexical match counts as 1 only when it covers at least half of the target's keyword weight.
+    const similarities = pool.flatMap((candidate) => (candidate.similarity === undefined ? [] : [candidate.similarity])).sort((a, b) => a - b)
+    const bestSimilarity = similarities.length ? similarities[similarities.length - 1] : 0
+    const quantile = Math.min(1, Math.max(0, settings.similarityFloor))
+    const floor = similarities.length > 1 ? Math.max(0, similarities[Math.floor((similarities.length - 1) * quantile)]) : 0
+    const spread = Math.max(bestSimilarity - floor, MIN_SPREAD)
+    const calibrate = (similarity: number | undefined) => (similarity === undefined ? 0 : Math.max(0, (similarity - floor) / spread))
+    const lexicalScale = Math.max(bestLexical, ideal / 2)
+    const share = Math.min(1, Math.max(0, settings.lexicalShare))
+    const byMessageId = new Map(pool.map((candidate) => [candidate.row.messageId, candidate.row]))
+
+    const first = new Map<string, Scored>()
+    for (const candidate of pool) {
+      const { row } = candidate
+      const features = this.features(row)
+      const replied = row.replyMessageId ? byMessageId.get(row.replyMessageId) : undefined
+      const bm = lexical.get(row.id) ?? 0
+      // both parts relative to the best candidate: raw cosines of different embedders live on
+      // different scales (lexical vectors rarely pass 0.5, dense ones rarely fall under it)
+      const embedding = calibrate(candidate.similarity)
+      const lexicalPart = lexicalScale > 0 ? bm / lexicalScale : 0
+      const relation: CandidateRelation = {
+        replyDepth: candidate.replyDepth,
+        sameThread: candidate.sameThread,
+        answersTargetAuthor: replied ? replied.userId === target.userId : false,
+        botAddressed: row.role === 'assistant' && Boolean(target.isMentionBot),
+        keywordOverlap: ideal > 0 ? bm / ideal : 0,
+        semantic: similarities.length ? (1 - share) * embedding + share * lexicalPart : lexicalPart,
+        topic: topicId && row.topicId ? (row.topicId === topicId ? 'same' : 'other') : undefined,
+      }
+      const candidateScoring: ScoringFeatures = { userId: row.userId, userName: row.userName, mentions: features.mentions, keywords: [], time: row.createdAt }
+      const signals = this.scorer.signals(targetScoring, candidateScoring, relation)
+      first.set(row.id, { candidate, score: this.scorer.combine(signals), content: this.scorer.content(signals), signals })
+    }
+    // turns next to a strong candidate inherit part of its content relevance; the recent window's
+    // messages do not (their recency speaks for them, and in a busy chat the next line is often
+    // about something else)
+    const decay = Math.min(1, Math.max(0, settings.adjacentDecay))
+    for (const item of first.values()) {
+      if (!item.candidate.near || item.candidate.sources.has('time-window')) continue
+      let carried = 0
+      for (const { id, distance, factor } of item.candidate.near) carried = Math.max(carried, (first.get(id)?.content ?? 0) * Math.pow(decay, distance) * factor)
+      if (carried <= item.content) continue
+      item.signals.adjacent = carried
+      item.score = this.scorer.combine(item.signals)
+    }
+    return [...first.values()].sort((a, b) => b.score - a.score || b.candidate.row.createdAt.getTime() - a.candidate.row.createdAt.getTime())
+  }
+
+  private stats(channel: ChannelRef, pool: Candidate[]): TermStatsView {
+    return this.deps.termStats?.view(channel) ?? termStatsOf(pool.map((candidate) => candidate.row.content))
+  }
+
+  private toContextMessage(row: MessageRow, score: number, sources: CandidateSource[], signals: Record<string, number>): ContextMessage {
+    return {
+      id: row.id,
+      messageId: row.messageId,
+      userId: row.userId,
+      userName: row.userName,
+      role: row.role,
+      content: row.content,
+      createdAt: row.createdAt,
+      score,
+      tokens: this.features(row).tokens,
+      sources,
+      signals: { ...signals },
+    }
+  }
+}
+
+/** BM25 of a candidate for the query terms, with the channel's statistics. */
+function bm25(query: string[], features: TextFeatures, stats: TermStatsView): number {
+  if (!query.length || !features.length) return 0
+  const norm = K1 * (1 - B + B * features.length / Math.max(1, stats.averageLength))
+  let score = 0
+  for (const term of query) {
+    const tf = features.terms.get(term)
+    if (tf) score += stats.idf(term) * (tf * (K1 + 1)) / (tf + norm)
+  }
+  return score
+}
+
+/**
+ * Whether `near` can carry on the conversation of `hit`: not when the attribution put them in
+ * different topics, nor when `near` explicitly replies to some third message.
+ */
+function continues(hit: MessageRow, near: MessageRow): boolean {
+  if (hit.topicId && near.topicId && hit.topicId !== near.topicId) return false
+  const replied = near.createdAt > hit.createdAt ? near.replyMessageId : hit.replyMessageId
+  const other = near.createdAt > hit.createdAt ? hit.messageId : near.messageId
+  return !replied || replied === other
+}
+
+function isTarget(row: MessageRow, target: ContextTarget) {
+  return Boolean(target.messageId) && row.messageId === target.messageId
+}
+
+/** Names of `people` the text refers to by name (whole words, any case), e.g. "what did Caroline say". */
+export function namesIn(text: string, people: string[]): string[] {
+  const terms = new Set(contentTerms(text))
+  const out: string[] = []
+  for (const name of people) {
+    const parts = contentTerms(name)
+    if (parts.length && parts.every((part) => terms.has(part))) out.push(normalizeText(name))
+  }
+  return out
+}
+
+function dot(a: Float32Array, b: Float32Array) {
+  let sum = 0
+  for (let i = 0; i < a.length; i++) sum += a[i] * b[i]
+  return sum
+}
+
+/** Rejects with a timeout error after `ms`; clears its timer either way. */
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  if (!(ms > 0) || !Number.isFinite(ms)) return promise
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}

@@ -1,0 +1,267 @@
+import { describe, expect, it } from 'vitest'
+import { OfflineEmbedder } from '../../src/providers/offline-embedder'
+import type { MessageRow } from '../../src/store/tables'
+import { countTokens, renderLine } from '../../src/text/token-count'
+import { ContextBuilder, ContextBuilderDeps, namesIn } from '../../src/short-term/context-builder'
+import { InMemoryMessageStore } from '../../src/short-term/in-memory-store'
+import { MessageIndex } from '../../src/short-term/message-index'
+import { quickSearch } from '../../src/short-term/search-tool'
+import { TermStats } from '../../src/short-term/term-stats'
+import type { BuiltContext, MessageStore } from '../../src/short-term/types'
+import { Counters, ExactIndex, quiet } from './fakes'
+import { channel, row, T0, target } from './message-rows'
+
+async function setup(rows: MessageRow[], deps: Partial<ContextBuilderDeps> = {}, config: ConstructorParameters<typeof ContextBuilder>[1] = {}) {
+  const store = new InMemoryMessageStore()
+  store.add(...rows)
+  const counters = new Counters()
+  const embedder = new OfflineEmbedder()
+  const index = new ExactIndex()
+  const messages = new MessageIndex({ index, embedder, counters, logger: quiet })
+  await messages.index(rows)
+  const termStats = new TermStats()
+  for (const r of rows) termStats.add(r, r.content)
+  const builder = new ContextBuilder({ store, search: quickSearch(messages), embedder, termStats, counters, logger: quiet, ...deps }, config)
+  return { store, builder, counters, index }
+}
+
+/** What the context costs when rendered: every section line plus a line break each. */
+function renderedTokens(built: BuiltContext) {
+  let total = built.summary ? countTokens(built.summary) + 1 : 0
+  for (const memory of built.longTerm) total += countTokens(`- ${memory.content}`) + 1
+  for (const message of built.messages) total += countTokens(renderLine(message.userName, message.content)) + 1
+  return total
+}
+
+const ids = (built: BuiltContext) => built.messages.map((message) => message.messageId)
+
+describe('ContextBuilder candidates', () => {
+  it('follows the reply chain and explains the choice', async () => {
+    const rows = [
+      row('m1', 'ann', 'Who has the key to the server room?', 0),
+      row('m2', 'bob', 'Carol has it, ask her', 1, { replyMessageId: 'm1' }),
+      row('m3', 'dan', 'lunch anyone? pizza place downstairs', 2),
+      row('m4', 'carol', 'I left it at the front desk', 3, { replyMessageId: 'm2', rootMessageId: 'm1' }),
+    ]
+    const { builder } = await setup(rows)
+    const built = await builder.build(target('ann', 'thanks, where exactly at the desk?', 30, { messageId: 'm5', replyMessageId: 'm4' }))
+    expect(built.fallback).toBe(false)
+    expect(ids(built)).toEqual(['m1', 'm2', 'm4'])
+    const m4 = built.messages.find((m) => m.messageId === 'm4')!
+    expect(m4.sources).toContain('reply-chain')
+    expect(m4.signals.replyChain).toBe(1)
+    expect(built.messages.find((m) => m.messageId === 'm2')!.signals.replyChain).toBeCloseTo(0.9)
+    // oldest first
+    expect(built.messages.map((m) => m.createdAt.getTime())).toEqual([...built.messages.map((m) => m.createdAt.getTime())].sort())
+  })
+
+  it('brings in the thread the reply chain started from', async () => {
+    const rows = [
+      row('r', 'ann', 'Release 2.0 planning thread', 0),
+      row('t1', 'bob', 'I can take the changelog', 1, { replyMessageId: 'r' }),
+      row('t2', 'carol', 'docs are on me', 2, { replyMessageId: 'r' }),
+      row('x', 'dan', 'anyone seen my umbrella', 3),
+    ]
+    const { builder } = await setup(rows, {}, { timeWindowHours: 0 })
+    const built = await builder.build(target('eve', 'what is left to do?', 10, { messageId: 'q', replyMessageId: 't2' }))
+    expect(ids(built)).toEqual(['r', 't1', 't2'])
+    expect(built.messages[1].sources).toContain('thread-root')
+  })
+
+  it('uses the topic the attribution set and not the other topic of an interleaved chat', async () => {
+    const rows = [
+      row('a1', 'ann', 'the deploy pipeline failed on the migration step', 0, { topicId: 'deploy' }),
+      row('b1', 'bob', 'who wants to play football on saturday', 1, { topicId: 'football' }),
+      row('a2', 'carol', 'migration 42 locks the users table', 2, { topicId: 'deploy' }),
+      row('b2', 'dan', 'count me in for saturday, I bring the ball', 3, { topicId: 'football' }),
+      row('a3', 'ann', 'we could run it with a lock timeout', 4, { topicId: 'deploy' }),
+      row('b3', 'bob', 'kick-off at ten then', 5, { topicId: 'football' }),
+      row('q', 'carol', 'so do we retry the pipeline now?', 6, { topicId: 'deploy' }),
+    ]
+    const { builder } = await setup(rows)
+    const built = await builder.build(target('carol', 'so do we retry the pipeline now?', 6, { messageId: 'q' }))
+    expect(ids(built)).toEqual(expect.arrayContaining(['a1', 'a2', 'a3']))
+    expect(ids(built)).not.toContain('q')
+    expect(ids(built).filter((id) => id.startsWith('b'))).toEqual([])
+    expect(built.messages.find((m) => m.messageId === 'a3')!.sources).toContain('topic')
+  })
+
+  it('separates interleaved topics by content when no topic is set yet', async () => {
+    const rows = [
+      row('a1', 'ann', 'the deploy pipeline failed on the database migration', 0),
+      row('b1', 'bob', 'who wants to play football on saturday morning', 1),
+      row('a2', 'carol', 'the migration locks the users table during deploy', 2),
+      row('b2', 'dan', 'count me in for football, I bring the ball', 3),
+    ]
+    const { builder } = await setup(rows)
+    const built = await builder.build(target('eve', 'did the database migration in the deploy get fixed?', 5))
+    expect(ids(built)).toEqual(['a1', 'a2'])
+  })
+
+  it('finds old messages by meaning and the turns around them', async () => {
+    const rows: MessageRow[] = [
+      row('o1', 'ann', 'what are you reading these days?', 0),
+      row('o2', 'bob', 'Dune, the first book, for the third time', 1),
+      row('o3', 'ann', 'nice', 2),
+    ]
+    // two days of unrelated chatter in between
+    for (let i = 0; i < 60; i++) rows.push(row(`n${i}`, i % 2 ? 'ann' : 'bob', `status update ${i}: tickets triaged and standup notes posted`, 2880 + i))
+    const { builder } = await setup(rows, {}, { tokenBudget: 400 })
+    const built = await builder.build(target('carol', 'what were you reading?', 2950))
+    expect(ids(built)).toEqual(expect.arrayContaining(['o1', 'o2']))
+    const answer = built.messages.find((m) => m.messageId === 'o2')!
+    expect(answer.sources).toContain('semantic')
+    expect(answer.signals.adjacent).toBeGreaterThan(0)
+  })
+
+  it('treats a participant named in the text as mentioned', async () => {
+    expect(namesIn('What did Caroline research?', ['Caroline', 'Melanie'])).toEqual(['caroline'])
+    expect(namesIn('小明昨天去哪了', ['小明', '小红'])).toEqual(['小明'])
+    const rows = [
+      row('m1', 'carol', 'I researched adoption agencies all week', 0),
+      row('m2', 'mel', 'I researched camping spots all week', 1),
+    ]
+    const { builder } = await setup(rows)
+    const built = await builder.build(target('eve', 'What did Carol research all week?', 3))
+    const [first] = [...built.messages].sort((a, b) => b.score - a.score)
+    expect(first.messageId).toBe('m1')
+    expect(first.signals.mentionRelation).toBe(1)
+  })
+})
+
+describe('ContextBuilder budget and sections', () => {
+  it('never exceeds the token budget, whatever the budget', async () => {
+    const rows: MessageRow[] = []
+    const words = ['deploy', 'cache', 'redis', '数据库', '迁移', 'football', 'lunch', '烤鸭', 'timeout', 'review']
+    for (let i = 0; i < 120; i++) {
+      const text = Array.from({ length: 3 + (i * 7) % 25 }, (_, j) => words[(i * 3 + j * 5) % words.length]).join(i % 3 ? ' ' : '')
+      rows.push(row(`m${i}`, ['ann', 'bob', 'carol'][i % 3], text, i * 3, { replyMessageId: i % 5 === 0 && i ? `m${i - 1}` : '' }))
+    }
+    const summary = 'Ann and Bob argued about the cache. ' .repeat(20)
+    const longTerm = [{ id: 'f1', content: 'Ann prefers PostgreSQL', score: 0.8, createdAt: new Date(T0), scope: { platform: 'test', userId: 'ann', guildId: 'g1', channelId: 'c1' } }]
+    const { builder } = await setup(rows, { summary: async () => summary, longTerm: async () => longTerm })
+    for (const budget of [0, 1, 7, 30, 120, 500, 1000, 2000]) {
+      const built = await builder.build(target('ann', 'what about the redis cache timeout and 数据库迁移?', 400, { replyMessageId: 'm100' }), { tokenBudget: budget })
+      expect(built.tokens).toBeLessThanOrEqual(budget)
+      expect(renderedTokens(built)).toBe(built.tokens)
+      expect(built.fallback).toBe(false)
+    }
+  })
+
+  it('gives long-term memories and the summary at most their share', async () => {
+    const rows = [row('m1', 'ann', 'the cache is cold after deploys', 0)]
+    const memories = Array.from({ length: 5 }, (_, i) => ({ id: `f${i}`, content: `Ann fact number ${i} about caches and deploys`, score: 0.9, createdAt: new Date(T0), scope: { platform: 'test', userId: 'ann', guildId: 'g1', channelId: 'c1' } }))
+    const { builder } = await setup(rows, {
+      summary: async () => 'The team talked about caches. They agreed to warm them after deploys. Bob will write the script.',
+      longTerm: async () => memories,
+    }, { longTermShare: 0.2, summaryShare: 0.2 })
+    const built = await builder.build(target('ann', 'is the cache warm now?', 5), { tokenBudget: 100 })
+    const longTermTokens = built.longTerm.reduce((sum, m) => sum + countTokens(`- ${m.content}`) + 1, 0)
+    expect(longTermTokens).toBeLessThanOrEqual(20)
+    expect(built.longTerm.length).toBeGreaterThan(0)
+    expect(countTokens(built.summary) + 1).toBeLessThanOrEqual(20)
+    expect(built.summary.startsWith('The team talked about caches.')).toBe(true)
+    expect(ids(built)).toEqual(['m1'])
+  })
+
+  it('merges duplicates: one message from several sources, the same words said twice', async () => {
+    const rows = [
+      row('m1', 'ann', 'is the build green?', 0),
+      row('m2', 'bob', 'yes, the build is green', 1, { replyMessageId: 'm1' }),
+      row('m3', 'bob', 'yes, the build is green', 2),
+    ]
+    const { builder } = await setup(rows)
+    const built = await builder.build(target('ann', 'great, is the build green on main too?', 3, { replyMessageId: 'm2' }))
+    expect(ids(built)).toEqual(['m1', 'm2'])
+    expect(built.messages[1].sources).toEqual(expect.arrayContaining(['reply-chain', 'time-window', 'semantic']))
+  })
+
+  it('counts the plain window it replaces', async () => {
+    const rows = [row('m1', 'ann', 'one two three', 0), row('m2', 'bob', 'four five six', 1)]
+    const { builder } = await setup(rows)
+    const built = await builder.build(target('ann', 'seven', 2))
+    expect(built.windowTokens).toBe(rows.reduce((sum, r) => sum + countTokens(renderLine(r.userName, r.content)) + 1, 0))
+  })
+
+  it('leaves out what is below the threshold', async () => {
+    const rows = [row('m1', 'bob', 'unrelated chatter about lunch', 0)]
+    const { builder } = await setup(rows)
+    const built = await builder.build(target('ann', 'deploy status?', 60 * 48))
+    expect(built.messages).toEqual([])
+  })
+})
+
+describe('ContextBuilder degradation', () => {
+  const rows = [
+    row('m1', 'ann', 'first', 0),
+    row('m2', 'bob', 'second', 1),
+    row('m3', 'ann', 'third', 2),
+  ]
+
+  it('falls back to the recent window that fits when the build times out, and counts it', async () => {
+    const store = new InMemoryMessageStore()
+    store.add(...rows)
+    const slow: MessageStore = Object.assign(Object.create(store), { byIds: () => new Promise<never>(() => {}) })
+    const counters = new Counters()
+    const builder = new ContextBuilder({
+      store: slow,
+      search: async () => [{ id: 'test:c1:m1', text: 'first', similarity: 1, relevance: 1, createdAt: new Date(T0), userId: 'ann' }],
+      counters,
+      logger: quiet,
+    }, { timeoutMs: 50 })
+    const started = Date.now()
+    const budget = countTokens('Bob: second') + 1 + countTokens('Ann: third') + 1
+    const built = await builder.build(target('bob', 'hello', 3), { tokenBudget: budget })
+    expect(Date.now() - started).toBeLessThan(2000)
+    expect(built.fallback).toBe(true)
+    expect(ids(built)).toEqual(['m2', 'm3'])
+    expect(built.tokens).toBeLessThanOrEqual(budget)
+    expect(counters.get('context.fallback')).toBe(1)
+  })
+
+  it('falls back on an error and returns an empty context when even the window fails', async () => {
+    const counters = new Counters()
+    const broken: MessageStore = {
+      window: async () => { throw new Error('db down') },
+      byMessageIds: async () => { throw new Error('db down') },
+      byIds: async () => { throw new Error('db down') },
+      byTopic: async () => { throw new Error('db down') },
+      byRoot: async () => { throw new Error('db down') },
+      setTopic: async () => {},
+    }
+    const builder = new ContextBuilder({ store: broken, counters, logger: quiet })
+    const built = await builder.build(target('ann', 'anything', 5, { replyMessageId: 'm1' }))
+    expect(built).toMatchObject({ fallback: true, messages: [], tokens: 0 })
+    expect(counters.get('context.fallback')).toBe(1)
+    expect(counters.get('context.fallback-empty')).toBe(1)
+  })
+
+  it('goes on without the search, the embedder, the summary or long-term memories when they fail', async () => {
+    const { builder, index, counters } = await setup(rows, {
+      summary: async () => { throw new Error('no') },
+      longTerm: async () => { throw new Error('no') },
+      embedder: { id: 'broken', dims: 512, embed: async () => { throw new Error('no') } },
+    })
+    index.down = true
+    const built = await builder.build(target('ann', 'third time', 3))
+    expect(built.fallback).toBe(false)
+    expect(ids(built)).toContain('m3')
+    expect(counters.get('context.embed-failed')).toBeGreaterThan(0)
+  })
+
+  it('reports every build to the log and survives a throwing log', async () => {
+    const seen: BuiltContext[] = []
+    const { builder } = await setup(rows, { onBuilt: (_, built) => { seen.push(built); throw new Error('log broke') } })
+    const built = await builder.build(target('ann', 'third', 3))
+    expect(seen).toEqual([built])
+  })
+
+  it('never sends the target itself or messages after it', async () => {
+    const later = [...rows, row('m4', 'bob', 'from the future', 10)]
+    const { builder } = await setup(later)
+    const built = await builder.build(target('ann', 'third', 2, { messageId: 'm3' }))
+    expect(ids(built)).not.toContain('m3')
+    expect(ids(built)).not.toContain('m4')
+    expect(channel.channelId).toBe('c1')
+  })
+})
