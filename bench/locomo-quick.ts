@@ -83,6 +83,7 @@ function loadConversation(file: string) {
         content: turn.text,
         role: 'user',
         isMentionBot: false,
+        isCommand: false,
         replyMessageId: '',
         rootMessageId: messageId,
         topicId: '',

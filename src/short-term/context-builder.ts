@@ -232,7 +232,7 @@ export class ContextBuilder {
     let windowTokens = 0
     let full = false
     for (let i = rows.length - 1; i >= 0; i--) {
-      if (isTarget(rows[i], target)) continue
+      if (isTarget(rows[i], target) || rows[i].isCommand) continue
       const message = this.toContextMessage(rows[i], 0, ['time-window'], {})
       windowTokens += message.tokens + 1
       if (full || total + message.tokens + 1 > settings.tokenBudget) {
@@ -260,7 +260,7 @@ export class ContextBuilder {
 
     const candidates = new Map<string, Candidate>()
     const add = (row: MessageRow, source: CandidateSource, extra: Partial<Candidate> = {}) => {
-      if (isTarget(row, target) || row.createdAt > before || row.platform !== target.platform || row.channelId !== target.channelId) return undefined
+      if (isTarget(row, target) || row.isCommand || row.createdAt > before || row.platform !== target.platform || row.channelId !== target.channelId) return undefined
       let candidate = candidates.get(row.id)
       if (!candidate) candidates.set(row.id, (candidate = { row, sources: new Set() }))
       candidate.sources.add(source)
@@ -340,7 +340,7 @@ export class ContextBuilder {
     chosen.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
 
     let windowTokens = 0
-    for (const row of windowRows) if (!isTarget(row, target)) windowTokens += this.features(row).tokens + 1
+    for (const row of windowRows) if (!isTarget(row, target) && !row.isCommand) windowTokens += this.features(row).tokens + 1
     return { longTerm: memories, summary: summaryText, messages: chosen, tokens: used, windowTokens, fallback: false, buildMs: this.clock() - started }
   }
 

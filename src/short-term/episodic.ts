@@ -79,7 +79,7 @@ export class EpisodicMemory {
    * (`episodes.index-failed`) and repaired by `reindex`. Never throws past the database write.
    */
   async record(user: MessageRow, bot: Pick<MessageRow, 'content'>): Promise<Episode | undefined> {
-    if (!user.content.trim() || !bot.content.trim()) return undefined
+    if (user.isCommand || !user.content.trim() || !bot.content.trim()) return undefined
     const [existing] = await this.deps.store.get([user.id])
     const episode: Episode = existing
       ? { ...existing, botText: `${existing.botText}\n${bot.content.trim()}` }

@@ -50,6 +50,11 @@ interface Pending {
   attempts: number
 }
 
+/** Messages worth finding again: with text, and not a bot command. */
+function indexable(row: MessageRow): boolean {
+  return !row.isCommand && row.content.trim().length > 0
+}
+
 export function messageIndexRow(row: MessageRow, vector: Float32Array): IndexRow {
   return {
     id: row.id,
@@ -104,8 +109,7 @@ export class MessageIndex {
   /** Queues stored messages for indexing and starts a drain. Never throws, never waits. */
   add(rows: MessageRow[]): void {
     for (const row of rows) {
-      if (!row.content.trim()) continue
-      this.pending.push({ row, attempts: 0 })
+      if (indexable(row)) this.pending.push({ row, attempts: 0 })
     }
     this.trim()
     void this.flush()
@@ -121,7 +125,7 @@ export class MessageIndex {
   async index(rows: MessageRow[]): Promise<number> {
     let indexed = 0
     for (let i = 0; i < rows.length; i += this.batchSize) {
-      const batch = rows.slice(i, i + this.batchSize).filter((row) => row.content.trim())
+      const batch = rows.slice(i, i + this.batchSize).filter(indexable)
       if (!batch.length) continue
       if (await this.write(batch)) indexed += batch.length
       else {

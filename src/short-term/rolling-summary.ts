@@ -120,7 +120,7 @@ export class RollingSummary {
       const left = fresh.slice(0, Math.max(0, fresh.length - keepRecent))
       const due = previous ? left.length >= refreshEvery : left.length >= minMessages
       if (!due) return 'not-due'
-      const input = { previous: previous?.summary ?? '', messages: left.map(toLine).filter((line) => line.content), maxTokens }
+      const input = { previous: previous?.summary ?? '', messages: left.filter((row) => !row.isCommand).map(toLine).filter((line) => line.content), maxTokens }
       const { summary, summarizer } = await this.summarize(input)
       const newest = left[left.length - 1]
       await summaries.save({

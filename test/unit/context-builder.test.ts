@@ -256,6 +256,12 @@ describe('ContextBuilder degradation', () => {
     expect(seen).toEqual([built])
   })
 
+  it('leaves bot commands out of the context', async () => {
+    const { builder } = await setup([...rows, row('c', 'ann', '/memory.stats third', 2.5, { isCommand: true })])
+    const built = await builder.build(target('ann', 'third', 3))
+    expect(ids(built)).not.toContain('c')
+  })
+
   it('never sends the target itself or messages after it', async () => {
     const later = [...rows, row('m4', 'bob', 'from the future', 10)]
     const { builder } = await setup(later)

@@ -36,6 +36,7 @@ describe('EpisodicMemory', () => {
     await episodic.record(user, { content: 'In the morning.' })
     expect((await store.get([user.id]))[0].botText).toBe('Deeply, twice a week.\nIn the morning.')
     expect(await episodic.record(row('u2', 'ann', '   ', 1), { content: 'x' })).toBeUndefined()
+    expect(await episodic.record(row('u3', 'ann', '/memory.list', 2, { isCommand: true }), { content: '1. …' })).toBeUndefined()
   })
 
   it('recalls the 3 most recent and the 3 most similar exchanges, each once, oldest first', async () => {

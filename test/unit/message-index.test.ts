@@ -16,7 +16,7 @@ describe('MessageIndex', () => {
   it('indexes rows in batches with the speaker, guild and channel as scope', async () => {
     const { index, messages, counters } = setup({ batchSize: 2 })
     expect(messages.table).toBe(MESSAGES_TABLE)
-    const rows = [row('m1', 'ann', 'the build is red', 0), row('m2', 'bob', 'I will fix the build', 1), row('m3', 'ann', 'thanks', 2), row('m4', 'bob', '', 3)]
+    const rows = [row('m1', 'ann', 'the build is red', 0), row('m2', 'bob', 'I will fix the build', 1), row('m3', 'ann', 'thanks', 2), row('m4', 'bob', '', 3), row('m5', 'bob', '/help', 4, { isCommand: true })]
     expect(await messages.index(rows)).toBe(3)
     expect(index.rows.size).toBe(3)
     expect(index.rows.get(rows[1].id)).toMatchObject({ text: 'I will fix the build', user_id: 'bob', guild_id: 'g1', channel_id: 'c1', platform: 'test' })
