@@ -303,7 +303,7 @@ export class ContextBuilder {
     if (settings.adjacentTurns > 0 && settings.adjacentHits > 0 && scored.length) {
       const best = scored.filter((item) => item.content > 0).slice(0, settings.adjacentHits).map((item) => item.candidate.row)
       for (const { row, of, distance, factor } of await this.around(target, best, settings.adjacentTurns)) {
-        const candidate = add(row, 'semantic')
+        const candidate = add(row, 'adjacent')
         if (!candidate || candidate.row.id === of.id || !continues(of, row)) continue
         ;(candidate.near ??= []).push({ id: of.id, distance, factor })
       }

@@ -49,7 +49,8 @@ export interface ContextOptions {
   timeWindowHours?: number
 }
 
-export type CandidateSource = 'reply-chain' | 'thread-root' | 'topic' | 'semantic' | 'time-window'
+/** `adjacent`: a turn right before or after one of the best candidates. */
+export type CandidateSource = 'reply-chain' | 'thread-root' | 'topic' | 'semantic' | 'adjacent' | 'time-window'
 
 export interface ContextMessage {
   id: string
