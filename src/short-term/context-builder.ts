@@ -50,7 +50,7 @@ export interface ContextBuilderConfig {
   threadLimit: number
   /** Topic members considered. Default 20. */
   topicLimit: number
-  /** Semantic neighbours asked of the search. Default 150. */
+  /** Semantic neighbours asked of the search. Default 300. */
   semanticLimit: number
   /** Best candidates whose neighbouring turns are also considered. Default 24. */
   adjacentHits: number
@@ -58,11 +58,15 @@ export interface ContextBuilderConfig {
   adjacentTurns: number
   /** Share of a neighbour's content relevance a turn inherits, per turn of distance. Default 0.7. */
   adjacentDecay: number
-  /** Share of the lexical (BM25) match in the semantic signal; the rest is embedding similarity. Default 0.5. */
+  /**
+   * Share of the lexical (BM25) match in the semantic signal; the rest is embedding similarity.
+   * Default 0.7, for the offline embedder (lexical itself, without term weights); with a dense
+   * embedding model a lower share lets meaning count more.
+   */
   lexicalShare: number
   /**
    * Which candidate's embedding similarity counts as "unrelated" (0) when calibrating: the quantile
-   * of the pool's similarities. Default 0.5 (the median).
+   * of the pool's similarities. Default 0 (the least similar candidate).
    */
   similarityFloor: number
   /** Most of the budget the long-term memories may take. Default 0.15. */
@@ -83,12 +87,12 @@ export const DEFAULT_CONTEXT_CONFIG: Readonly<ContextBuilderConfig> = Object.fre
   replyDepth: 5,
   threadLimit: 15,
   topicLimit: 20,
-  semanticLimit: 150,
+  semanticLimit: 300,
   adjacentHits: 24,
   adjacentTurns: 2,
   adjacentDecay: 0.7,
-  lexicalShare: 0.5,
-  similarityFloor: 0.5,
+  lexicalShare: 0.7,
+  similarityFloor: 0,
   longTermShare: 0.15,
   summaryShare: 0.15,
   longTermTopK: 5,
@@ -470,9 +474,9 @@ export class ContextBuilder {
     // Both parts of the semantic signal are calibrated on the pool, so that they mean the same with
     // any embedder: raw cosines of different embedders live on different scales (lexical vectors
     // rarely pass 0.5, dense ones rarely fall under it), and even unrelated texts share some. The
-    // median candidate counts as unrelated (0) and the best as 1, unless the best is barely above
-    // the median (`MIN_SPREAD`): then no candidate stands out and none gets much. Likewise the best
-    // lexical match counts as 1 only when it covers at least half of the target's keyword weight.
+    // `similarityFloor` quantile counts as unrelated (0) and the best as 1, unless the best is
+    // barely above the floor (`MIN_SPREAD`): then no candidate stands out and none gets much.
+    // Likewise the best lexical match counts as 1 only when it covers half the target's keyword weight.
     const similarities = pool.flatMap((candidate) => (candidate.similarity === undefined ? [] : [candidate.similarity])).sort((a, b) => a - b)
     const bestSimilarity = similarities.length ? similarities[similarities.length - 1] : 0
     const quantile = Math.min(1, Math.max(0, settings.similarityFloor))
