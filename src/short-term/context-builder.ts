@@ -435,7 +435,9 @@ export class ContextBuilder {
   }
 
   private features(row: MessageRow): TextFeatures {
-    let features = this.texts.get(row.id)
+    // keyed by id and text, so an edited message is analysed again
+    const key = `${row.id}\u0000${row.userName}\u0000${row.content}`
+    let features = this.texts.get(key)
     if (!features) {
       const terms = new Map<string, number>()
       const list = contentTerms(row.content)
@@ -446,7 +448,7 @@ export class ContextBuilder {
         mentions: extractMentions(row.content),
         tokens: countTokens(renderLine(row.userName, row.content)),
       }
-      this.texts.set(row.id, features)
+      this.texts.set(key, features)
     }
     return features
   }
