@@ -56,6 +56,10 @@ export interface Config {
     commandPrefixes: string[]
     queueLimit: number
   }
+  context: {
+    tokenBudget: number
+    timeoutMs: number
+  }
   topics: {
     enabled: boolean
     joinThreshold?: number
@@ -147,6 +151,10 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     privateEvery: Schema.natural().default(5),
     commandPrefixes: Schema.array(String).default(['/', '.', '。']),
     queueLimit: Schema.natural().min(1).default(200),
+  }),
+  context: Schema.object({
+    tokenBudget: Schema.natural().min(100).default(2000),
+    timeoutMs: Schema.natural().role('ms').min(100).default(5000),
   }),
   topics: Schema.object({
     enabled: Schema.boolean().default(true),

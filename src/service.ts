@@ -25,6 +25,18 @@ import { mountGroupApi } from './group/http-api'
 import { createGroupMemories } from './store/koishi-group-store'
 import { createTopicSummaries } from './store/koishi-summaries'
 import type { TopicSummaries } from './mid-term/summaries'
+import { ContextBuilder } from './short-term/context-builder'
+import { ContextLog } from './short-term/context-log'
+import { EpisodicMemory } from './short-term/episodic'
+import { MessageIndex } from './short-term/message-index'
+import { assemblePrompt, ChatMessage } from './short-term/prompt'
+import { RollingSummary } from './short-term/rolling-summary'
+import { quickSearch, topicSearchTool } from './short-term/search-tool'
+import { ExtractiveSummarizer, LlmSummarizer } from './short-term/summarizer'
+import { TermStats } from './short-term/term-stats'
+import type { BuiltContext, ContextOptions, ContextTarget } from './short-term/types'
+import { KoishiChannelSummaries, KoishiContextLog, KoishiEpisodes } from './store/koishi-short-term'
+import { defineShortTermTables } from './store/short-term-tables'
 
 declare module 'koishi' {
   interface Context {
@@ -66,6 +78,12 @@ export class MemoryService extends Service {
   private tracker = new DialogueTracker({ maxTurns: 20, maxDialogues: 5000 })
   readonly groups: GroupMemories
   readonly summaries: TopicSummaries
+  readonly contextBuilder: ContextBuilder
+  readonly contextLog: ContextLog
+  readonly episodes: EpisodicMemory
+  private messageIndex: MessageIndex
+  private termStats = new TermStats()
+  private rolling: RollingSummary
   readonly messages: KoishiMessageStore
   readonly topics: KoishiTopicStore
   private attributor: TopicAttributor
@@ -80,6 +98,7 @@ export class MemoryService extends Service {
     defineTables(ctx)
     defineTopicTables(ctx)
     defineMessageIndexes(ctx)
+    defineShortTermTables(ctx)
     const { counters, log } = this
     this.providers = createProviders(ctx, config, counters, log)
     this.messages = new KoishiMessageStore(ctx)
@@ -128,6 +147,32 @@ export class MemoryService extends Service {
         searchWeights: { keyword: config.summaries.keywordWeight, vector: config.summaries.vectorWeight },
       },
     })
+    this.messageIndex = new MessageIndex({ index: this.index, embedder: this.providers.embedder, counters, logger: log })
+    this.rolling = new RollingSummary({
+      store: this.messages,
+      summaries: new KoishiChannelSummaries(ctx),
+      summarizer: this.providers.llm ? new LlmSummarizer(this.providers.llm, { temperature: config.llm.temperature }) : undefined,
+      fallback: new ExtractiveSummarizer(),
+      counters,
+      logger: log,
+    })
+    this.episodes = new EpisodicMemory({ store: new KoishiEpisodes(ctx), index: this.index, embedder: this.providers.embedder, counters, logger: log })
+    this.contextLog = new ContextLog(new KoishiContextLog(ctx), { counters, logger: log })
+    this.contextBuilder = new ContextBuilder({
+      store: this.messages,
+      search: quickSearch(this.messageIndex),
+      embedder: this.providers.embedder,
+      termStats: this.termStats,
+      longTerm: (target, topK) => this.retrieve(target.userId, target.content, {
+        platform: target.platform,
+        guildId: target.guildId || undefined,
+        topK,
+      }),
+      summary: (channel) => this.rolling.get(channel),
+      onBuilt: (target, context) => this.contextLog.record(target, context),
+      counters,
+      logger: log,
+    }, { tokenBudget: config.context.tokenBudget, timeoutMs: config.context.timeoutMs })
     this.facts = new KoishiFactRepository(ctx)
     this.outbox = new KoishiOutbox(ctx)
     const table = config.store.factsTable
@@ -140,7 +185,13 @@ export class MemoryService extends Service {
       onError: (error) => log.warn('memory job failed: %s', (error as Error).message),
     })
     this.recorder = new MessageRecorder(
-      { write: (rows) => ctx.database.upsert('memory_message', rows).then(() => {}) },
+      {
+        write: async (rows) => {
+          await ctx.database.upsert('memory_message', rows)
+          // indexed for semantic neighbours once stored; never waits
+          this.messageIndex.add(rows)
+        },
+      },
       {
         batchSize: 64,
         intervalMs: 500,
@@ -192,6 +243,7 @@ export class MemoryService extends Service {
 
   protected async stop() {
     await this.recorder.flush()
+    await this.messageIndex.flush()
     this.queue.clear()
     await this.queue.idle()
     await this.index.close()
@@ -258,7 +310,8 @@ export class MemoryService extends Service {
     this.recorder.dropUser(owner.platform, owner.userId)
     await this.recorder.flush()
     await this.erase(rows)
-    const said = await this.ctx.database.get('memory_message', { platform: owner.platform, userId: owner.userId }, ['messageId'])
+    const said = await this.ctx.database.get('memory_message', { platform: owner.platform, userId: owner.userId }, ['id', 'messageId', 'channelId', 'guildId', 'topicId'])
+    await this.eraseDerived(owner, said)
     // the bot's answers to the user can quote them, so they go too
     for (let i = 0; i < said.length; i += 500) {
       const ids = said.slice(i, i + 500).map((row) => row.messageId)
@@ -266,6 +319,30 @@ export class MemoryService extends Service {
     }
     await this.ctx.database.remove('memory_message', { platform: owner.platform, userId: owner.userId })
     return rows.length
+  }
+
+  /**
+   * Erases what was derived from a user's messages: their index entries, their exchanges with the
+   * bot, the contexts they triggered, and the summaries that may quote them (rebuilt later).
+   */
+  private async eraseDerived(owner: { platform: string; userId: string }, said: Pick<MessageRow, 'id' | 'channelId' | 'guildId' | 'topicId'>[]) {
+    const ids = said.map((row) => row.id)
+    await this.messageIndex.remove(ids)
+    await this.episodes.remove(ids)
+    await this.ctx.database.remove('memory_context', { platform: owner.platform, userId: owner.userId })
+    for (const channelId of new Set(said.map((row) => row.channelId))) {
+      await this.ctx.database.remove('memory_channel_summary', { id: `${owner.platform}:${channelId}` })
+    }
+    const topicIds = [...new Set(said.map((row) => row.topicId).filter(Boolean))]
+    if (topicIds.length) {
+      const summaries = await this.ctx.database.get('memory_summary', { topicId: { $in: topicIds } }, ['id'])
+      await this.ctx.database.remove('memory_summary', { topicId: { $in: topicIds } })
+      try {
+        if (summaries.length) await this.index.delete('topic_summaries', summaries.map((row) => row.id))
+      } catch {
+        for (const row of summaries) await this.outbox.add('topic_summaries', row.id, 'delete')
+      }
+    }
   }
 
   private async erase(rows: FactRow[]) {
@@ -276,7 +353,11 @@ export class MemoryService extends Service {
     await this.facts.remove(ids)
     await this.factIndex.remove(ids)
     // the dialogue the fact came from: the user's lines and the bot's answers to them
-    if (sources.length) await this.ctx.database.remove('memory_message', { id: { $in: sources }, platform: rows[0].platform })
+    if (sources.length) {
+      const said = await this.messages.byIds(sources)
+      await this.eraseDerived(rows[0], said)
+      await this.ctx.database.remove('memory_message', { id: { $in: sources }, platform: rows[0].platform })
+    }
     this.counters.inc('forget.facts', ids.length)
   }
 
@@ -287,6 +368,7 @@ export class MemoryService extends Service {
     try {
       const check = await this.index.prepare(this.config.store.factsTable, embedder.id, embedder.dims)
       if (check === 'reindex') await this.queueReindex()
+      await this.messageIndex.prepare()
       this.prepared = true
     } catch (error) {
       this.log.debug('vector store not ready: %s', (error as Error).message)
@@ -316,6 +398,74 @@ export class MemoryService extends Service {
       // the database itself failed: try again on the next round (at shutdown, say nothing)
       if (this.ctx.scope.isActive) this.log.warn('could not read the outbox: %s', (error as Error).message)
       return { indexed: 0, pending: true }
+    }
+  }
+
+  /**
+   * The context a reply generator should see for a message (seed 000 §2.4, 001 §3.3): long-term
+   * memories, the channel's rolling summary and the relevant messages within the token budget, with
+   * the reason each was chosen. Never throws (falls back to the recent window).
+   */
+  buildContext(message: Session | ContextTarget, options: ContextOptions = {}): Promise<BuiltContext> {
+    return this.contextBuilder.build(isSession(message) ? this.targetOf(message) : message, options)
+  }
+
+  /**
+   * Chat messages for a model: system prompt + long-term memories + conversation summary + chosen
+   * context (+ related earlier exchanges) + the current message.
+   */
+  async assemblePrompt(session: Session, options: ContextOptions & { system?: string; style?: 'messages' | 'transcript' } = {}): Promise<ChatMessage[]> {
+    const target = this.targetOf(session)
+    const [context, episodes] = await Promise.all([
+      this.contextBuilder.build(target, options),
+      this.recallEpisodes(session, target.content),
+    ])
+    return assemblePrompt({
+      system: options.system ?? '',
+      context,
+      current: { name: target.userName ?? target.userId, content: target.content },
+      episodes: episodes.filter((episode) => episode.userMessageId !== target.messageId),
+      style: options.style,
+    })
+  }
+
+  /** The user's 3 most recent exchanges with the bot here, plus the 3 most similar to `query` (004 phase 2). */
+  async recallEpisodes(session: Session, query: string) {
+    const guildId = session.guildId ?? ''
+    const scope = guildId
+      ? { platform: session.platform, userId: session.userId, guildId }
+      : { platform: session.platform, userId: session.userId, guildId: '', channelId: session.channelId }
+    try {
+      return await this.episodes.recall(scope, query)
+    } catch {
+      return []
+    }
+  }
+
+  /** `topicSearch` of this session's channel as an LLM tool definition (name, JSON schema, handler). */
+  searchTool(session: Session) {
+    return topicSearchTool({
+      search: quickSearch(this.messageIndex),
+      store: this.messages,
+      topics: {
+        list: async (channel, { limit }) => (await this.topics.list(channel, limit))
+          .map((topic) => ({ id: topic.id, title: topic.title, updatedAt: topic.updatedAt, active: topic.active })),
+      },
+    }, { platform: session.platform, channelId: session.channelId })
+  }
+
+  private targetOf(session: Session): ContextTarget {
+    return {
+      platform: session.platform,
+      guildId: session.guildId ?? '',
+      channelId: session.channelId!,
+      userId: session.userId!,
+      userName: session.author?.nick || session.author?.name || session.username,
+      content: renderPlainText(session.elements ?? [], this.config.capture.placeholders, session.selfId),
+      messageId: session.messageId,
+      replyMessageId: session.quote?.id,
+      mentions: (session.elements ?? []).filter((el) => el.type === 'at' && el.attrs.id && el.attrs.id !== session.selfId).map((el) => String(el.attrs.id)),
+      time: new Date(session.timestamp || Date.now()),
     }
   }
 
@@ -421,7 +571,7 @@ export class MemoryService extends Service {
     }
     this.recorder.add(row)
     if (row.isCommand) return
-    this.attributeLater(row)
+    this.afterCapture(row)
     if (!this.config.memorize.enabled || !content) return
     const owner = ownerOf(session)
     const said = renderPlainText(session.elements ?? [], this.config.capture.placeholders, session.selfId)
@@ -454,12 +604,35 @@ export class MemoryService extends Service {
       createdAt: new Date(),
     }
     this.recorder.add(row)
-    this.attributeLater(row)
+    this.afterCapture(row)
+    if (replyTo?.messageId && replyTo.userId !== replyTo.selfId) this.afterReply(replyTo, row)
     if (!replyTo?.userId || replyTo.userId === replyTo.selfId || !this.config.memorize.enabled) return
     const owner = ownerOf(replyTo)
     if (this.tracker.assistant(owner, row.userName, content, row.id) && this.config.memorize.afterReply) {
       this.finishDialogue(owner)
     }
+  }
+
+  /** Everything a stored message feeds besides the table: term statistics, topics, the rolling summary. */
+  private afterCapture(row: MessageRow) {
+    const channel = { platform: row.platform, guildId: row.guildId, channelId: row.channelId }
+    if (row.content) this.termStats.add(channel, row.content)
+    this.attributeLater(row)
+    if (this.rolling.note(channel)) {
+      this.queue.push(`rolling:${row.platform}:${row.channelId}`, () => this.recorder.flush().then(() => this.rolling.refresh(channel)))
+    }
+  }
+
+  /** The bot answered a user's message: the exchange becomes an episode and the context log learns the reply. */
+  private afterReply(replyTo: Session, reply: MessageRow) {
+    const channel = { platform: reply.platform, channelId: reply.channelId }
+    void this.contextLog.reply(channel, replyTo.messageId!, reply.content)
+    const userRowId = rowId(replyTo.platform, replyTo.channelId!, replyTo.messageId!)
+    this.queue.push(`episode:${replyTo.platform}:${replyTo.userId}`, async () => {
+      await this.recorder.flush()
+      const [user] = await this.messages.byIds([userRowId])
+      if (user && !user.isCommand) await this.episodes.record(user, reply)
+    })
   }
 
   /** Queues topic attribution; one job per channel takes every row waiting there, in order. */
@@ -493,6 +666,10 @@ export class MemoryService extends Service {
     // the messages must be in the database before a fact names them as its sources
     this.queue.push(key, () => this.recorder.flush().then(() => this.considerMemorizing(dialogue)))
   }
+}
+
+function isSession(value: Session | ContextTarget): value is Session {
+  return typeof (value as Session).app === 'object' && 'event' in value
 }
 
 function ownerOf(session: Session): FactOwner {

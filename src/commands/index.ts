@@ -81,6 +81,24 @@ export function registerCommands(ctx: Context, config: Config) {
       return erased.length ? session.text('.erased', [id]) : session.text('.not-found', [id])
     })
 
+  root.subcommand('.stats [hours:posint]')
+    .action(async ({ session }, hours = 24) => {
+      if (!session) return
+      const m = await ctx.memory.contextLog.metrics(hours)
+      return session.text('.body', {
+        hours,
+        contexts: m.contexts,
+        buildMs: m.averageBuildMs.toFixed(1),
+        relevance: m.averageRelevance.toFixed(2),
+        messages: m.averageMessages.toFixed(1),
+        tokens: Math.round(m.averageTokens),
+        savings: (m.tokenSavings * 100).toFixed(0),
+        perHour: m.contextsPerHour.toFixed(1),
+        groups: m.groupsServed,
+        fallback: (m.fallbackRate * 100).toFixed(1),
+      })
+    })
+
   root.subcommand('.status')
     .action(async ({ session }) => {
       if (!session) return
