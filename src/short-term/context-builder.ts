@@ -211,6 +211,8 @@ export class ContextBuilder {
     if (options.tokenBudget !== undefined) config.tokenBudget = options.tokenBudget
     if (options.maxMessages !== undefined) config.maxMessages = options.maxMessages
     if (options.timeWindowHours !== undefined) config.timeWindowHours = options.timeWindowHours
+    if (options.longTerm === false) config.longTermShare = 0
+    if (options.summary === false) config.summaryShare = 0
     config.tokenBudget = Math.max(0, Math.floor(Number(config.tokenBudget) || 0))
     config.maxMessages = Math.max(0, Math.floor(Number(config.maxMessages) || 0))
     config.timeWindowHours = Math.max(0, Number(config.timeWindowHours) || 0)

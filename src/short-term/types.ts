@@ -44,9 +44,14 @@ export interface ContextTarget extends ChannelRef {
 }
 
 export interface ContextOptions {
+  /** Tokens of the whole context: long-term memories, summary and messages together. */
   tokenBudget?: number
   maxMessages?: number
   timeWindowHours?: number
+  /** Include the long-term memories section (default true; it takes at most its share of the budget). */
+  longTerm?: boolean
+  /** Include the rolling summary section (default true; it takes at most its share of the budget). */
+  summary?: boolean
 }
 
 /** `adjacent`: a turn right before or after one of the best candidates. */

@@ -162,6 +162,8 @@ describe('ContextBuilder budget and sections', () => {
     expect(countTokens(built.summary) + 1).toBeLessThanOrEqual(20)
     expect(built.summary.startsWith('The team talked about caches.')).toBe(true)
     expect(ids(built)).toEqual(['m1'])
+    const bare = await builder.build(target('ann', 'is the cache warm now?', 5), { tokenBudget: 100, longTerm: false, summary: false })
+    expect(bare).toMatchObject({ longTerm: [], summary: '' })
   })
 
   it('merges duplicates: one message from several sources, the same words said twice', async () => {
