@@ -406,8 +406,15 @@ export class MemoryService extends Service {
    * memories, the channel's rolling summary and the relevant messages within the token budget, with
    * the reason each was chosen. Never throws (falls back to the recent window).
    */
-  buildContext(message: Session | ContextTarget, options: ContextOptions = {}): Promise<BuiltContext> {
-    return this.contextBuilder.build(isSession(message) ? this.targetOf(message) : message, options)
+  async buildContext(message: Session | ContextTarget, options: ContextOptions = {}): Promise<BuiltContext> {
+    const target = isSession(message) ? this.targetOf(message) : message
+    const [context, group] = await Promise.all([
+      this.contextBuilder.build(target, options),
+      // a group chat also sees what the group as a whole remembers (never throws)
+      target.guildId ? this.groups.recall({ platform: target.platform, guildId: target.guildId }, target.content, { limit: 5, threshold: 0.05 }) : [],
+    ])
+    if (group.length) context.group = group
+    return context
   }
 
   /**
@@ -417,7 +424,7 @@ export class MemoryService extends Service {
   async assemblePrompt(session: Session, options: ContextOptions & { system?: string; style?: 'messages' | 'transcript' } = {}): Promise<ChatMessage[]> {
     const target = this.targetOf(session)
     const [context, episodes] = await Promise.all([
-      this.contextBuilder.build(target, options),
+      this.buildContext(target, options),
       this.recallEpisodes(session, target.content),
     ])
     return assemblePrompt({
@@ -488,21 +495,25 @@ export class MemoryService extends Service {
 
   /** Once a day at the configured hour, every group with new messages evolves (in the background queue). */
   private scheduleEvolution() {
-    const now = new Date()
-    const next = new Date(now)
-    next.setHours(this.config.group.hour, 0, 0, 0)
-    if (next <= now) next.setDate(next.getDate() + 1)
-    this.ctx.setTimeout(async () => {
+    this.ctx.setTimeout(() => {
       this.scheduleEvolution()
-      if (!this.providers.llm) return
-      try {
-        for (const group of await this.groups.groupsWithNewMessages(this.config.group.days)) {
-          this.queue.push(`group:${group.platform}:${group.guildId}`, () => this.groups.evolve(group))
-        }
-      } catch (error) {
-        this.log.warn('scheduled group evolution failed: %s', (error as Error).message)
+      void this.evolveDueGroups()
+    }, msUntilHour(new Date(), this.config.group.hour))
+  }
+
+  /** Queues an evolution of every group with new messages; returns how many were queued. */
+  async evolveDueGroups(): Promise<number> {
+    if (!this.providers.llm) return 0
+    try {
+      let queued = 0
+      for (const group of await this.groups.groupsWithNewMessages(this.config.group.days)) {
+        if (this.queue.push(`group:${group.platform}:${group.guildId}`, () => this.groups.evolve(group))) queued++
       }
-    }, next.getTime() - now.getTime())
+      return queued
+    } catch (error) {
+      this.log.warn('scheduled group evolution failed: %s', (error as Error).message)
+      return 0
+    }
   }
 
   /** Waits until captured messages are written and background memory work is done. */
@@ -666,6 +677,14 @@ export class MemoryService extends Service {
     // the messages must be in the database before a fact names them as its sources
     this.queue.push(key, () => this.recorder.flush().then(() => this.considerMemorizing(dialogue)))
   }
+}
+
+/** Milliseconds from `now` to the next `hour`:00 local time (tomorrow's when it has passed). */
+export function msUntilHour(now: Date, hour: number): number {
+  const next = new Date(now)
+  next.setHours(hour, 0, 0, 0)
+  if (next <= now) next.setDate(next.getDate() + 1)
+  return next.getTime() - now.getTime()
 }
 
 function isSession(value: Session | ContextTarget): value is Session {

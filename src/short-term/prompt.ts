@@ -19,7 +19,7 @@ export interface ChatMessage {
 export interface PromptInput {
   /** The bot's system prompt ('' for none). */
   system: string
-  context: Pick<BuiltContext, 'longTerm' | 'summary' | 'messages'>
+  context: Pick<BuiltContext, 'longTerm' | 'summary' | 'messages' | 'group'>
   current: { name: string; content: string }
   episodes?: Pick<RecalledEpisode, 'userText' | 'botText'>[]
   /** Headings' language; default: detected from the current message. */
@@ -31,9 +31,9 @@ export interface PromptInput {
   style?: 'messages' | 'transcript'
 }
 
-const HEADINGS: Record<Language, { longTerm: string; summary: string; episodes: string; transcript: string }> = {
-  zh: { longTerm: '关于用户的长期记忆：', summary: '对话背景：', episodes: '与该用户之前的相关对话：', transcript: '相关的聊天记录：' },
-  en: { longTerm: 'Long-term memories about the user:', summary: 'Conversation so far:', episodes: 'Earlier exchanges with this user:', transcript: 'Relevant chat messages:' },
+const HEADINGS: Record<Language, { longTerm: string; group: string; summary: string; episodes: string; transcript: string }> = {
+  zh: { longTerm: '关于用户的长期记忆：', group: '关于本群的记忆：', summary: '对话背景：', episodes: '与该用户之前的相关对话：', transcript: '相关的聊天记录：' },
+  en: { longTerm: 'Long-term memories about the user:', group: 'What this group remembers:', summary: 'Conversation so far:', episodes: 'Earlier exchanges with this user:', transcript: 'Relevant chat messages:' },
 }
 
 export function assemblePrompt(input: PromptInput): ChatMessage[] {
@@ -43,6 +43,9 @@ export function assemblePrompt(input: PromptInput): ChatMessage[] {
   if (input.system.trim()) out.push({ role: 'system', content: input.system.trim() })
   const { longTerm, summary, messages } = input.context
   if (longTerm.length) out.push({ role: 'system', content: [headings.longTerm, ...longTerm.map((memory) => `- ${memory.content}`)].join('\n') })
+  if (input.context.group?.length) {
+    out.push({ role: 'system', content: [headings.group, ...input.context.group.map((memory) => `- ${memory.statement}`)].join('\n') })
+  }
   if (summary.trim()) out.push({ role: 'system', content: `${headings.summary}\n${summary.trim()}` })
   if (input.episodes?.length) {
     const lines = input.episodes.map((episode) => `- User: ${episode.userText}\n  Assistant: ${episode.botText.replace(/\n/g, '\n  ')}`)

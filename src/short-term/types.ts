@@ -74,6 +74,8 @@ export interface ContextMessage {
 
 export interface BuiltContext {
   longTerm: RetrievedMemory[]
+  /** The group's relevant active memories (seed 002), in a group chat; added by the service. */
+  group?: { id: string; statement: string; score: number }[]
   summary: string
   /** Chosen messages, oldest first. */
   messages: ContextMessage[]

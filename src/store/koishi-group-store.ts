@@ -109,7 +109,8 @@ export class KoishiGroupStore implements GroupMemoryStore {
 
   async activeGroups(since: Date) {
     const rows = await this.db
-      .select('memory_message', { guildId: { $ne: '' }, isCommand: false, createdAt: { $gt: since } })
+      // what members said: the bot talking (e.g. answering commands) does not make a group due
+      .select('memory_message', { guildId: { $ne: '' }, isCommand: false, role: 'user', createdAt: { $gt: since } })
       .groupBy(['platform', 'guildId'], { newest: (row) => $.max(row.createdAt) })
       .execute()
     return rows.map((row) => ({ platform: row.platform, guildId: row.guildId, newest: new Date(row.newest as unknown as Date | number) }))

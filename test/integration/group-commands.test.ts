@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { msUntilHour } from '../../src/service'
+import { assemblePrompt } from '../../src/short-term/prompt'
 import { boot, Harness, say } from './harness'
 import { chat, ScriptedServer } from './scripted-server'
 
@@ -60,6 +62,28 @@ describe('memory.evolve and memory.group.* commands', () => {
     expect(admin).toContain('羽毛球')
     const [privately] = await h.app.mock.client('alice').receive('memory.group.list')
     expect(privately).toBe('请在群聊中使用，或指定「平台:群号」。')
+  })
+
+  it('puts the group\'s memories into the context and the prompt of a group message', async () => {
+    const context = await h.app.memory.buildContext({
+      platform: 'mock', guildId: 'g1', channelId: 'g1', userId: 'carol', content: '周五羽毛球几点', time: new Date(),
+    })
+    expect(context.group?.map((m) => m.statement)).toContain('群友每周五晚上一起打羽毛球')
+    const elsewhere = await h.app.memory.buildContext({
+      platform: 'mock', guildId: 'g2', channelId: 'g2', userId: 'carol', content: '周五羽毛球几点', time: new Date(),
+    })
+    expect(elsewhere.group ?? []).toEqual([])
+    const prompt = assemblePrompt({ system: '', context, current: { name: 'carol', content: '周五羽毛球几点' } })
+    expect(prompt.find((m) => m.content.startsWith('关于本群的记忆：'))?.content).toContain('群友每周五晚上一起打羽毛球')
+  })
+
+  it('queues the daily evolution for groups with new messages only', async () => {
+    expect(msUntilHour(new Date(2026, 0, 1, 3, 30), 4)).toBe(30 * 60_000)
+    expect(msUntilHour(new Date(2026, 0, 1, 4, 0), 4)).toBe(24 * 3_600_000)
+    await say(h.app, 'alice', '周五我可能要加班', 'g1')
+    expect(await h.app.memory.evolveDueGroups()).toBe(1)
+    await h.app.memory.flush()
+    expect(await h.app.memory.evolveDueGroups()).toBe(0)
   })
 
   it('deletes and restores by id inside the group, with history', async () => {
