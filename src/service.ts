@@ -458,6 +458,7 @@ export class MemoryService extends Service {
         list: async (channel, { limit }) => (await this.topics.list(channel, limit))
           .map((topic) => ({ id: topic.id, title: topic.title, updatedAt: topic.updatedAt, active: topic.active })),
       },
+      summaries: this.summaries.searchSummaries,
     }, { platform: session.platform, channelId: session.channelId })
   }
 

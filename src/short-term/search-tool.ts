@@ -1,3 +1,4 @@
+import type { SearchSummaries } from '../mid-term/search'
 import { extractKeywords } from '../text/keywords'
 import type { Scope } from '../scope'
 import type { MessageRow } from '../store/tables'
@@ -39,6 +40,8 @@ export interface TopicSearchDeps {
   search: QuickSearch
   store: MessageStore & { after?: (channel: ChannelRef, options: { since: Date; limit: number }) => Promise<MessageRow[]> }
   topics?: TopicTitles
+  /** Hybrid keyword + vector search over the channel's topic summaries (mid-term memory). */
+  summaries?: SearchSummaries
 }
 
 export interface TopicSearchOptions {
@@ -62,6 +65,8 @@ export interface FoundMessage {
 
 export interface TopicSearchResult {
   topics: { id: string; title: string; updatedAt: Date; score: number }[]
+  /** Summaries of the channel's topics that match, best first. */
+  summaries: { topicId: string; title: string; summary: string; score: number }[]
   /** Groups of consecutive messages around each hit, oldest group first. */
   excerpts: FoundMessage[][]
 }
@@ -76,11 +81,16 @@ export async function topicSearch(deps: TopicSearchDeps, query: string, scope: S
   const channel: ChannelRef = { platform: scope.platform, guildId: scope.guildId ?? '', channelId: scope.channelId }
   const limit = options.limit ?? 8
   const around = options.around ?? 1
-  const [topics, excerpts] = await Promise.all([
+  const [topics, excerpts, summaries] = await Promise.all([
     matchTopics(deps.topics, channel, query, options.topicLimit ?? 5).catch(() => []),
     findExcerpts(deps, channel, query, limit, around).catch(() => []),
+    deps.summaries
+      ? deps.summaries(query, { platform: channel.platform, channelId: channel.channelId }, { limit: options.topicLimit ?? 5 })
+        .then((hits) => hits.map((hit) => ({ topicId: hit.row.topicId, title: hit.row.title, summary: hit.row.summary, score: hit.score })))
+        .catch(() => [])
+      : [],
   ])
-  return { topics, excerpts }
+  return { topics, excerpts, summaries }
 }
 
 async function matchTopics(topics: TopicTitles | undefined, channel: ChannelRef, query: string, limit: number) {
@@ -161,7 +171,7 @@ export function topicSearchTool(deps: TopicSearchDeps, scope: Scope, options: To
       const limit = Math.min(20, Math.max(1, Math.floor(Number(args?.limit) || options.limit || 8)))
       const result = query.trim()
         ? await topicSearch(deps, query, scope, { ...options, limit })
-        : { topics: [], excerpts: [] }
+        : { topics: [], excerpts: [], summaries: [] }
       return { text: renderResult(result), result }
     },
   }
@@ -170,6 +180,7 @@ export function topicSearchTool(deps: TopicSearchDeps, scope: Scope, options: To
 function renderResult(result: TopicSearchResult): string {
   const lines: string[] = []
   if (result.topics.length) lines.push(`Topics: ${result.topics.map((topic) => topic.title).join(' | ')}`)
+  for (const summary of result.summaries) lines.push(`Topic summary (${summary.title}): ${summary.summary}`)
   for (const group of result.excerpts) {
     lines.push('---')
     for (const message of group) lines.push(`[${message.createdAt.toISOString().slice(0, 16).replace('T', ' ')}] ${message.userName}: ${message.content}`)

@@ -40,5 +40,15 @@ describe('topics in a group chat', () => {
     expect(shown).toContain('第 1 版')
     const [elsewhere] = await h.app.mock.client('alice', 'g2').receive(`memory.topic ${topic.id}`)
     expect(elsewhere).toBe('这里没有这个话题。')
+
+    // the deep search tool finds the summary through the hybrid summary search, in this channel only
+    await h.app.memory.flushOutbox()
+    const session = h.app.mock.session({ type: 'message', channel: { id: 'g1', type: 0 }, guild: { id: 'g1' }, user: { id: 'alice' } })
+    const tool = h.app.memory.searchTool(session)
+    expect(tool.name).toBe('search_chat_history')
+    const found = await tool.handler({ query: topic.title })
+    expect(found.result.summaries.map((hit) => hit.topicId)).toContain(topic.id)
+    const other = h.app.mock.session({ type: 'message', channel: { id: 'g2', type: 0 }, guild: { id: 'g2' }, user: { id: 'alice' } })
+    expect((await h.app.memory.searchTool(other).handler({ query: topic.title })).result.summaries).toEqual([])
   })
 })
