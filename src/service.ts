@@ -477,6 +477,11 @@ export class MemoryService extends Service {
     }
   }
 
+  /** The raw messages of a topic, oldest first, optionally within a time range (000 §3.4). */
+  topicMessages(topicId: string, options: { since?: Date; until?: Date; limit?: number } = {}) {
+    return this.summaries.rawMessages(topicId, options)
+  }
+
   /** Closes idle topics and summarises them in the background. */
   async closeIdleTopics() {
     try {

@@ -27,6 +27,11 @@ describe('topics in a group chat', () => {
     expect(new Set(BADMINTON.map(topicOf)).size).toBe(1)
     expect(new Set(GPU.map(topicOf)).size).toBe(1)
     expect(topicOf(BADMINTON[0])).not.toBe(topicOf(GPU[0]))
+    const raw = await h.app.memory.topicMessages(topicOf(GPU[0]))
+    expect(raw.map((row) => row.content)).toEqual(GPU)
+    const second = rows.find((row) => row.content === GPU[1])!.createdAt
+    const later = await h.app.memory.topicMessages(topicOf(GPU[0]), { since: second })
+    expect(later.map((row) => row.content)).toEqual(GPU.slice(1))
   })
 
   it('summarises a topic by hand (offline, marked so) and shows it with its quality', async () => {
