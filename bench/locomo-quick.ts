@@ -6,12 +6,13 @@
  * baselines of issue 3 are computed with the same tokenizer and the same per-line cost.
  *
  *   npx tsx bench/locomo-quick.ts [--data ../shared/data/locomo] [--budgets 500,1000,2000]
- *     [--asker speaker|other] [--at after|later] [--stats channel|pool] [--set key=value ...] [--out FILE]
+ *     [--asker speaker|other] [--at after|later] [--stats channel|pool] [--summary] [--set key=value ...] [--out FILE]
  *
  * `--set` overrides a builder setting (`semanticLimit=80`) or a scorer weight (`w.semantic=0.5`,
  * `threshold=0.2`). `--asker speaker` asks as the first speaker (else as a third person);
  * `--at after` asks one minute after the last turn (else a week later); `--stats pool` scores keywords
- * with the candidate pool's term statistics instead of the channel's. The official benchmark is
+ * with the candidate pool's term statistics instead of the channel's; `--summary` gives each
+ * conversation an offline rolling summary, which takes its share of every budget. The official benchmark is
  * `bench/locomo.ts`, which replays through the plugin's capture path.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -28,6 +29,7 @@ import { InMemoryMessageStore } from '../src/short-term/in-memory-store'
 import { MessageIndex } from '../src/short-term/message-index'
 import { RelevanceScorer, ScorerWeights, SIGNALS } from '../src/short-term/scorer'
 import { quickSearch } from '../src/short-term/search-tool'
+import { ExtractiveSummarizer } from '../src/short-term/summarizer'
 import { TermStats } from '../src/short-term/term-stats'
 import type { ContextTarget } from '../src/short-term/types'
 
@@ -173,6 +175,9 @@ async function main() {
   const asker = arg('asker', 'other')
   const at = arg('at', 'later')
   const statsMode = arg('stats', 'channel')
+  // with --summary, each conversation gets the offline rolling summary of all but its last 20
+  // turns (300 tokens at most), as the plugin would hold it; it takes its share of the budget
+  const withSummary = process.argv.includes('--summary')
   const overrides = sets()
   const weights: Partial<ScorerWeights> = {}
   const config: Partial<ContextBuilderConfig> = {}
@@ -210,11 +215,15 @@ async function main() {
     await messages.index(conv.rows)
     await index.optimize(messages.table)
     fullTokens += conv.rows.reduce((s, r) => s + costOf(r), 0)
+    const summaryText = withSummary
+      ? await new ExtractiveSummarizer().summarize({ previous: '', messages: conv.rows.slice(0, -20).map((r) => ({ name: r.userName, content: r.content })), maxTokens: 300 })
+      : ''
     const termStats = new TermStats()
     for (const row of conv.rows) termStats.add(row, row.content)
     const builder = new ContextBuilder({
       store,
       termStats: statsMode === 'channel' ? termStats : undefined,
+      summary: withSummary ? async () => summaryText : undefined,
       search: quickSearch(messages),
       embedder,
       counters,
@@ -248,7 +257,7 @@ async function main() {
   rmSync(dir, { recursive: true, force: true })
 
   const fmt = (x: number) => x.toFixed(3)
-  console.log(`tokenizer ${TOKENIZER}; asker ${asker}; at ${at}; stats ${statsMode}; overrides ${JSON.stringify(overrides)}; ${builds} builds, avg ${(buildMs / builds).toFixed(1)} ms; ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  console.log(`tokenizer ${TOKENIZER}; asker ${asker}; at ${at}; stats ${statsMode}; summary ${withSummary}; overrides ${JSON.stringify(overrides)}; ${builds} builds, avg ${(buildMs / builds).toFixed(1)} ms; ${((Date.now() - started) / 1000).toFixed(0)} s`)
   console.log('budget      n   ours   bm25  bm25w  recent')
   const result: Record<string, unknown> = {}
   for (const budget of budgets) {

@@ -2,7 +2,7 @@ import { analyzeMessage, extractMentions } from '../capture/analyzer'
 import type { RetrievedMemory } from '../long-term/retrieve'
 import type { Counters, Embedder, Logger } from '../providers/types'
 import type { MessageRow } from '../store/tables'
-import { contentTerms } from '../text/keywords'
+import { contentTerms, matchTerms } from '../text/keywords'
 import { countTokens, renderLine, truncateToTokens } from '../text/token-count'
 import { normalizeText } from '../text/tokens'
 import { CandidateRelation, RelevanceScorer, ScoredSignals, ScoringFeatures } from './scorer'
@@ -168,8 +168,10 @@ class Lru<T> {
 /** BM25 parameters. */
 const K1 = 1.2
 const B = 0.75
-/** Least spread between the median and the best embedding similarity that calibrates to 0…1. */
+/** Least spread between the floor and the best embedding similarity that calibrates to 0…1. */
 const MIN_SPREAD = 0.2
+/** Share of the target's keyword weight the best lexical match must cover to count as a full match. */
+const FULL_COVERAGE = 0.3
 
 export class ContextBuilder {
   readonly config: Readonly<ContextBuilderConfig>
@@ -442,7 +444,7 @@ export class ContextBuilder {
     let features = this.texts.get(key)
     if (!features) {
       const terms = new Map<string, number>()
-      const list = contentTerms(row.content)
+      const list = matchTerms(row.content)
       for (const term of list) terms.set(term, (terms.get(term) ?? 0) + 1)
       features = {
         terms,
@@ -464,7 +466,7 @@ export class ContextBuilder {
     // a name that stands for a participant is a mention, not a keyword: "what did Caroline say"
     // should not favour every message that greets Caroline
     const nameTerms = new Set(people.flatMap((name) => contentTerms(name)))
-    const query = [...new Set(contentTerms(target.content))].filter((term) => !nameTerms.has(term))
+    const query = [...new Set(matchTerms(target.content))].filter((term) => !nameTerms.has(term))
     const ideal = query.reduce((sum, term) => sum + stats.idf(term), 0)
     const targetScoring: ScoringFeatures = { ...targetFeatures, mentions: [...mentions], time: target.time }
 
@@ -480,14 +482,16 @@ export class ContextBuilder {
     // rarely pass 0.5, dense ones rarely fall under it), and even unrelated texts share some. The
     // `similarityFloor` quantile counts as unrelated (0) and the best as 1, unless the best is
     // barely above the floor (`MIN_SPREAD`): then no candidate stands out and none gets much.
-    // Likewise the best lexical match counts as 1 only when it covers half the target's keyword weight.
+    // Likewise the best lexical match counts as 1 only when it covers `FULL_COVERAGE` of the target's
+    // keyword weight (Chinese is segmented differently from one sentence to the next, so even a good
+    // match shares only part of the words, characters and bigrams).
     const similarities = pool.flatMap((candidate) => (candidate.similarity === undefined ? [] : [candidate.similarity])).sort((a, b) => a - b)
     const bestSimilarity = similarities.length ? similarities[similarities.length - 1] : 0
     const quantile = Math.min(1, Math.max(0, settings.similarityFloor))
     const floor = similarities.length > 1 ? Math.max(0, similarities[Math.floor((similarities.length - 1) * quantile)]) : 0
     const spread = Math.max(bestSimilarity - floor, MIN_SPREAD)
     const calibrate = (similarity: number | undefined) => (similarity === undefined ? 0 : Math.max(0, (similarity - floor) / spread))
-    const lexicalScale = Math.max(bestLexical, ideal / 2)
+    const lexicalScale = Math.max(bestLexical, ideal * FULL_COVERAGE)
     const share = Math.min(1, Math.max(0, settings.lexicalShare))
     const byMessageId = new Map(pool.map((candidate) => [candidate.row.messageId, candidate.row]))
 

@@ -1,4 +1,4 @@
-import { contentTerms } from '../text/keywords'
+import { matchTerms } from '../text/keywords'
 import type { ChannelRef } from './types'
 
 /**
@@ -32,7 +32,7 @@ export class TermStats {
 
   /** Counts one message of a channel. */
   add(channel: Pick<ChannelRef, 'platform' | 'channelId'>, text: string): void {
-    const terms = contentTerms(text)
+    const terms = matchTerms(text)
     if (!terms.length) return
     const key = keyOf(channel)
     let stats = this.channels.get(key)
@@ -68,7 +68,7 @@ export function termStatsOf(texts: string[]): TermStatsView {
   let terms = 0
   let documents = 0
   for (const text of texts) {
-    const list = contentTerms(text)
+    const list = matchTerms(text)
     if (!list.length) continue
     documents++
     terms += list.length

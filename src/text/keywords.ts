@@ -1,5 +1,5 @@
 import { isStopword } from './stopwords'
-import { isAllCjk, words } from './tokens'
+import { isAllCjk, tokenize, words } from './tokens'
 
 /**
  * Content terms of a text, CJK-aware: the words of `words()` (Intl.Segmenter, so Chinese is split by
@@ -18,6 +18,27 @@ export function contentTerms(text: string): string[] {
       word = stem(word)
     } else if (isStopword(word)) continue
     out.push(word)
+  }
+  return out
+}
+
+/**
+ * Terms for lexical matching (BM25): the content terms, plus the characters and character bigrams
+ * of each run of CJK text (none with a function-word character such as 的 / 了 / 吗), marked so they
+ * never equal a word.
+ * Chinese is segmented differently in different sentences ("订好位子" / "订位"); shared characters
+ * and bigrams still match, and their rarity in the channel says how much.
+ */
+export function matchTerms(text: string): string[] {
+  const { cjkRuns } = tokenize(text)
+  const out = contentTerms(text)
+  for (const run of cjkRuns) {
+    const chars = [...run]
+    for (let i = 0; i < chars.length; i++) {
+      if (isStopword(chars[i])) continue
+      out.push(`\u0001${chars[i]}`)
+      if (i + 1 < chars.length && !isStopword(chars[i + 1])) out.push(`\u0002${chars[i]}${chars[i + 1]}`)
+    }
   }
   return out
 }

@@ -98,6 +98,20 @@ describe('ContextBuilder candidates', () => {
     expect(ids(built)).toEqual(['a1', 'a2'])
   })
 
+  it('works on Chinese: segmented keywords, not spaces', async () => {
+    const rows = [
+      row('a1', 'ming', '周末去吃全聚德的烤鸭吧', 0),
+      row('b1', 'hong', '下周的数学考试复习了吗', 1),
+      row('a2', 'gang', '烤鸭要提前订位，我来打电话', 2),
+      row('b2', 'li', '考试范围是第三章到第五章', 3),
+    ]
+    const { builder } = await setup(rows, {}, { timeWindowHours: 0 })
+    // "订好位子" and "订位" are segmented differently; characters and bigrams still meet
+    const built = await builder.build(target('hong', '烤鸭店订好位子了吗？', 60 * 24 * 7))
+    expect(ids(built)).toEqual(['a2'])
+    expect(built.messages[0].signals.keywordOverlap).toBeGreaterThan(0.2)
+  })
+
   it('finds old messages by meaning and the turns around them', async () => {
     const rows: MessageRow[] = [
       row('o1', 'ann', 'what are you reading these days?', 0),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { contentTerms, extractKeywords, stem } from '../../src/text/keywords'
+import { contentTerms, extractKeywords, matchTerms, stem } from '../../src/text/keywords'
 import { isStopword } from '../../src/text/stopwords'
 
 describe('content terms', () => {
@@ -34,6 +34,15 @@ describe('content terms', () => {
     expect(isStopword('the')).toBe(true)
     expect(isStopword('什么')).toBe(true)
     expect(isStopword('烤鸭')).toBe(false)
+  })
+})
+
+describe('matchTerms', () => {
+  it('adds CJK characters and bigrams without function-word characters', () => {
+    const terms = matchTerms('订好位子了吗')
+    expect(terms).toEqual(expect.arrayContaining(['订好', '位子', '\u0001订', '\u0001位', '\u0002订好', '\u0002好位']))
+    expect(terms.some((term) => term.includes('了') || term.includes('吗'))).toBe(false)
+    expect(matchTerms('painted walls')).toEqual(contentTerms('painted walls'))
   })
 })
 
