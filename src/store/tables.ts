@@ -75,7 +75,7 @@ export function defineTables(ctx: Context) {
     createdAt: 'timestamp',
   }, {
     primary: 'id',
-    indexes: [['platform', 'channelId', 'createdAt']],
+    indexes: [['platform', 'channelId', 'createdAt'], ['platform', 'guildId', 'createdAt']],
   })
 
   ctx.model.extend('memory_fact', {
