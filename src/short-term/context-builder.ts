@@ -24,8 +24,9 @@ import type { BuiltContext, CandidateSource, ChannelRef, ContextMessage, Context
  * 3. The turns around the best-scoring candidates (`adjacentHits`, `adjacentTurns` on each side)
  *    join the pool and inherit part of their neighbour's content relevance (`adjacentDecay` per
  *    turn): the question before an answer, the answer after a question.
- * 4. The best candidates above the scorer's threshold are taken while they fit: long-term memories
- *    and the rolling summary take at most their share of the budget, the messages the rest; a message
+ * 4. The best candidates above the scorer's threshold are taken while they fit: long-term memories,
+ *    the group's memories and the rolling summary take at most their share of the budget, the
+ *    messages the rest; a message
  *    costs the tokens of its rendered line (`name: content`) plus one for the line break. The total
  *    never exceeds `tokenBudget`. Duplicates (one message from two sources, or the same words said
  *    twice by one person) are merged. The result is oldest first, each message with its sources and
@@ -73,6 +74,8 @@ export interface ContextBuilderConfig {
   longTermShare: number
   /** Most of the budget the rolling summary may take. Default 0.15. */
   summaryShare: number
+  /** Most of the budget the group's memories may take (in a group chat). Default 0.1. */
+  groupShare: number
   /** Long-term memories asked for. Default 5. */
   longTermTopK: number
   /** Embed candidates the search did not score, so every candidate has an embedding similarity. Default true. */
@@ -95,6 +98,7 @@ export const DEFAULT_CONTEXT_CONFIG: Readonly<ContextBuilderConfig> = Object.fre
   similarityFloor: 0,
   longTermShare: 0.15,
   summaryShare: 0.15,
+  groupShare: 0.1,
   longTermTopK: 5,
   embedCandidates: true,
 })
@@ -111,6 +115,8 @@ export interface ContextBuilderDeps {
   longTerm?: (target: ContextTarget, topK: number) => Promise<RetrievedMemory[]>
   /** The channel's rolling summary. */
   summary?: (channel: ChannelRef) => Promise<string | undefined>
+  /** What the group remembers that bears on the target (seed 002), asked only in a group chat. */
+  group?: (target: ContextTarget) => Promise<NonNullable<BuiltContext['group']>>
   /** The topic of the target when its row has none yet (e.g. the attribution's best guess). */
   topicOf?: (target: ContextTarget) => Promise<string | undefined>
   /** Told about every context built (the context log). Errors are ignored. */
@@ -215,6 +221,7 @@ export class ContextBuilder {
     if (options.timeWindowHours !== undefined) config.timeWindowHours = options.timeWindowHours
     if (options.longTerm === false) config.longTermShare = 0
     if (options.summary === false) config.summaryShare = 0
+    if (options.group === false) config.groupShare = 0
     config.tokenBudget = Math.max(0, Math.floor(Number(config.tokenBudget) || 0))
     config.maxMessages = Math.max(0, Math.floor(Number(config.maxMessages) || 0))
     config.timeWindowHours = Math.max(0, Number(config.timeWindowHours) || 0)
@@ -265,6 +272,9 @@ export class ContextBuilder {
     const summary = this.deps.summary && settings.summaryShare > 0
       ? this.deps.summary(target).catch(() => undefined)
       : Promise.resolve(undefined)
+    const groupMemories = this.deps.group && target.guildId && settings.groupShare > 0
+      ? this.deps.group(target).catch(() => [])
+      : Promise.resolve([])
 
     const candidates = new Map<string, Candidate>()
     const add = (row: MessageRow, source: CandidateSource, extra: Partial<Candidate> = {}) => {
@@ -319,7 +329,7 @@ export class ContextBuilder {
       scored = this.score(target, topicId, [...candidates.values()], settings)
     }
 
-    // sections: long-term and summary first, within their shares; messages get the rest
+    // sections: long-term, group memories and summary first, within their shares; messages get the rest
     let used = 0
     const memories: RetrievedMemory[] = []
     const longTermCap = Math.floor(settings.tokenBudget * settings.longTermShare)
@@ -329,6 +339,16 @@ export class ContextBuilder {
       memories.push(memory)
       used += cost
     }
+    const group: NonNullable<BuiltContext['group']> = []
+    const groupCap = Math.floor(settings.tokenBudget * settings.groupShare)
+    let groupTokens = 0
+    for (const memory of await groupMemories) {
+      const cost = countTokens(`- ${memory.statement}`) + 1
+      if (groupTokens + cost > groupCap) continue
+      group.push(memory)
+      groupTokens += cost
+    }
+    used += groupTokens
     const summaryText = truncateToTokens((await summary) ?? '', Math.floor(settings.tokenBudget * settings.summaryShare) - 1)
     if (summaryText) used += countTokens(summaryText) + 1
 
@@ -349,7 +369,9 @@ export class ContextBuilder {
 
     let windowTokens = 0
     for (const row of windowRows) if (!isTarget(row, target) && !row.isCommand) windowTokens += this.features(row).tokens + 1
-    return { longTerm: memories, summary: summaryText, messages: chosen, tokens: used, windowTokens, fallback: false, buildMs: this.clock() - started }
+    const built: BuiltContext = { longTerm: memories, summary: summaryText, messages: chosen, tokens: used, windowTokens, fallback: false, buildMs: this.clock() - started }
+    if (group.length) built.group = group
+    return built
   }
 
   /** The messages the target replies to, nearest first, `depth` links at most. */

@@ -52,6 +52,8 @@ export interface ContextOptions {
   longTerm?: boolean
   /** Include the rolling summary section (default true; it takes at most its share of the budget). */
   summary?: boolean
+  /** Include the group's memories in a group chat (default true; at most their share of the budget). */
+  group?: boolean
 }
 
 /** `adjacent`: a turn right before or after one of the best candidates. */

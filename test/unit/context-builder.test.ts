@@ -29,6 +29,7 @@ async function setup(rows: MessageRow[], deps: Partial<ContextBuilderDeps> = {},
 function renderedTokens(built: BuiltContext) {
   let total = built.summary ? countTokens(built.summary) + 1 : 0
   for (const memory of built.longTerm) total += countTokens(`- ${memory.content}`) + 1
+  for (const memory of built.group ?? []) total += countTokens(`- ${memory.statement}`) + 1
   for (const message of built.messages) total += countTokens(renderLine(message.userName, message.content)) + 1
   return total
 }
@@ -153,12 +154,14 @@ describe('ContextBuilder budget and sections', () => {
     }
     const summary = 'Ann and Bob argued about the cache. ' .repeat(20)
     const longTerm = [{ id: 'f1', content: 'Ann prefers PostgreSQL', score: 0.8, createdAt: new Date(T0), scope: { platform: 'test', userId: 'ann', guildId: 'g1', channelId: 'c1' } }]
-    const { builder } = await setup(rows, { summary: async () => summary, longTerm: async () => longTerm })
+    const group = Array.from({ length: 8 }, (_, i) => ({ id: `g${i}`, statement: `The group agreed on rule ${i}: reviews before merges`, score: 0.5 }))
+    const { builder } = await setup(rows, { summary: async () => summary, longTerm: async () => longTerm, group: async () => group })
     for (const budget of [0, 1, 7, 30, 120, 500, 1000, 2000]) {
       const built = await builder.build(target('ann', 'what about the redis cache timeout and 数据库迁移?', 400, { replyMessageId: 'm100' }), { tokenBudget: budget })
       expect(built.tokens).toBeLessThanOrEqual(budget)
       expect(renderedTokens(built)).toBe(built.tokens)
       expect(built.fallback).toBe(false)
+      if (budget >= 1000) expect(built.group?.length).toBeGreaterThan(0)
     }
   })
 
@@ -178,6 +181,22 @@ describe('ContextBuilder budget and sections', () => {
     expect(ids(built)).toEqual(['m1'])
     const bare = await builder.build(target('ann', 'is the cache warm now?', 5), { tokenBudget: 100, longTerm: false, summary: false })
     expect(bare).toMatchObject({ longTerm: [], summary: '' })
+  })
+
+  it('asks for group memories only in a group chat, within their share', async () => {
+    let asked = 0
+    const group = async () => {
+      asked++
+      return [{ id: 'g1', statement: 'This group deploys on Fridays', score: 0.6 }]
+    }
+    const { builder } = await setup([row('m1', 'ann', 'deploy today?', 0)], { group })
+    const inGroup = await builder.build(target('ann', 'when do we deploy?', 5), { tokenBudget: 200 })
+    expect(inGroup.group).toEqual([{ id: 'g1', statement: 'This group deploys on Fridays', score: 0.6 }])
+    const direct = await builder.build(target('ann', 'when do we deploy?', 5, { guildId: '' }), { tokenBudget: 200 })
+    expect(direct.group).toBeUndefined()
+    const without = await builder.build(target('ann', 'when do we deploy?', 5), { tokenBudget: 200, group: false })
+    expect(without.group).toBeUndefined()
+    expect(asked).toBe(1)
   })
 
   it('merges duplicates: one message from several sources, the same words said twice', async () => {
