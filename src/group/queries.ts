@@ -1,3 +1,4 @@
+import { cosine } from '../providers/vectors'
 import type { Counters, Embedder, Logger } from '../providers/types'
 import { checkDays } from './evolution'
 import { checkGroup, groupId, sameGroup } from './group-id'
@@ -62,17 +63,6 @@ const STATUSES: ListStatus[] = ['active', 'deprecated', 'all']
 const bad = (message: string) => new GroupMemoryError(message, 'bad-request')
 const round = (value: number) => Math.round(value * 1000) / 1000
 
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i]
-    na += a[i] * a[i]
-    nb += b[i] * b[i]
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0
-}
 
 function checkInt(name: string, value: unknown, fallback: number, min: number, max: number): number {
   if (value === undefined || value === null) return fallback

@@ -8,3 +8,16 @@ export function l2normalize(vector: Float32Array): Float32Array {
   }
   return vector
 }
+
+/** Cosine similarity (0 when either side is the zero vector). */
+export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let dot = 0
+  let na = 0
+  let nb = 0
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i]
+    na += a[i] * a[i]
+    nb += b[i] * b[i]
+  }
+  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0
+}

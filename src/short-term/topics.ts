@@ -1,3 +1,4 @@
+import { cosine } from '../providers/vectors'
 import { randomBytes } from 'node:crypto'
 import type { Counters, Embedder, Logger } from '../providers/types'
 import type { MessageRow } from '../store/tables'
@@ -352,18 +353,6 @@ function norm(vector: ArrayLike<number>) {
   return Math.sqrt(sum)
 }
 
-/** Cosine similarity (0 when either side is the zero vector). */
-export function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i]
-    na += a[i] * a[i]
-    nb += b[i] * b[i]
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0
-}
 
 /** Stored centroids keep 6 decimals: ample for cosine, and about half the JSON of full floats. */
 function round6(x: number) {

@@ -1,3 +1,4 @@
+import { cosine } from '../providers/vectors'
 import * as fs from 'node:fs'
 import type * as LanceDB from '@lancedb/lancedb'
 import type * as ArrowLib from 'apache-arrow'
@@ -139,17 +140,6 @@ class IndexBreaker implements IBreaker {
   }
 }
 
-function cosine(a: ArrayLike<number>, b: ArrayLike<number>): number {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i]
-    na += a[i] * a[i]
-    nb += b[i] * b[i]
-  }
-  return na > 0 && nb > 0 ? dot / Math.sqrt(na * nb) : 0
-}
 
 function isZero(vector: ArrayLike<number>): boolean {
   for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) return false
