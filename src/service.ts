@@ -169,6 +169,8 @@ export class MemoryService extends Service {
         topK,
       }),
       summary: (channel) => this.rolling.get(channel),
+      // a group chat also sees what the group as a whole remembers (recall never throws)
+      group: (target) => this.groups.recall({ platform: target.platform, guildId: target.guildId }, target.content, { limit: 5, threshold: 0.05 }),
       onBuilt: (target, context) => this.contextLog.record(target, context),
       counters,
       logger: log,
@@ -406,15 +408,8 @@ export class MemoryService extends Service {
    * memories, the channel's rolling summary and the relevant messages within the token budget, with
    * the reason each was chosen. Never throws (falls back to the recent window).
    */
-  async buildContext(message: Session | ContextTarget, options: ContextOptions = {}): Promise<BuiltContext> {
-    const target = isSession(message) ? this.targetOf(message) : message
-    const [context, group] = await Promise.all([
-      this.contextBuilder.build(target, options),
-      // a group chat also sees what the group as a whole remembers (never throws)
-      target.guildId ? this.groups.recall({ platform: target.platform, guildId: target.guildId }, target.content, { limit: 5, threshold: 0.05 }) : [],
-    ])
-    if (group.length) context.group = group
-    return context
+  buildContext(message: Session | ContextTarget, options: ContextOptions = {}): Promise<BuiltContext> {
+    return this.contextBuilder.build(isSession(message) ? this.targetOf(message) : message, options)
   }
 
   /**
