@@ -32,7 +32,7 @@ import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { App, h } from 'koishi'
 import type { BuiltContext, ContextOptions, ContextTarget } from '../src/short-term/types'
-import { bootApp, log, machine } from './lib/app'
+import { bootApp, log, machine, revision } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
 import { Bm25 } from './lib/bm25'
 import { packGreedy, packRecent } from './lib/budget'
@@ -338,6 +338,7 @@ async function main() {
       data: dataDir,
       date: started.toISOString(),
       machine: machine(),
+      revision: revision(ROOT),
     }
     const text = JSON.stringify(result, null, 2)
     if (out) {

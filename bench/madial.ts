@@ -26,7 +26,7 @@ import { performance } from 'node:perf_hooks'
 import type { FactRow } from '../src/store/tables'
 import type { FactIndex } from '../src/store/fact-index'
 import type { MemoryService } from '../src/service'
-import { bootApp, log, machine } from './lib/app'
+import { bootApp, log, machine, revision } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
 import { Bm25 } from './lib/bm25'
 import { RankingMetrics, rankingMetrics, round4 } from './lib/metrics'
@@ -268,6 +268,7 @@ async function main() {
       data: dataDir,
       date: started.toISOString(),
       machine: machine(),
+      revision: revision(ROOT),
     }
     const text = JSON.stringify(result, null, 2)
     if (out) {

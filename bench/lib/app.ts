@@ -51,3 +51,20 @@ export function machine() {
 }
 
 export const log = (...args: unknown[]) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args)
+
+/**
+ * The commit the bench ran on, and the files under src/ that differed from it (the bench runs the
+ * working tree, so uncommitted changes there are part of the measurement).
+ */
+export function revision(root: string) {
+  const { execFileSync } = require('node:child_process') as typeof import('node:child_process')
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim()
+    } catch {
+      return ''
+    }
+  }
+  const dirty = git('status', '--porcelain', '--', 'src').split('\n').filter(Boolean).map((line) => line.slice(3))
+  return { commit: git('rev-parse', 'HEAD'), src_uncommitted: dirty }
+}
