@@ -197,6 +197,8 @@ async function main() {
   const askerIsA = (options.asker ?? 'third') === 'a'
   const askAfterMinutes = intOption(options, 'ask-after-minutes', QUESTION_DELAY_MINUTES)
   const started = new Date()
+  // taken before the run: the working tree can change while a bench runs
+  const rev = revision(ROOT)
   const runStart = performance.now()
 
   const conversations = loadConversations(dataDir)
@@ -338,7 +340,7 @@ async function main() {
       data: dataDir,
       date: started.toISOString(),
       machine: machine(),
-      revision: revision(ROOT),
+      revision: rev,
     }
     const text = JSON.stringify(result, null, 2)
     if (out) {

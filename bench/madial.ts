@@ -139,6 +139,8 @@ async function main() {
   const out = options.out ? path.resolve(options.out) : undefined
   const topK = intOption(options, 'topk', 20)
   const started = new Date()
+  // taken before the run: the working tree can change while a bench runs
+  const rev = revision(ROOT)
 
   const memories = loadMemories(dataDir)
   const dialogues = loadDialogues(dataDir)
@@ -268,7 +270,7 @@ async function main() {
       data: dataDir,
       date: started.toISOString(),
       machine: machine(),
-      revision: revision(ROOT),
+      revision: rev,
     }
     const text = JSON.stringify(result, null, 2)
     if (out) {
