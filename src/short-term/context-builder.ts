@@ -151,6 +151,7 @@ interface Scored {
 
 /** What the builder derives from a message's text, once. */
 interface TextFeatures {
+  list: string[]
   terms: Map<string, number>
   length: number
   mentions: string[]
@@ -469,6 +470,7 @@ export class ContextBuilder {
       const list = matchTerms(row.content)
       for (const term of list) terms.set(term, (terms.get(term) ?? 0) + 1)
       features = {
+        list,
         terms,
         length: list.length,
         mentions: extractMentions(row.content),
@@ -556,7 +558,7 @@ export class ContextBuilder {
   }
 
   private stats(channel: ChannelRef, pool: Candidate[]): TermStatsView {
-    return this.deps.termStats?.view(channel) ?? termStatsOf(pool.map((candidate) => candidate.row.content))
+    return this.deps.termStats?.view(channel) ?? termStatsOf(pool.map((candidate) => this.features(candidate.row).list))
   }
 
   private toContextMessage(row: MessageRow, score: number, sources: CandidateSource[], signals: Record<string, number>): ContextMessage {

@@ -62,13 +62,16 @@ export class TermStats {
   }
 }
 
-/** Statistics over a handful of texts (the builder's candidate pool when the channel has none). */
-export function termStatsOf(texts: string[]): TermStatsView {
+/**
+ * Statistics over a handful of texts, or of their `matchTerms` when already computed (the
+ * builder's candidate pool when the channel has none).
+ */
+export function termStatsOf(texts: (string | string[])[]): TermStatsView {
   const df = new Map<string, number>()
   let terms = 0
   let documents = 0
   for (const text of texts) {
-    const list = matchTerms(text)
+    const list = typeof text === 'string' ? matchTerms(text) : text
     if (!list.length) continue
     documents++
     terms += list.length
