@@ -6,7 +6,7 @@
  * baselines of issue 3 are computed with the same tokenizer and the same per-line cost.
  *
  *   npx tsx bench/locomo-quick.ts [--data ../shared/data/locomo] [--budgets 500,1000,2000]
- *     [--asker speaker|other] [--at after|later] [--stats channel|pool] [--summary] [--set key=value ...] [--out FILE]
+ *     [--asker speaker|other] [--at after|later] [--stats channel|pool] [--summary] [--captions] [--set key=value ...] [--out FILE]
  *
  * `--set` overrides a builder setting (`semanticLimit=80`) or a scorer weight (`w.semantic=0.5`,
  * `threshold=0.2`). `--asker speaker` asks as the first speaker (else as a third person);
@@ -32,6 +32,7 @@ import { quickSearch } from '../src/short-term/search-tool'
 import { ExtractiveSummarizer } from '../src/short-term/summarizer'
 import { TermStats } from '../src/short-term/term-stats'
 import type { ContextTarget } from '../src/short-term/types'
+import { turnText } from './locomo'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 
@@ -64,6 +65,9 @@ export function parseLocomoDate(text: string): Date {
   return new Date(Date.UTC(Number(m[6]), MONTHS.indexOf(m[5].toLowerCase()), Number(m[4]), hour, Number(m[2])))
 }
 
+/** `--captions`: a turn with an image carries its caption, as the official bench replays it. */
+const withCaptions = process.argv.includes('--captions')
+
 function loadConversation(file: string) {
   const data = JSON.parse(readFileSync(file, 'utf8'))
   const id = file.replace(/^.*\//, '').replace(/\.json$/, '')
@@ -82,7 +86,7 @@ function loadConversation(file: string) {
         channelId: id,
         userId: turn.speaker.toLowerCase(),
         userName: turn.speaker,
-        content: turn.text,
+        content: withCaptions ? turnText(turn) : turn.text,
         role: 'user',
         isMentionBot: false,
         isCommand: false,

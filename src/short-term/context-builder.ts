@@ -7,7 +7,8 @@ import { countTokens, renderLine, truncateToTokens } from '../text/token-count'
 import { normalizeText } from '../text/tokens'
 import { CandidateRelation, RelevanceScorer, ScoredSignals, ScoringFeatures } from './scorer'
 import type { QuickSearch } from './search-tool'
-import { TermStats, termStatsOf, TermStatsView } from './term-stats'
+import { bm25, termStatsOf, TermStatsView } from '../text/bm25'
+import { TermStats } from './term-stats'
 import type { BuiltContext, CandidateSource, ChannelRef, ContextMessage, ContextOptions, ContextTarget, MessageStore } from './types'
 
 /**
@@ -172,9 +173,6 @@ class Lru<T> {
   }
 }
 
-/** BM25 parameters. */
-const K1 = 1.2
-const B = 0.75
 /** Least spread between the floor and the best embedding similarity that calibrates to 0…1. */
 const MIN_SPREAD = 0.2
 /** Share of the target's keyword weight the best lexical match must cover to count as a full match. */
@@ -576,18 +574,6 @@ export class ContextBuilder {
       signals: { ...signals },
     }
   }
-}
-
-/** BM25 of a candidate for the query terms, with the channel's statistics. */
-function bm25(query: string[], features: TextFeatures, stats: TermStatsView): number {
-  if (!query.length || !features.length) return 0
-  const norm = K1 * (1 - B + B * features.length / Math.max(1, stats.averageLength))
-  let score = 0
-  for (const term of query) {
-    const tf = features.terms.get(term)
-    if (tf) score += stats.idf(term) * (tf * (K1 + 1)) / (tf + norm)
-  }
-  return score
 }
 
 /**

@@ -1,3 +1,4 @@
+import { statsView, TermStatsView } from '../text/bm25'
 import { matchTerms } from '../text/keywords'
 import type { ChannelRef } from './types'
 
@@ -9,15 +10,6 @@ import type { ChannelRef } from './types'
  * halved so old talk fades). In memory only: after a restart a channel starts from what the builder
  * sees (the statistics of its candidate pool) until `warm()` or new messages fill it again.
  */
-
-export interface TermStatsView {
-  /** Messages counted. */
-  readonly documents: number
-  /** Mean number of content terms per message. */
-  readonly averageLength: number
-  /** Smoothed inverse document frequency (BM25's form), never below 0.1. */
-  idf(term: string): number
-}
 
 interface ChannelStats {
   documents: number
@@ -58,36 +50,7 @@ export class TermStats {
   view(channel: Pick<ChannelRef, 'platform' | 'channelId'>, minDocuments = 20): TermStatsView | undefined {
     const stats = this.channels.get(keyOf(channel))
     if (!stats || stats.documents < minDocuments) return undefined
-    return viewOf(stats.documents, stats.terms, stats.df)
-  }
-}
-
-/**
- * Statistics over a handful of texts, or of their `matchTerms` when already computed (the
- * builder's candidate pool when the channel has none).
- */
-export function termStatsOf(texts: (string | string[])[]): TermStatsView {
-  const df = new Map<string, number>()
-  let terms = 0
-  let documents = 0
-  for (const text of texts) {
-    const list = typeof text === 'string' ? matchTerms(text) : text
-    if (!list.length) continue
-    documents++
-    terms += list.length
-    for (const term of new Set(list)) df.set(term, (df.get(term) ?? 0) + 1)
-  }
-  return viewOf(documents, terms, df)
-}
-
-function viewOf(documents: number, terms: number, df: Map<string, number>): TermStatsView {
-  return {
-    documents,
-    averageLength: documents ? terms / documents : 0,
-    idf(term) {
-      const n = df.get(term) ?? 0
-      return Math.max(0.1, Math.log(1 + (documents - n + 0.5) / (n + 0.5)))
-    },
+    return statsView(stats.documents, stats.terms, stats.df)
   }
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { TermStats, termStatsOf } from '../../src/short-term/term-stats'
+import { termStatsOf } from '../../src/text/bm25'
+import { TermStats } from '../../src/short-term/term-stats'
 import { InMemoryMessageStore } from '../../src/short-term/in-memory-store'
 import { channel, row } from './message-rows'
 

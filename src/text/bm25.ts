@@ -1,0 +1,69 @@
+import { matchTerms } from './keywords'
+
+/** Okapi BM25 parameters. */
+const K1 = 1.2
+const B = 0.75
+
+/** Corpus statistics BM25 needs. */
+export interface TermStatsView {
+  /** Documents counted. */
+  readonly documents: number
+  /** Mean number of terms per document. */
+  readonly averageLength: number
+  /** Smoothed inverse document frequency (BM25's form), never below 0.1. */
+  idf(term: string): number
+}
+
+/** A document's terms, counted once. */
+export interface TermCounts {
+  terms: Map<string, number>
+  length: number
+}
+
+export function countTerms(list: string[]): TermCounts {
+  const terms = new Map<string, number>()
+  for (const term of list) terms.set(term, (terms.get(term) ?? 0) + 1)
+  return { terms, length: list.length }
+}
+
+/**
+ * BM25 of a document for the query terms. A query term may carry a weight (a `Map`), e.g. less for
+ * the older lines of a conversation; a plain list weighs every term 1.
+ */
+export function bm25(query: string[] | Map<string, number>, doc: TermCounts, stats: TermStatsView): number {
+  const entries: Iterable<[string, number]> = Array.isArray(query) ? query.map((term) => [term, 1] as [string, number]) : query
+  if (!doc.length) return 0
+  const norm = K1 * (1 - B + B * doc.length / Math.max(1, stats.averageLength))
+  let score = 0
+  for (const [term, weight] of entries) {
+    const tf = doc.terms.get(term)
+    if (tf) score += weight * stats.idf(term) * (tf * (K1 + 1)) / (tf + norm)
+  }
+  return score
+}
+
+/** Statistics over a handful of texts, or of their `matchTerms` when already computed. */
+export function termStatsOf(texts: (string | string[])[]): TermStatsView {
+  const df = new Map<string, number>()
+  let terms = 0
+  let documents = 0
+  for (const text of texts) {
+    const list = typeof text === 'string' ? matchTerms(text) : text
+    if (!list.length) continue
+    documents++
+    terms += list.length
+    for (const term of new Set(list)) df.set(term, (df.get(term) ?? 0) + 1)
+  }
+  return statsView(documents, terms, df)
+}
+
+export function statsView(documents: number, terms: number, df: Map<string, number>): TermStatsView {
+  return {
+    documents,
+    averageLength: documents ? terms / documents : 0,
+    idf(term) {
+      const n = df.get(term) ?? 0
+      return Math.max(0.1, Math.log(1 + (documents - n + 0.5) / (n + 0.5)))
+    },
+  }
+}
