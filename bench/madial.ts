@@ -11,9 +11,10 @@
  *    through `ctx.memory.facts.insert`, the index row through the service's FactIndex (embed → LanceDB
  *    upsert) — the same two calls `memorize()` makes after its judge has produced a statement. There is
  *    no public `remember()` yet, so the FactIndex is reached through the service's private field.
- * 2. For each dialogue the query is `dialogue[0:test-turn[0]]` joined with '' (as MADial-Bench does),
- *    and `ctx.memory.retrieve(user, query, { platform, guildId: '', topK, minScore: 0 })` ranks that
- *    user's memories.
+ * 2. For each dialogue the query is `dialogue[0:test-turn[0]]` joined with '' (as MADial-Bench does;
+ *    each line ends with a line break), and `ctx.memory.retrieve(user, query, { platform, guildId: '',
+ *    topK, minScore: 0 })` ranks that user's memories: LanceDB's hybrid search gives the candidates,
+ *    the reranker (src/long-term/rerank.ts) orders them.
  * 3. Recall@1/3/5/10 and nDCG@5 with MADial-Bench's definitions (bench/lib/metrics.ts), and the same
  *    code over the published top-20 rankings in DIR.
  *
@@ -118,6 +119,8 @@ export function prototypeQueries(d: MadialDialogue): Record<string, string> {
     plain_text: texts.join('\n'),
     // only the last two lines (what a reply generator would pass as "the current message")
     last_2_lines: texts.slice(-2).join('\n'),
+    // the same text on one line, so the reranker weighs every line alike (no LINE_DECAY)
+    one_line: texts.join(' '),
     // only the user's lines (the assistant's lines are not the user's memories)
     user_lines: lines.filter((l) => l.speaker.toLowerCase() !== 'assistant').map((l) => l.text).join('\n'),
   }
@@ -257,11 +260,11 @@ async function main() {
       reference: { bm25_words: roundAll(rankingMetrics(bm25Items)) },
       prototypes,
       prototypes_note:
-        'bench-only experiments, NOT the product number: plain_text / last_2_lines / user_lines are other query texts through the same ctx.memory.retrieve; lance_text_leg_only / lance_vector_leg_only are the two legs of the hybrid search of the index alone; bm25_char_bigrams is BM25 over CJK character bigrams in JS',
+        'bench-only experiments, NOT the product number: plain_text / last_2_lines / one_line / user_lines are other query texts through the same ctx.memory.retrieve; lance_text_leg_only / lance_vector_leg_only are the two legs of the hybrid search of the index alone; bm25_char_bigrams is BM25 over CJK character bigrams in JS',
       dialogues: dialogues.length,
       memories: memories.length,
       embedder: memory.providers.embedder.id,
-      retrieve: `ctx.memory.retrieve(user, query, { topK: ${topK}, minScore: 0 }) — LanceDB hybrid (vector + ngram FTS, RRF)`,
+      retrieve: `ctx.memory.retrieve(user, query, { topK: ${topK}, minScore: 0 }) — LanceDB hybrid (vector + ngram FTS, RRF) candidates, reranked by BM25 among them (lexical share ${memory.config.retrieval.lexicalShare ?? 'auto'})`,
       query: "dialogue[0:test-turn[0]] joined with ''",
       definitions:
         'MADial-Bench embedding_score_new.py: recall@k = |top k ∩ relevant| / |relevant|; ndcg@5 = binary-gain DCG@5 / DCG of the same top-5 gains re-sorted (ideal from the retrieved hits, as published); ndcg@5_standard = ideal with min(|relevant|, 5) hits',

@@ -43,6 +43,8 @@ export interface Config {
     topK: number
     minScore: number
     dedupeThreshold: number
+    /** Share of BM25 in the ranking (0–1); unset: 1 with the offline embedder, 0.3 with an embedding model. */
+    lexicalShare?: number
   }
   capture: {
     mode: 'all' | 'allow' | 'deny'
@@ -139,6 +141,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     topK: Schema.natural().min(1).max(50).default(5),
     minScore: Schema.number().min(0).max(1).step(0.01).default(0.05),
     dedupeThreshold: Schema.number().min(0.5).max(1).step(0.01).default(0.85),
+    lexicalShare: Schema.number().min(0).max(1).step(0.05),
   }),
   capture: Schema.object({
     mode: Schema.union(['all', 'allow', 'deny']).default('all'),

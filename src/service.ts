@@ -179,7 +179,7 @@ export class MemoryService extends Service {
     this.outbox = new KoishiOutbox(ctx)
     const table = config.store.factsTable
     this.factIndex = new FactIndex({ index: this.index, embedder: this.providers.embedder, outbox: this.outbox, table, counters, logger: log })
-    this.retriever = new Retriever({ index: this.index, embedder: this.providers.embedder, table, counters, logger: log })
+    this.retriever = new Retriever({ index: this.index, embedder: this.providers.embedder, table, counters, logger: log, lexicalShare: config.retrieval.lexicalShare })
     this.queue = new KeyedQueue({
       limit: config.memorize.queueLimit,
       concurrency: 2,

@@ -57,6 +57,7 @@ function hash(seed: number, text: string, from = 0, to = text.length): number {
 export class OfflineEmbedder implements Embedder {
   readonly id = 'offline-ngram-v1'
   readonly dims: number
+  readonly lexical = true
 
   constructor(options: OfflineEmbedderOptions = {}) {
     const dims = options.dims ?? 512

@@ -179,11 +179,13 @@ export class ResilientLLM implements LLM {
 export class ResilientEmbedder implements Embedder {
   readonly id: string
   readonly dims: number
+  readonly lexical?: boolean
   readonly resilience: Resilience
 
   constructor(readonly inner: Embedder, options: ResilienceOptions = {}, counters?: Counters) {
     this.id = inner.id
     this.dims = inner.dims
+    this.lexical = inner.lexical
     this.resilience = new Resilience(inner.id, { label: 'provider.embedder', ...options }, counters)
   }
 

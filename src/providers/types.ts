@@ -3,6 +3,11 @@ export interface Embedder {
   /** Stable identity of the model that made the vectors, e.g. `offline-ngram-v1`, `gemini:gemini-embedding-001`. */
   readonly id: string
   readonly dims: number
+  /**
+   * True when its similarity only measures shared words and characters (the offline embedder), not
+   * meaning: a ranking then trusts BM25, which also knows how rare each shared word is.
+   */
+  readonly lexical?: boolean
   embed(texts: string[]): Promise<Float32Array[]>
 }
 

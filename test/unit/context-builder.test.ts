@@ -153,7 +153,7 @@ describe('ContextBuilder budget and sections', () => {
       rows.push(row(`m${i}`, ['ann', 'bob', 'carol'][i % 3], text, i * 3, { replyMessageId: i % 5 === 0 && i ? `m${i - 1}` : '' }))
     }
     const summary = 'Ann and Bob argued about the cache. ' .repeat(20)
-    const longTerm = [{ id: 'f1', content: 'Ann prefers PostgreSQL', score: 0.8, createdAt: new Date(T0), scope: { platform: 'test', userId: 'ann', guildId: 'g1', channelId: 'c1' } }]
+    const longTerm = [{ id: 'f1', content: 'Ann prefers PostgreSQL', score: 0.8, relevance: 0.8, createdAt: new Date(T0), scope: { platform: 'test', userId: 'ann', guildId: 'g1', channelId: 'c1' } }]
     const group = Array.from({ length: 8 }, (_, i) => ({ id: `g${i}`, statement: `The group agreed on rule ${i}: reviews before merges`, score: 0.5 }))
     const { builder } = await setup(rows, { summary: async () => summary, longTerm: async () => longTerm, group: async () => group })
     for (const budget of [0, 1, 7, 30, 120, 500, 1000, 2000]) {
@@ -167,7 +167,7 @@ describe('ContextBuilder budget and sections', () => {
 
   it('gives long-term memories and the summary at most their share', async () => {
     const rows = [row('m1', 'ann', 'the cache is cold after deploys', 0)]
-    const memories = Array.from({ length: 5 }, (_, i) => ({ id: `f${i}`, content: `Ann fact number ${i} about caches and deploys`, score: 0.9, createdAt: new Date(T0), scope: { platform: 'test', userId: 'ann', guildId: 'g1', channelId: 'c1' } }))
+    const memories = Array.from({ length: 5 }, (_, i) => ({ id: `f${i}`, content: `Ann fact number ${i} about caches and deploys`, score: 0.9, relevance: 0.9, createdAt: new Date(T0), scope: { platform: 'test', userId: 'ann', guildId: 'g1', channelId: 'c1' } }))
     const { builder } = await setup(rows, {
       summary: async () => 'The team talked about caches. They agreed to warm them after deploys. Bob will write the script.',
       longTerm: async () => memories,

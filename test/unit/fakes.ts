@@ -78,6 +78,7 @@ export class SwitchableEmbedder implements Embedder {
   constructor(private inner: Embedder) {}
   get id() { return this.inner.id }
   get dims() { return this.inner.dims }
+  get lexical() { return this.inner.lexical }
   async embed(texts: string[]) {
     if (this.down) throw new Error('embedder down')
     return this.inner.embed(texts)

@@ -27,6 +27,23 @@ describe('Retriever', () => {
     expect(found[0].createdAt.getTime()).toBe(5)
   })
 
+  it('ranks the candidates by how rare the shared words are among them (offline embedder: BM25 alone)', async () => {
+    const embedder = new OfflineEmbedder({ dims: 256 })
+    const index = new ExactIndex()
+    const texts = ['小明今天很开心，小明玩得很开心。', '小明学会了变魔术。', '小明吃了冰淇淋，很开心。']
+    for (const [i, text] of texts.entries()) {
+      const [vector] = await embedder.embed([text])
+      await index.upsert('m', [{ id: `f${i}`, text, vector, platform: 'qq', user_id: 'u', guild_id: '', channel_id: 'c', created_at: i }])
+    }
+    const logger = { debug() {}, info() {}, warn() {}, error() {} }
+    const query = '小明说：我好开心，我要给大家表演魔术！'
+    const plain = await index.search('m', { vector: (await embedder.embed([query]))[0], text: query, scope: { userId: 'u' }, limit: 3 })
+    expect(plain[0].id).not.toBe('f1')
+    const found = await new Retriever({ embedder, index, table: 'm', counters: new Counters(), logger }).retrieve({ userId: 'u' }, query, 3, 0)
+    expect(found[0].id).toBe('f1')
+    expect(found[0].relevance).toBe(1)
+  })
+
   it('drops memories under the minimum score', async () => {
     const { retriever } = await setup()
     const found = await retriever.retrieve({ platform: 'qq', userId: 'alice' }, '火锅', 5, 0.99)

@@ -1,0 +1,77 @@
+import { bm25, countTerms, TermCounts, termStatsOf } from '../text/bm25'
+import { matchTerms } from '../text/keywords'
+
+/**
+ * Reranks the candidates of a hybrid search (seed 003's retrieval: vector + keyword) by a blend of
+ * BM25 over the candidates and their embedding similarity.
+ *
+ * The index's own full-text leg and the rank fusion know nothing of how rare a shared word is among
+ * this user's memories, and an offline (lexical) embedder has no such notion either: "Bart" or
+ * "开心" in every memory of a user weighs as much as "魔术". Here the candidates are scored with BM25 over
+ * `matchTerms` (words, CJK characters and bigrams, no function words), with the candidates' own
+ * document frequencies, and blended with the calibrated embedding similarity:
+ *   relevance = lexicalShare · bm25 / best bm25 + (1 − lexicalShare) · (similarity − min) / (max − min).
+ *
+ * A multi-line query (a stretch of conversation) weighs each line `LINE_DECAY` times the next one:
+ * the last lines say what the talk is about now.
+ */
+export const LINE_DECAY = 0.85
+
+export interface Rerankable {
+  id: string
+  text: string
+  similarity: number
+}
+
+/** The lexical share when none is configured: an embedder that only sees shared words adds nothing BM25 lacks. */
+export function defaultLexicalShare(embedder: { lexical?: boolean }): number {
+  return embedder.lexical ? 1 : 0.3
+}
+
+/** Query terms weighted by line: the last line 1, each earlier line `LINE_DECAY` of the next. */
+export function queryTerms(query: string): Map<string, number> {
+  const lines = query.split(/\r?\n/).filter((line) => line.trim())
+  const weights = new Map<string, number>()
+  lines.forEach((line, i) => {
+    const weight = Math.pow(LINE_DECAY, lines.length - 1 - i)
+    for (const term of matchTerms(line)) weights.set(term, Math.max(weights.get(term) ?? 0, weight))
+  })
+  return weights
+}
+
+export class Reranker {
+  private cache = new Map<string, { list: string[]; counts: TermCounts }>()
+
+  constructor(private maxCached = 4096) {}
+
+  /** The hits, best first, each with its blended `relevance` in [0, 1]. */
+  rerank<T extends Rerankable>(query: string, hits: T[], lexicalShare: number): (T & { relevance: number })[] {
+    if (!hits.length) return []
+    const share = Math.min(1, Math.max(0, lexicalShare))
+    const terms = queryTerms(query)
+    const docs = hits.map((hit) => this.terms(hit.text))
+    const stats = termStatsOf(docs.map((doc) => doc.list))
+    const lexical = docs.map((doc) => bm25(terms, doc.counts, stats))
+    const bestLexical = Math.max(0, ...lexical)
+    const similarities = hits.map((hit) => hit.similarity)
+    const low = Math.min(...similarities)
+    const spread = Math.max(...similarities) - low
+    return hits
+      .map((hit, i) => {
+        const lexicalPart = bestLexical > 0 ? lexical[i] / bestLexical : 0
+        const embeddingPart = spread > 0 ? (hit.similarity - low) / spread : 0
+        return { ...hit, relevance: share * lexicalPart + (1 - share) * embeddingPart }
+      })
+      .sort((a, b) => b.relevance - a.relevance || b.similarity - a.similarity)
+  }
+
+  private terms(text: string) {
+    let entry = this.cache.get(text)
+    if (entry) return entry
+    const list = matchTerms(text)
+    entry = { list, counts: countTerms(list) }
+    this.cache.set(text, entry)
+    if (this.cache.size > this.maxCached) this.cache.delete(this.cache.keys().next().value!)
+    return entry
+  }
+}
