@@ -25,7 +25,7 @@ import { mountGroupApi } from './group/http-api'
 import { createGroupMemories } from './store/koishi-group-store'
 import { createTopicSummaries } from './store/koishi-summaries'
 import type { TopicSummaries } from './mid-term/summaries'
-import { ContextBuilder } from './short-term/context-builder'
+import { ContextBuilder, withTimeout } from './short-term/context-builder'
 import { ContextLog } from './short-term/context-log'
 import { EpisodicMemory } from './short-term/episodic'
 import { MessageIndex } from './short-term/message-index'
@@ -62,6 +62,9 @@ export interface MemoryStatus {
   facts: number
   counters: Record<string, number>
 }
+
+/** How long `buildContext` waits for buffered messages to be written before building without them. */
+const CAPTURE_SETTLE_MS = 500
 
 export class MemoryService extends Service {
   static inject = { database: { required: true }, http: { required: false } }
@@ -408,8 +411,12 @@ export class MemoryService extends Service {
    * memories, the channel's rolling summary and the relevant messages within the token budget, with
    * the reason each was chosen. Never throws (falls back to the recent window).
    */
-  buildContext(message: Session | ContextTarget, options: ContextOptions = {}): Promise<BuiltContext> {
-    return this.contextBuilder.build(isSession(message) ? this.targetOf(message) : message, options)
+  async buildContext(message: Session | ContextTarget, options: ContextOptions = {}): Promise<BuiltContext> {
+    const target = isSession(message) ? this.targetOf(message) : message
+    // the last half second of the chat may still wait in the recorder's buffer: write it first, so
+    // the context has it, but never let a slow database hold the reply for long
+    await withTimeout(this.recorder.flush(), CAPTURE_SETTLE_MS).catch(() => this.counters.inc('context.capture-unsettled'))
+    return this.contextBuilder.build(target, options)
   }
 
   /**

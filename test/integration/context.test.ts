@@ -1,3 +1,4 @@
+import { h as h_ } from 'koishi'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
 import { boot, Harness, say } from './harness'
@@ -55,5 +56,29 @@ describe('buildContext in a group chat with two interleaved topics', () => {
     expect(logged.reply).toBe('场地订好了，七点开始')
     const [stats] = await h.app.mock.client('carol', 'g1').receive('memory.stats')
     expect(stats).toContain('构建上下文 1 次')
+  })
+})
+
+describe('buildContext right after a message', () => {
+  // without topic attribution no background job writes the recorder's batch at once
+  it('sees a message said a moment ago, before the recorder\'s batch is written', async () => {
+    const h = await boot({ topics: { enabled: false } })
+    const bot = h.app.bots[0]
+    const text = '显卡我打算等 5070 出来再说'
+    const session = bot.session({
+      type: 'message',
+      user: { id: 'dave', name: 'dave' },
+      channel: { id: 'g1', type: 0 },
+      guild: { id: 'g1' },
+      message: { id: 'm-dave-1', content: text, elements: [h_.text(text)] },
+      timestamp: Date.now(),
+    })
+    // what an adapter does, and nothing else: no wait for the plugin's background work
+    h.app.emit(session, 'message', session)
+    const context = await h.app.memory.buildContext({
+      platform: 'mock', guildId: 'g1', channelId: 'g1', userId: 'carol', content: '5070 什么时候出', time: new Date(),
+    }, { tokenBudget: 200 })
+    expect(context.messages.map((m) => m.content)).toContain('显卡我打算等 5070 出来再说')
+    await h.stop()
   })
 })
