@@ -475,6 +475,7 @@ export class MemoryService extends Service {
       messageId: session.messageId,
       replyMessageId: session.quote?.id,
       mentions: (session.elements ?? []).filter((el) => el.type === 'at' && el.attrs.id && el.attrs.id !== session.selfId).map((el) => String(el.attrs.id)),
+      isMentionBot: Boolean(session.stripped?.atSelf) || mentions(session.elements ?? [], session.selfId),
       time: new Date(session.timestamp || Date.now()),
     }
   }

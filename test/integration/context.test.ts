@@ -81,4 +81,23 @@ describe('buildContext right after a message', () => {
     expect(context.messages.map((m) => m.content)).toContain('显卡我打算等 5070 出来再说')
     await h.stop()
   })
+
+  it('counts the bot\'s own earlier messages as related when the new message @-mentions the bot', async () => {
+    const h = await boot({}, (app) => app.plugin(echo))
+    expect(await say(h.app, 'alice', '<at id="514"/> 羽毛球场地订在七点', 'g1')).toEqual(['ok: 羽毛球场地订在七点'])
+    const bot = h.app.bots[0]
+    const session = bot.session({
+      type: 'message',
+      user: { id: 'carol', name: 'carol' },
+      channel: { id: 'g1', type: 0 },
+      guild: { id: 'g1' },
+      message: { id: 'm-carol-1', content: '<at id="514"/> 几点开始？', elements: [h_.at('514'), h_.text(' 几点开始？')] },
+      timestamp: Date.now(),
+    })
+    const context = await h.app.memory.buildContext(session, { tokenBudget: 200 })
+    const own = context.messages.filter((m) => m.role === 'assistant')
+    expect(own.length).toBeGreaterThan(0)
+    expect(own.every((m) => m.signals.mentionRelation === 0.6)).toBe(true)
+    await h.stop()
+  })
 })
