@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import { SUMMARY_TABLE, toIndexRow } from '../../src/mid-term/index-sync'
+import { indexText, SUMMARY_TABLE } from '../../src/mid-term/index-sync'
 import { fuse, keywordScore, queryTerms, searchSummaries } from '../../src/mid-term/search'
 import { TopicSummaries } from '../../src/mid-term/summaries'
 import type { SummaryRow } from '../../src/mid-term/types'
 import type { Scope } from '../../src/scope'
+import { toIndexRow } from '../../src/store/index-sync'
 import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'
 import { MemoryMessages, MemoryTopics } from './topic-fakes'
 import { at, MemorySummaries, RuleEmbedder, summaryRow } from './summary-fakes'
@@ -31,8 +32,8 @@ async function setup(rows: SummaryRow[], index = new ExactIndex()) {
   })
   for (const row of rows) {
     if ((await store.latest(row.topicId))?.id !== row.id) continue
-    const [vector] = await embedder.embed([`${row.title}\n${row.summary}`])
-    await index.upsert(SUMMARY_TABLE, [toIndexRow(row, vector)])
+    const [vector] = await embedder.embed([indexText(row)])
+    await index.upsert(SUMMARY_TABLE, [toIndexRow(row, indexText(row), vector)])
   }
   return { store, index, counters, summaries }
 }

@@ -1,0 +1,151 @@
+import type { Counters, Embedder, Logger } from '../providers/types'
+import type { Outbox } from './ports'
+import type { IndexRow, VectorIndex } from './vector-index'
+
+/** The part of a database row that its LanceDB copy is scoped by. */
+export interface IndexedRow {
+  id: string
+  platform: string
+  guildId: string
+  /** Left out for rows that belong to a whole guild. */
+  channelId?: string
+  createdAt: Date
+}
+
+export function toIndexRow(row: IndexedRow, text: string, vector: Float32Array): IndexRow {
+  return {
+    id: row.id,
+    text,
+    vector,
+    platform: row.platform,
+    user_id: '',
+    guild_id: row.guildId,
+    channel_id: row.channelId ?? '',
+    created_at: row.createdAt.getTime(),
+  }
+}
+
+export interface IndexSyncDeps {
+  index: VectorIndex
+  embedder: Embedder
+  outbox: Outbox
+  counters: Counters
+  logger: Logger
+  table?: string
+}
+
+/** What differs between the tables an `IndexSync` keeps. */
+export interface IndexedKind<Row> {
+  /** The LanceDB table when the deps name none; the outbox files the table's work under this name too. */
+  table: string
+  /** The rows' name in log lines, singular and plural. */
+  name: string
+  plural: string
+  /** The text a row is embedded and full-text indexed by. */
+  text(row: Row): string
+  /** Ids of every row that belongs in the index, queued again when the table held another embedder's vectors. */
+  allIds(): Promise<string[]>
+  /** Whether a row loaded by `drain` belongs in the index; the others are removed. Default: every row. */
+  indexed?(row: Row): boolean
+}
+
+/**
+ * Keeps a LanceDB table in step with database rows (the truth), as `FactIndex` does for facts: what
+ * cannot be indexed now waits in the outbox (table name = the LanceDB table) and is retried by
+ * `drain`. The table is prepared on first use; when it held another embedder's vectors every row
+ * that belongs in it is queued again.
+ */
+export class IndexSync<Row extends IndexedRow> {
+  readonly table: string
+  private prepared = false
+
+  constructor(protected readonly deps: IndexSyncDeps, private readonly kind: IndexedKind<Row>) {
+    this.table = deps.table ?? kind.table
+  }
+
+  /** Prepares the table once. False while the vector store is unavailable. */
+  async ready(): Promise<boolean> {
+    if (this.prepared) return true
+    const { index, embedder, outbox, logger } = this.deps
+    try {
+      const check = await index.prepare(this.table, embedder.id, embedder.dims)
+      if (check === 'reindex') {
+        const ids = await this.kind.allIds()
+        for (const id of ids) await outbox.add(this.table, id, 'upsert')
+        logger.info('embedder changed: %d %s will be indexed again', ids.length, this.kind.plural)
+      }
+      this.prepared = true
+    } catch (error) {
+      logger.debug('%s index not ready: %s', this.kind.name, (error as Error).message)
+    }
+    return this.prepared
+  }
+
+  /** Queues rows for (re-)indexing by the next `drain`. */
+  async requeue(ids: string[]): Promise<void> {
+    for (const id of ids) await this.deps.outbox.add(this.table, id, 'upsert')
+  }
+
+  /**
+   * Indexes waiting rows in batches; stops at the first failure and leaves the rest queued. Ids that
+   * `load` does not return, or returns as rows that do not belong in the index, are removed.
+   */
+  async drain(load: (ids: string[]) => Promise<Row[]>, batch = 64): Promise<{ indexed: number; pending: boolean }> {
+    const { index, outbox } = this.deps
+    let indexed = 0
+    if (!await this.ready()) return { indexed, pending: (await outbox.take(this.table, 1)).length > 0 }
+    for (;;) {
+      const waiting = await outbox.take(this.table, batch)
+      if (!waiting.length) return { indexed, pending: false }
+      try {
+        const wanted = waiting.filter((row) => row.op === 'upsert').map((row) => row.rowId)
+        const rows = await load(wanted)
+        const add = this.kind.indexed ? rows.filter((row) => this.kind.indexed!(row)) : rows
+        const found = new Set(add.map((row) => row.id))
+        const remove = [...new Set([...waiting.filter((row) => row.op === 'delete').map((row) => row.rowId), ...wanted.filter((id) => !found.has(id))])]
+        if (remove.length) await index.delete(this.table, remove)
+        if (add.length) await this.upsert(add)
+        await outbox.done(waiting.map((row) => row.id))
+        indexed += waiting.length
+      } catch (error) {
+        await outbox.retry(waiting.map((row) => row.id))
+        this.deps.logger.debug('%s outbox drain stopped: %s', this.kind.name, (error as Error).message)
+        return { indexed, pending: true }
+      }
+    }
+  }
+
+  /** Removes `remove`, then indexes `add` (`vectors`: theirs, when already made). Throws on any failure. */
+  protected async write(add: Row[], remove: string[], vectors?: Float32Array[]): Promise<void> {
+    if (!await this.ready()) throw new Error('the vector store is unavailable')
+    if (remove.length) {
+      await this.deps.outbox.forget(this.table, remove)
+      await this.deps.index.delete(this.table, remove)
+    }
+    if (add.length) await this.upsert(add, vectors)
+  }
+
+  /** Queues the work of a failed `write` for `drain`. Never throws. */
+  protected async queue(upserts: string[], deletes: string[]): Promise<void> {
+    const { outbox, logger } = this.deps
+    try {
+      for (const id of deletes) await outbox.add(this.table, id, 'delete')
+      for (const id of upserts) await outbox.add(this.table, id, 'upsert')
+    } catch (error) {
+      // the database failed too: `memory.reindex` rebuilds the index from the rows
+      logger.warn('could not queue %s index work: %s', this.kind.name, (error as Error).message)
+    }
+  }
+
+  /** The query's vector for a search. Throws when the store or the embedder is unavailable. */
+  protected async queryVector(query: string): Promise<Float32Array> {
+    if (!await this.ready()) throw new Error('the vector store is unavailable')
+    const [vector] = await this.deps.embedder.embed([query])
+    return vector
+  }
+
+  private async upsert(rows: Row[], vectors?: Float32Array[]): Promise<void> {
+    const made = vectors ?? await this.deps.embedder.embed(rows.map((row) => this.kind.text(row)))
+    await this.deps.index.upsert(this.table, rows.map((row, i) => toIndexRow(row, this.kind.text(row), made[i])))
+  }
+}
