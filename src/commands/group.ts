@@ -1,4 +1,4 @@
-import { Context, Session } from 'koishi'
+import { Command, Context, Session } from 'koishi'
 import type { Config } from '../config'
 import { GroupMemoryError, GroupRef } from '../group/types'
 
@@ -20,10 +20,15 @@ function resolveGroup(session: Session, named: string | undefined, authority: nu
   return { group }
 }
 
-/** Runs a group memory call, turning a caller's mistake into its locale text. */
-async function guarded(session: Session, run: () => Promise<string>) {
+/**
+ * Runs a group memory call on the group the command acts on (see `resolveGroup`), turning a caller's
+ * mistake into its locale text.
+ */
+async function inGroup(session: Session, named: string | undefined, authority: number, run: (group: GroupRef) => Promise<string>) {
+  const target = resolveGroup(session, named, authority)
+  if ('error' in target) return target.error
   try {
-    return await run()
+    return await run(target.group)
   } catch (error) {
     if (!(error instanceof GroupMemoryError)) throw error
     return session.text(`commands.memory.messages.group-${error.code}`, [error.message])
@@ -38,10 +43,8 @@ export function registerGroupCommands(ctx: Context, config: Config) {
     .option('days', '-d <days:posint>')
     .action(async ({ session, options }, named) => {
       if (!session) return
-      const target = resolveGroup(session, named, authority)
-      if ('error' in target) return target.error
-      return guarded(session, async () => {
-        const result = await ctx.memory.evolve(target.group, { days: options!.days })
+      return inGroup(session, named, authority, async (target) => {
+        const result = await ctx.memory.evolve(target, { days: options!.days })
         if (result.status !== 'evolved') return session.text(`.${result.status}`, [result.message ?? ''])
         const issues = result.issues.invalid_lines + result.issues.rejected_ops
         return session.text('.evolved', result.stats)
@@ -50,21 +53,19 @@ export function registerGroupCommands(ctx: Context, config: Config) {
     })
 
   const group = ctx.command('memory.group')
+  const groupSubcommand = <D extends string>(def: D, commandConfig?: Command.Config) =>
+    group.subcommand(def, commandConfig).userFields(['authority']).option('group', '-g <group:string>')
 
-  group.subcommand('.list')
-    .userFields(['authority'])
-    .option('group', '-g <group:string>')
+  groupSubcommand('.list')
     .option('status', '-s <status:string>', { fallback: 'active' })
     .option('page', '-p <page:posint>', { fallback: 1 })
     .action(async ({ session, options }) => {
       if (!session) return
-      const target = resolveGroup(session, options!.group, authority)
-      if ('error' in target) return target.error
-      const status = options!.status as 'active' | 'deprecated' | 'all'
-      if (!['active', 'deprecated', 'all'].includes(status)) return session.text('.bad-status')
-      const pageSize = 10
-      return guarded(session, async () => {
-        const page = await ctx.memory.groups.list(target.group, { status, limit: pageSize, offset: (options!.page! - 1) * pageSize })
+      return inGroup(session, options!.group, authority, async (target) => {
+        const status = options!.status as 'active' | 'deprecated' | 'all'
+        if (!['active', 'deprecated', 'all'].includes(status)) return session.text('.bad-status')
+        const pageSize = 10
+        const page = await ctx.memory.groups.list(target, { status, limit: pageSize, offset: (options!.page! - 1) * pageSize })
         if (!page.memories.length) return session.text('.empty')
         return [
           session.text('.header', [page.total]),
@@ -73,84 +74,60 @@ export function registerGroupCommands(ctx: Context, config: Config) {
       })
     })
 
-  group.subcommand('.search <query:text>')
-    .userFields(['authority'])
-    .option('group', '-g <group:string>')
+  groupSubcommand('.search <query:text>')
     .action(async ({ session, options }, query) => {
       if (!session) return
       if (!query?.trim()) return session.text('commands.memory.recall.messages.missing-query')
-      const target = resolveGroup(session, options!.group, authority)
-      if ('error' in target) return target.error
-      return guarded(session, async () => {
-        const found = await ctx.memory.groups.search(target.group, query)
+      return inGroup(session, options!.group, authority, async (target) => {
+        const found = await ctx.memory.groups.search(target, query)
         if (!found.results.length) return session.text('.empty')
         return found.results.map((r, i) => session.text('.item', [i + 1, r.statement, r.score.toFixed(2), r.memory_id])).join('\n')
       })
     })
 
-  group.subcommand('.history <id:string>')
-    .userFields(['authority'])
-    .option('group', '-g <group:string>')
+  groupSubcommand('.history <id:string>')
     .action(async ({ session, options }, id) => {
       if (!session || !id) return
-      const target = resolveGroup(session, options!.group, authority)
-      if ('error' in target) return target.error
-      return guarded(session, async () => {
-        const history = await ctx.memory.groups.history(target.group, id)
+      return inGroup(session, options!.group, authority, async (target) => {
+        const history = await ctx.memory.groups.history(target, id)
         return history.history.map((h) => session.text('.item', [h.version, h.statement, h.status, h.change_summary || '-'])).join('\n')
       })
     })
 
-  group.subcommand('.changes')
-    .userFields(['authority'])
-    .option('group', '-g <group:string>')
+  groupSubcommand('.changes')
     .option('days', '-d <days:posint>', { fallback: 7 })
     .action(async ({ session, options }) => {
       if (!session) return
-      const target = resolveGroup(session, options!.group, authority)
-      if ('error' in target) return target.error
-      return guarded(session, async () => {
-        const changes = await ctx.memory.groups.changes(target.group, { days: options!.days })
+      return inGroup(session, options!.group, authority, async (target) => {
+        const changes = await ctx.memory.groups.changes(target, { days: options!.days })
         if (!changes.changes.length) return session.text('.empty', [options!.days])
         return changes.changes.map((c) => session.text('.item', [c.action, c.memory_id, c.new_statement || c.old_statement, c.change_reason || '-'])).join('\n')
       })
     })
 
-  group.subcommand('.delete <id:string> [reason:text]', { authority })
-    .userFields(['authority'])
-    .option('group', '-g <group:string>')
+  groupSubcommand('.delete <id:string> [reason:text]', { authority })
     .action(async ({ session, options }, id, reason) => {
       if (!session || !id) return
-      const target = resolveGroup(session, options!.group, authority)
-      if ('error' in target) return target.error
-      return guarded(session, async () => {
-        await ctx.memory.groups.remove(target.group, id, reason)
+      return inGroup(session, options!.group, authority, async (target) => {
+        await ctx.memory.groups.remove(target, id, reason)
         return session.text('.done', [id])
       })
     })
 
-  group.subcommand('.restore <id:string>', { authority })
-    .userFields(['authority'])
-    .option('group', '-g <group:string>')
+  groupSubcommand('.restore <id:string>', { authority })
     .action(async ({ session, options }, id) => {
       if (!session || !id) return
-      const target = resolveGroup(session, options!.group, authority)
-      if ('error' in target) return target.error
-      return guarded(session, async () => {
-        await ctx.memory.groups.restore(target.group, id)
+      return inGroup(session, options!.group, authority, async (target) => {
+        await ctx.memory.groups.restore(target, id)
         return session.text('.done', [id])
       })
     })
 
-  group.subcommand('.strength <id:string> <value:number>', { authority })
-    .userFields(['authority'])
-    .option('group', '-g <group:string>')
+  groupSubcommand('.strength <id:string> <value:number>', { authority })
     .action(async ({ session, options }, id, value) => {
       if (!session || !id) return
-      const target = resolveGroup(session, options!.group, authority)
-      if ('error' in target) return target.error
-      return guarded(session, async () => {
-        const result = await ctx.memory.groups.setStrength(target.group, id, value)
+      return inGroup(session, options!.group, authority, async (target) => {
+        const result = await ctx.memory.groups.setStrength(target, id, value)
         return session.text('.done', [id, result.memory.strength.toFixed(2)])
       })
     })
