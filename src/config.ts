@@ -2,6 +2,7 @@ import { Schema } from 'koishi'
 import { DEFAULT_EVOLUTION_PROMPTS } from './group/prompts'
 import { DEFAULT_PROMPTS } from './long-term/prompts'
 import { locales } from './locales'
+import type { ScorerWeights } from './short-term/scorer'
 
 export type EmbeddingProvider = 'offline' | 'gemini' | 'openai-compatible'
 export type LLMProvider = 'rules' | 'gemini' | 'openai-compatible'
@@ -61,6 +62,15 @@ export interface Config {
   context: {
     tokenBudget: number
     timeoutMs: number
+    maxMessages: number
+    timeWindowHours: number
+    /** Unset fields keep the scorer's defaults (`DEFAULT_WEIGHTS`). */
+    weights: Partial<ScorerWeights>
+    threshold?: number
+    halfLifeHours?: number
+    longTermShare?: number
+    summaryShare?: number
+    groupShare?: number
   }
   topics: {
     enabled: boolean
@@ -141,7 +151,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     topK: Schema.natural().min(1).max(50).default(5),
     minScore: Schema.number().min(0).max(1).step(0.01).default(0.05),
     dedupeThreshold: Schema.number().min(0.5).max(1).step(0.01).default(0.85),
-    lexicalShare: Schema.number().min(0).max(1).step(0.05),
+    lexicalShare: Schema.number().min(0).max(1).step(0.01),
   }),
   capture: Schema.object({
     mode: Schema.union(['all', 'allow', 'deny']).default('all'),
@@ -158,6 +168,22 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
   context: Schema.object({
     tokenBudget: Schema.natural().min(100).default(2000),
     timeoutMs: Schema.natural().role('ms').min(100).default(5000),
+    maxMessages: Schema.natural().max(500).default(50),
+    timeWindowHours: Schema.number().min(0).max(720).default(24),
+    weights: Schema.object({
+      replyChain: Schema.number().min(0).max(2).step(0.01),
+      userContinuity: Schema.number().min(0).max(2).step(0.01),
+      timeDecay: Schema.number().min(0).max(2).step(0.01),
+      mentionRelation: Schema.number().min(0).max(2).step(0.01),
+      keywordOverlap: Schema.number().min(0).max(2).step(0.01),
+      semantic: Schema.number().min(0).max(2).step(0.01),
+      sameTopic: Schema.number().min(0).max(2).step(0.01),
+    }),
+    threshold: Schema.number().min(0).max(1).step(0.01),
+    halfLifeHours: Schema.number().min(0.1).max(720),
+    longTermShare: Schema.number().min(0).max(0.5).step(0.01),
+    summaryShare: Schema.number().min(0).max(0.5).step(0.01),
+    groupShare: Schema.number().min(0).max(0.5).step(0.01),
   }),
   topics: Schema.object({
     enabled: Schema.boolean().default(true),

@@ -26,6 +26,7 @@ import { createGroupMemories } from './store/koishi-group-store'
 import { createTopicSummaries } from './store/koishi-summaries'
 import type { TopicSummaries } from './mid-term/summaries'
 import { ContextBuilder, withTimeout } from './short-term/context-builder'
+import { RelevanceScorer } from './short-term/scorer'
 import { ContextLog } from './short-term/context-log'
 import { EpisodicMemory } from './short-term/episodic'
 import { MessageIndex } from './short-term/message-index'
@@ -177,7 +178,16 @@ export class MemoryService extends Service {
       onBuilt: (target, context) => this.contextLog.record(target, context),
       counters,
       logger: log,
-    }, { tokenBudget: config.context.tokenBudget, timeoutMs: config.context.timeoutMs })
+      scorer: new RelevanceScorer(definedOnly({ weights: definedOnly(config.context.weights ?? {}), threshold: config.context.threshold, halfLifeHours: config.context.halfLifeHours })),
+    }, definedOnly({
+      tokenBudget: config.context.tokenBudget,
+      timeoutMs: config.context.timeoutMs,
+      maxMessages: config.context.maxMessages,
+      timeWindowHours: config.context.timeWindowHours,
+      longTermShare: config.context.longTermShare,
+      summaryShare: config.context.summaryShare,
+      groupShare: config.context.groupShare,
+    }))
     this.facts = new KoishiFactRepository(ctx)
     this.outbox = new KoishiOutbox(ctx)
     const table = config.store.factsTable
@@ -727,4 +737,9 @@ function randomMessageId() {
 function newFactId() {
   // short enough to type in `memory.forget <id>`
   return randomBytes(5).toString('hex')
+}
+
+/** The fields that are set: a blank console field leaves the module's own default in place. */
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as Partial<T>
 }

@@ -83,7 +83,8 @@ describe('buildContext right after a message', () => {
   })
 
   it('counts the bot\'s own earlier messages as related when the new message @-mentions the bot', async () => {
-    const h = await boot({}, (app) => app.plugin(echo))
+    // a low threshold, so that the bot's message is shown whatever its score and the signal can be read
+    const h = await boot({ context: { threshold: 0.01 } }, (app) => app.plugin(echo))
     expect(await say(h.app, 'alice', '<at id="514"/> 羽毛球场地订在七点', 'g1')).toEqual(['ok: 羽毛球场地订在七点'])
     const bot = h.app.bots[0]
     const session = bot.session({
@@ -99,5 +100,17 @@ describe('buildContext right after a message', () => {
     expect(own.length).toBeGreaterThan(0)
     expect(own.every((m) => m.signals.mentionRelation === 0.6)).toBe(true)
     await h.stop()
+  })
+
+  it('takes the scorer settings from the configuration', async () => {
+    const ask = { platform: 'mock', guildId: 'g1', channelId: 'g1', userId: 'carol', content: '羽毛球几点开始', time: new Date() }
+    for (const [threshold, expectMessages] of [[undefined, true], [1, false]] as const) {
+      const h = await boot({ context: { threshold } })
+      await say(h.app, 'alice', '羽毛球场地订在七点', 'g1')
+      await say(h.app, 'bob', '羽毛球拍我带两支', 'g1')
+      const context = await h.app.memory.buildContext({ ...ask, time: new Date() }, { tokenBudget: 200 })
+      expect(context.messages.length > 0, `threshold ${threshold}`).toBe(expectMessages)
+      await h.stop()
+    }
   })
 })
