@@ -143,29 +143,7 @@ export async function applyPlan(store: GroupMemoryStore, plan: EvolutionPlan, no
     })
 
     if (op.action === 'create') {
-      let row = rows.get(op.newId)
-      if (!row) {
-        row = {
-          id: op.newId,
-          platform: group.platform,
-          guildId: group.guildId,
-          statement: op.statement,
-          version: 1,
-          parentId: '',
-          supersededBy: '',
-          changeSummary: op.reason,
-          status: 'active',
-          deprecatedReason: '',
-          statusBy: runId,
-          tags: op.tags ?? [],
-          strength: round(clamp01(op.strength ?? DEFAULT_STRENGTH)),
-          runId,
-          createdAt: now,
-          updatedAt: now,
-        }
-        await store.putMemory(row)
-        rows.set(row.id, row)
-      }
+      const row = await newVersion(op)
       const entry = log(row.id, '', row.statement, row.version)
       await store.putChange(entry)
       record(op, entry)
@@ -180,29 +158,7 @@ export async function applyPlan(store: GroupMemoryStore, plan: EvolutionPlan, no
         outcome.stale++
         continue
       }
-      let row = rows.get(op.newId)
-      if (!row) {
-        row = {
-          id: op.newId,
-          platform: group.platform,
-          guildId: group.guildId,
-          statement: op.statement,
-          version: old.version + 1,
-          parentId: old.id,
-          supersededBy: '',
-          changeSummary: op.reason,
-          status: 'active',
-          deprecatedReason: '',
-          statusBy: runId,
-          tags: op.tags ?? old.tags,
-          strength: round(clamp01(op.strength ?? old.strength + REINFORCE)),
-          runId,
-          createdAt: now,
-          updatedAt: now,
-        }
-        await store.putMemory(row)
-        rows.set(row.id, row)
-      }
+      const row = await newVersion(op, old)
       if (!mine || old.status !== 'deprecated') {
         const patch = { status: 'deprecated' as const, supersededBy: op.newId, statusBy: runId, updatedAt: now }
         await store.patchMemory(old.id, patch)
@@ -231,6 +187,33 @@ export async function applyPlan(store: GroupMemoryStore, plan: EvolutionPlan, no
     record(op, entry)
   }
   return outcome
+
+  /** The version a create or update writes (`parent`: the one it replaces), or the row an earlier attempt wrote. */
+  async function newVersion(op: PlannedOp, parent?: GroupMemoryRow): Promise<GroupMemoryRow> {
+    const written = rows.get(op.newId)
+    if (written) return written
+    const row: GroupMemoryRow = {
+      id: op.newId,
+      platform: group.platform,
+      guildId: group.guildId,
+      statement: op.statement,
+      version: parent ? parent.version + 1 : 1,
+      parentId: parent?.id ?? '',
+      supersededBy: '',
+      changeSummary: op.reason,
+      status: 'active',
+      deprecatedReason: '',
+      statusBy: runId,
+      tags: op.tags ?? parent?.tags ?? [],
+      strength: round(clamp01(op.strength ?? (parent ? parent.strength + REINFORCE : DEFAULT_STRENGTH))),
+      runId,
+      createdAt: now,
+      updatedAt: now,
+    }
+    await store.putMemory(row)
+    rows.set(row.id, row)
+    return row
+  }
 
   function record(op: PlannedOp, entry: GroupChangeRow) {
     outcome.changes.push(toChange(entry, op))
