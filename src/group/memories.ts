@@ -1,15 +1,13 @@
-import type { Counters, Embedder, LLM, Logger } from '../providers/types'
+import type { Embedder } from '../providers/types'
 import type { Outbox } from '../store/ports'
 import type { VectorIndex } from '../store/vector-index'
-import { EvolutionOptions, GroupEvolver, newGroupId } from './evolution'
+import { EvolutionOptions, EvolverDeps, GroupEvolver, newGroupId } from './evolution'
 import { checkGroup, parseGroupId } from './group-id'
 import { GroupIndex } from './index-sync'
-import type { EvolutionPrompts } from './prompts'
 import { GroupQueries, ListOptions, SearchOptions } from './queries'
 import type {
   ChangesResponse,
   EvolutionResult,
-  GroupMemoryStore,
   GroupRef,
   HistoryResponse,
   ListResponse,
@@ -25,19 +23,11 @@ export interface GroupMemoriesOptions extends EvolutionOptions {
   searchThreshold?: number
 }
 
-export interface GroupMemoriesDeps {
-  store: GroupMemoryStore
+/** The evolver's dependencies (handed on to it), and what search needs besides. */
+export interface GroupMemoriesDeps extends Omit<EvolverDeps, 'index' | 'options'> {
   embedder: Embedder
-  /** The chat model, looked up on every run; undefined: `evolve` answers `no-llm`. */
-  llm: () => LLM | undefined
   /** The LanceDB side; left out, search compares the group's active memories directly. */
   vector?: { index: VectorIndex; outbox: Outbox; table?: string }
-  prompts?: () => EvolutionPrompts
-  counters: Counters
-  logger: Logger
-  now?: () => Date
-  newId?: () => string
-  instanceId?: string
   options?: Partial<GroupMemoriesOptions>
 }
 
