@@ -5,6 +5,7 @@ import type { MessageRow } from '../store/tables'
 import { contentTerms, matchTerms } from '../text/keywords'
 import { countTokens, renderLine, truncateToTokens } from '../text/token-count'
 import { normalizeText } from '../text/tokens'
+import { splitSentences } from './summarizer'
 import { CandidateRelation, RelevanceScorer, ScoredSignals, ScoringFeatures } from './scorer'
 import type { QuickSearch } from './search-tool'
 import { bm25, termStatsOf, TermStatsView } from '../text/bm25'
@@ -26,8 +27,8 @@ import type { BuiltContext, CandidateSource, ChannelRef, ContextMessage, Context
  *    join the pool and inherit part of their neighbour's content relevance (`adjacentDecay` per
  *    turn): the question before an answer, the answer after a question.
  * 4. The best candidates above the scorer's threshold are taken while they fit: long-term memories,
- *    the group's memories and the rolling summary take at most their share of the budget, the
- *    messages the rest; a message
+ *    the group's memories and the rolling summary take at most their share of the budget (of the
+ *    summary, only the sentences that bear on the target, when it has keywords), the messages the rest; a message
  *    costs the tokens of its rendered line (`name: content`) plus one for the line break. The total
  *    never exceeds `tokenBudget`. Duplicates (one message from two sources, or the same words said
  *    twice by one person) are merged. The result is oldest first, each message with its sources and
@@ -81,6 +82,11 @@ export interface ContextBuilderConfig {
   longTermTopK: number
   /** Embed candidates the search did not score, so every candidate has an embedding similarity. Default true. */
   embedCandidates: boolean
+  /**
+   * Least share of the target's keyword weight a sentence of the rolling summary must cover to be
+   * shown (when the target has keywords); 0 shows the summary whole. Default 0.3.
+   */
+  summaryCoverage: number
 }
 
 export const DEFAULT_CONTEXT_CONFIG: Readonly<ContextBuilderConfig> = Object.freeze({
@@ -102,6 +108,7 @@ export const DEFAULT_CONTEXT_CONFIG: Readonly<ContextBuilderConfig> = Object.fre
   groupShare: 0.1,
   longTermTopK: 5,
   embedCandidates: true,
+  summaryCoverage: 0.3,
 })
 
 export interface ContextBuilderDeps {
@@ -348,7 +355,7 @@ export class ContextBuilder {
       groupTokens += cost
     }
     used += groupTokens
-    const summaryText = truncateToTokens((await summary) ?? '', Math.floor(settings.tokenBudget * settings.summaryShare) - 1)
+    const summaryText = this.summaryFor(target, (await summary) ?? '', [...candidates.values()], Math.floor(settings.tokenBudget * settings.summaryShare) - 1, settings)
     if (summaryText) used += countTokens(summaryText) + 1
 
     const chosen: ContextMessage[] = []
@@ -488,7 +495,7 @@ export class ContextBuilder {
     // a name that stands for a participant is a mention, not a keyword: "what did Caroline say"
     // should not favour every message that greets Caroline
     const nameTerms = new Set(people.flatMap((name) => contentTerms(name)))
-    const query = [...new Set(matchTerms(target.content))].filter((term) => !nameTerms.has(term))
+    const query = queryTerms(target.content, nameTerms)
     const ideal = query.reduce((sum, term) => sum + stats.idf(term), 0)
     const targetScoring: ScoringFeatures = { ...targetFeatures, mentions: [...mentions], time: target.time }
 
@@ -555,6 +562,38 @@ export class ContextBuilder {
     return [...first.values()].sort((a, b) => b.score - a.score || b.candidate.row.createdAt.getTime() - a.candidate.row.createdAt.getTime())
   }
 
+  /**
+   * The part of the rolling summary that bears on the target, within `cap` tokens: its sentences
+   * that cover at least `summaryCoverage` of the target's keyword weight, best first, shown in their
+   * order. A target without keywords ("so what do you all think?") gets the summary as it is; one
+   * whose keywords the summary does not touch gets none, and its share goes to the messages.
+   */
+  private summaryFor(target: ContextTarget, summary: string, pool: Candidate[], cap: number, settings: ContextBuilderConfig): string {
+    if (!summary.trim() || cap <= 0) return ''
+    const whole = truncateToTokens(summary, cap)
+    if (settings.summaryCoverage <= 0) return whole
+    const participants = [...new Set(pool.map((candidate) => candidate.row.userName))]
+    const nameTerms = new Set(namesIn(target.content, participants).flatMap((name) => contentTerms(name)))
+    const query = queryTerms(target.content, nameTerms)
+    const stats = this.stats(target, pool)
+    const ideal = query.reduce((sum, term) => sum + stats.idf(term), 0)
+    if (!(ideal > 0)) return whole
+    const sentences = summary.split('\n').flatMap((line) => splitSentences(line)).map((text, order) => {
+      const list = matchTerms(text)
+      const terms = new Map<string, number>()
+      for (const term of list) terms.set(term, (terms.get(term) ?? 0) + 1)
+      return { text, order, coverage: bm25(query, { terms, length: list.length }, stats) / ideal, tokens: countTokens(text) + 1 }
+    }).filter((sentence) => sentence.coverage >= settings.summaryCoverage).sort((a, b) => b.coverage - a.coverage || b.order - a.order)
+    const kept: typeof sentences = []
+    let used = 0
+    for (const sentence of sentences) {
+      if (used + sentence.tokens > cap + 1) continue
+      kept.push(sentence)
+      used += sentence.tokens
+    }
+    return truncateToTokens(kept.sort((a, b) => a.order - b.order).map((sentence) => sentence.text).join('\n'), cap)
+  }
+
   private stats(channel: ChannelRef, pool: Candidate[]): TermStatsView {
     return this.deps.termStats?.view(channel) ?? termStatsOf(pool.map((candidate) => this.features(candidate.row).list))
   }
@@ -585,6 +624,11 @@ function continues(hit: MessageRow, near: MessageRow): boolean {
   const replied = near.createdAt > hit.createdAt ? near.replyMessageId : hit.replyMessageId
   const other = near.createdAt > hit.createdAt ? hit.messageId : near.messageId
   return !replied || replied === other
+}
+
+/** The target's terms for lexical matching, without the names of the people it refers to. */
+function queryTerms(content: string, nameTerms: Set<string>): string[] {
+  return [...new Set(matchTerms(content))].filter((term) => !nameTerms.has(term))
 }
 
 function isTarget(row: MessageRow, target: ContextTarget) {

@@ -177,8 +177,16 @@ describe('ContextBuilder budget and sections', () => {
     expect(longTermTokens).toBeLessThanOrEqual(20)
     expect(built.longTerm.length).toBeGreaterThan(0)
     expect(countTokens(built.summary) + 1).toBeLessThanOrEqual(20)
-    expect(built.summary.startsWith('The team talked about caches.')).toBe(true)
+    // only the sentences that bear on the target: warming, not who writes the script
+    expect(built.summary).toContain('They agreed to warm them after deploys.')
+    expect(built.summary).not.toContain('Bob will write the script.')
     expect(ids(built)).toEqual(['m1'])
+    // a target without keywords gets the summary as it is (within its share), one it does not touch none
+    const plain = await builder.build(target('ann', 'ok', 5), { tokenBudget: 100 })
+    expect(plain.summary.startsWith('The team talked about caches.')).toBe(true)
+    expect(countTokens(plain.summary) + 1).toBeLessThanOrEqual(20)
+    expect((await builder.build(target('ann', 'lunch at noon?', 5), { tokenBudget: 100 })).summary).toBe('')
+    expect((await builder.build(target('ann', 'who writes the script?', 5), { tokenBudget: 100 })).summary).toBe('Bob will write the script.')
     const bare = await builder.build(target('ann', 'is the cache warm now?', 5), { tokenBudget: 100, longTerm: false, summary: false })
     expect(bare).toMatchObject({ longTerm: [], summary: '' })
   })
