@@ -1,6 +1,5 @@
 import type { Embedder } from '../providers/types'
-import type { Outbox } from '../store/ports'
-import type { VectorIndex } from '../store/vector-index'
+import type { VectorSide } from '../store/index-sync'
 import { EvolutionOptions, EvolverDeps, GroupEvolver, newGroupId } from './evolution'
 import { checkGroup, parseGroupId } from './group-id'
 import { GroupIndex } from './index-sync'
@@ -27,7 +26,7 @@ export interface GroupMemoriesOptions extends EvolutionOptions {
 export interface GroupMemoriesDeps extends Omit<EvolverDeps, 'index' | 'options'> {
   embedder: Embedder
   /** The LanceDB side; left out, search compares the group's active memories directly. */
-  vector?: { index: VectorIndex; outbox: Outbox; table?: string }
+  vector?: VectorSide
   options?: Partial<GroupMemoriesOptions>
 }
 
@@ -53,15 +52,7 @@ export class GroupMemories {
     this.now = now
     this.searchThreshold = deps.options?.searchThreshold ?? (deps.embedder.id.startsWith('offline') ? 0.3 : 0.7)
     if (deps.vector) {
-      this.index = new GroupIndex({
-        index: deps.vector.index,
-        outbox: deps.vector.outbox,
-        table: deps.vector.table,
-        embedder: deps.embedder,
-        counters: deps.counters,
-        logger: deps.logger,
-        activeIds: () => deps.store.activeIds(),
-      })
+      this.index = new GroupIndex({ ...deps.vector, embedder: deps.embedder, counters: deps.counters, logger: deps.logger, activeIds: () => deps.store.activeIds() })
     }
     this.evolver = new GroupEvolver({
       store: deps.store,

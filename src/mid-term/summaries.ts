@@ -2,10 +2,9 @@ import type { Counters, Embedder, LLM, Logger } from '../providers/types'
 import type { Scope } from '../scope'
 import type { TopicStore } from '../short-term/topic-store'
 import type { MessageStore } from '../short-term/types'
-import type { Outbox } from '../store/ports'
+import type { VectorSide } from '../store/index-sync'
 import type { MessageRow } from '../store/tables'
 import type { TopicRow } from '../store/topic-tables'
-import type { VectorIndex } from '../store/vector-index'
 import { generateSummary, GenerateOptions } from './generate'
 import { SummaryIndex } from './index-sync'
 import type { SummaryPrompts } from './prompts'
@@ -46,7 +45,7 @@ export interface TopicSummariesDeps {
   llm: () => LLM | undefined
   prompts?: () => SummaryPrompts
   /** The LanceDB side; left out, search has only its keyword leg. */
-  vector?: { index: VectorIndex; outbox: Outbox; table?: string }
+  vector?: VectorSide
   counters: Counters
   logger: Logger
   now?: () => Date
@@ -103,15 +102,7 @@ export class TopicSummaries {
     this.now = deps.now ?? (() => new Date())
     this.options = { ...DEFAULT_SUMMARY_OPTIONS, ...deps.options }
     if (deps.vector) {
-      this.index = new SummaryIndex({
-        index: deps.vector.index,
-        outbox: deps.vector.outbox,
-        table: deps.vector.table,
-        embedder: deps.embedder,
-        counters: deps.counters,
-        logger: deps.logger,
-        latestIds: () => deps.store.latestIds(),
-      })
+      this.index = new SummaryIndex({ ...deps.vector, embedder: deps.embedder, counters: deps.counters, logger: deps.logger, latestIds: () => deps.store.latestIds() })
     }
   }
 

@@ -34,6 +34,9 @@ export interface IndexSyncDeps {
   table?: string
 }
 
+/** The LanceDB side of an `IndexSync`: the store, the outbox and the table when not the default. */
+export type VectorSide = Pick<IndexSyncDeps, 'index' | 'outbox' | 'table'>
+
 /** What differs between the tables an `IndexSync` keeps. */
 export interface IndexedKind<Row> {
   /** The LanceDB table when the deps name none; the outbox files the table's work under this name too. */
