@@ -27,6 +27,7 @@ import { createTopicSummaries } from './store/koishi-summaries'
 import type { TopicSummaries } from './mid-term/summaries'
 import { ContextBuilder, withTimeout } from './short-term/context-builder'
 import { RelevanceScorer } from './short-term/scorer'
+import { rebuildTopicWords } from './short-term/topic-keywords'
 import { ContextLog } from './short-term/context-log'
 import { EpisodicMemory } from './short-term/episodic'
 import { MessageIndex } from './short-term/message-index'
@@ -333,7 +334,29 @@ export class MemoryService extends Service {
       await this.ctx.database.remove('memory_message', { platform: owner.platform, role: 'assistant', replyMessageId: { $in: ids } })
     }
     await this.ctx.database.remove('memory_message', { platform: owner.platform, userId: owner.userId })
+    await this.rewordTopics(owner, [...new Set(said.map((row) => row.topicId).filter(Boolean))])
     return rows.length
+  }
+
+  /**
+   * Topics a forgotten user talked in get their keywords and title made again from the messages
+   * left (a model's title may quote the user); a topic with none left is removed.
+   */
+  private async rewordTopics(owner: { platform: string; userId: string }, topicIds: string[]) {
+    for (const id of topicIds) {
+      const left = await this.messages.byTopic(id, { before: new Date(8.64e15), limit: 1000 })
+      if (!left.length) {
+        await this.ctx.database.remove('memory_topic', { id })
+        continue
+      }
+      const topic = await this.topics.get(id)
+      if (!topic) continue
+      await this.topics.update(id, {
+        ...rebuildTopicWords(left),
+        messageCount: left.length,
+        creatorId: topic.creatorId === owner.userId ? '' : topic.creatorId,
+      })
+    }
   }
 
   /**

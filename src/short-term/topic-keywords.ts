@@ -147,6 +147,15 @@ export function topKeywords(keywords: Record<string, number>, limit = 5): string
     .map(([word]) => word)
 }
 
+/**
+ * A topic's keywords and offline title made again from the messages it still holds, oldest first
+ * (after a user asked to be forgotten: nothing of what they said may stay in the topic's words).
+ */
+export function rebuildTopicWords(messages: { content: string }[]): { keywords: Record<string, number>; title: string } {
+  const keywords = messages.reduce((words, message) => mergeKeywords(words, message.content), {} as Record<string, number>)
+  return { keywords, title: keywordTitle(keywords, messages[0]?.content ?? '') }
+}
+
 /** Longest title kept, in characters. */
 export const MAX_TITLE = 40
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { cleanTitle, contentWords, isLowSignal, keywordTitle, MAX_KEYWORDS, mergeKeywords, topicText, topKeywords } from '../../src/short-term/topic-keywords'
+import { MAX_KEYWORDS, cleanTitle, contentWords, isLowSignal, keywordTitle, mergeKeywords, rebuildTopicWords, topKeywords, topicText } from '../../src/short-term/topic-keywords'
 
 describe('contentWords', () => {
   it('keeps what a Chinese line is about and drops function words', () => {
@@ -75,5 +75,14 @@ describe('titles', () => {
     expect(cleanTitle('标题：“周末爬山”')).toBe('周末爬山')
     expect(cleanTitle('**Weekend hike**\nbecause…')).toBe('Weekend hike')
     expect([...cleanTitle('x'.repeat(100))]).toHaveLength(40)
+  })
+})
+
+describe('rebuildTopicWords', () => {
+  it('makes keywords and title from the messages given, and nothing from none', () => {
+    const rebuilt = rebuildTopicWords([{ content: '周末去香山爬山' }, { content: '香山红叶正好，周末人多' }])
+    expect(Object.keys(rebuilt.keywords)).toContain('香山')
+    expect(rebuilt.title).toContain('香山')
+    expect(rebuildTopicWords([])).toEqual({ keywords: {}, title: '' })
   })
 })
