@@ -32,7 +32,7 @@ import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { App, h } from 'koishi'
 import type { BuiltContext, ContextOptions, ContextTarget } from '../src/short-term/types'
-import { bootApp, log, machine, revision } from './lib/app'
+import { bootApp, log, revision, runInfo, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
 import { Bm25 } from './lib/bm25'
 import { packGreedy, packRecent } from './lib/budget'
@@ -337,18 +337,9 @@ async function main() {
       replay_ms: Math.round(replayMs),
       total_ms: Math.round(performance.now() - runStart),
       counters: (await app.memory.status()).counters,
-      data: dataDir,
-      date: started.toISOString(),
-      machine: machine(),
-      revision: rev,
+      ...runInfo(dataDir, started, rev),
     }
-    const text = JSON.stringify(result, null, 2)
-    if (out) {
-      fs.mkdirSync(path.dirname(out), { recursive: true })
-      fs.writeFileSync(out, text + '\n')
-      log(`wrote ${out}`)
-    }
-    console.log(text)
+    writeResult(result, out)
   } finally {
     await bench.stop()
   }

@@ -27,7 +27,7 @@ import { performance } from 'node:perf_hooks'
 import type { FactRow } from '../src/store/tables'
 import type { FactIndex } from '../src/store/fact-index'
 import type { MemoryService } from '../src/service'
-import { bootApp, log, machine, revision } from './lib/app'
+import { bootApp, log, revision, runInfo, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
 import { Bm25 } from './lib/bm25'
 import { RankingMetrics, rankingMetrics, round4 } from './lib/metrics'
@@ -270,18 +270,9 @@ async function main() {
         'MADial-Bench embedding_score_new.py: recall@k = |top k ∩ relevant| / |relevant|; ndcg@5 = binary-gain DCG@5 / DCG of the same top-5 gains re-sorted (ideal from the retrieved hits, as published); ndcg@5_standard = ideal with min(|relevant|, 5) hits',
       retrieve_ms: { p50: round4(times[Math.floor(times.length / 2)] ?? 0), max: round4(times[times.length - 1] ?? 0) },
       insert_ms: Math.round(insertMs),
-      data: dataDir,
-      date: started.toISOString(),
-      machine: machine(),
-      revision: rev,
+      ...runInfo(dataDir, started, rev),
     }
-    const text = JSON.stringify(result, null, 2)
-    if (out) {
-      fs.mkdirSync(path.dirname(out), { recursive: true })
-      fs.writeFileSync(out, text + '\n')
-      log(`wrote ${out}`)
-    }
-    console.log(text)
+    writeResult(result, out)
   } finally {
     await bench.stop()
   }

@@ -1,6 +1,6 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { App } from 'koishi'
 import mock from '@koishijs/plugin-mock'
 import { SQLiteDriver } from '@minatojs/driver-sqlite'
@@ -67,4 +67,20 @@ export function revision(root: string) {
   }
   const dirty = git('status', '--porcelain', '--', 'src').split('\n').filter(Boolean).map((line) => line.slice(3))
   return { commit: git('rev-parse', 'HEAD'), src_uncommitted: dirty }
+}
+
+/** The last fields of a bench's JSON: what it read, when, on which machine and revision. */
+export function runInfo(dataDir: string, started: Date, rev: ReturnType<typeof revision>) {
+  return { data: dataDir, date: started.toISOString(), machine: machine(), revision: rev }
+}
+
+/** Prints a bench's JSON result and, given `out`, writes it there too. */
+export function writeResult(result: object, out: string | undefined) {
+  const text = JSON.stringify(result, null, 2)
+  if (out) {
+    mkdirSync(dirname(out), { recursive: true })
+    writeFileSync(out, text + '\n')
+    log(`wrote ${out}`)
+  }
+  console.log(text)
 }
