@@ -1,7 +1,7 @@
 import { GoogleGenAI } from '@google/genai'
 import type { EmbedContentParameters, GenerateContentParameters } from '@google/genai'
 import { providerError, scrub } from './errors'
-import { Embedder, GenerateOptions, LLM, ProviderError } from './types'
+import { Embedder, EmbedOptions, GenerateOptions, LLM, ProviderError } from './types'
 import { l2normalize } from './vectors'
 
 /**
@@ -81,6 +81,7 @@ export class GeminiLLM implements LLM {
     if (options.temperature !== undefined) config.temperature = options.temperature
     if (options.system) config.systemInstruction = options.system
     if (this.options.thinkingBudget !== undefined) config.thinkingConfig = { thinkingBudget: this.options.thinkingBudget }
+    if (options.signal) config.abortSignal = options.signal
 
     let response: GeminiGenerateResponse
     try {
@@ -117,17 +118,18 @@ export class GeminiEmbedder implements Embedder {
     this.models = models ?? createModels(options)
   }
 
-  async embed(texts: string[]): Promise<Float32Array[]> {
+  async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     const out: Float32Array[] = []
     for (let start = 0; start < texts.length; start += this.batchSize) {
-      out.push(...(await this.embedBatch(texts.slice(start, start + this.batchSize))))
+      out.push(...(await this.embedBatch(texts.slice(start, start + this.batchSize), options.signal)))
     }
     return out
   }
 
-  private async embedBatch(texts: string[]): Promise<Float32Array[]> {
+  private async embedBatch(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const config: NonNullable<EmbedContentParameters['config']> = { outputDimensionality: this.dims }
     if (this.options.taskType) config.taskType = this.options.taskType
+    if (signal) config.abortSignal = signal
     let response: { embeddings?: { values?: number[] }[] }
     try {
       response = await this.models.embedContent({ model: this.options.model, contents: texts, config })

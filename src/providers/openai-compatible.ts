@@ -1,5 +1,5 @@
 import { providerError, scrub } from './errors'
-import { Embedder, GenerateOptions, LLM, ProviderError } from './types'
+import { Embedder, EmbedOptions, GenerateOptions, LLM, ProviderError } from './types'
 import { l2normalize } from './vectors'
 
 /**
@@ -7,7 +7,7 @@ import { l2normalize } from './vectors'
  * `response.status` and the decoded body in `response.data`, and `code: 'ETIMEDOUT'` on timeout.
  */
 export interface HttpPort {
-  post<T = any>(url: string, data: any, config?: { headers?: Record<string, string>; timeout?: number }): Promise<T>
+  post<T = any>(url: string, data: any, config?: { headers?: Record<string, string>; timeout?: number; signal?: AbortSignal }): Promise<T>
 }
 
 export interface OpenAICompatibleOptions {
@@ -108,13 +108,13 @@ export class OpenAICompatibleLLM implements LLM {
 
     let data: any
     try {
-      data = await this.post(body)
+      data = await this.post(body, options.signal)
     } catch (error) {
       if (!(useJsonMode && rejectsResponseFormat(error))) throw toProviderError(this.id, error, this.options.apiKey)
       this.jsonModeSupported = false
       delete body.response_format
       try {
-        data = await this.post(body)
+        data = await this.post(body, options.signal)
       } catch (retryError) {
         throw toProviderError(this.id, retryError, this.options.apiKey)
       }
@@ -125,10 +125,11 @@ export class OpenAICompatibleLLM implements LLM {
     throw new ProviderError(`${this.id}: no text in the answer${finish ? ` (finish reason ${finish})` : ''}`, this.id)
   }
 
-  private post(body: Record<string, unknown>) {
+  private post(body: Record<string, unknown>, signal?: AbortSignal) {
     return this.http.post(endpoint(this.options.baseURL, '/chat/completions'), body, {
       headers: headersFor(this.options),
       timeout: this.options.timeoutMs,
+      signal,
     })
   }
 }
@@ -149,15 +150,15 @@ export class OpenAICompatibleEmbedder implements Embedder {
     this.batchSize = Math.max(1, options.batchSize ?? 10)
   }
 
-  async embed(texts: string[]): Promise<Float32Array[]> {
+  async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
     const out: Float32Array[] = []
     for (let start = 0; start < texts.length; start += this.batchSize) {
-      out.push(...(await this.embedBatch(texts.slice(start, start + this.batchSize))))
+      out.push(...(await this.embedBatch(texts.slice(start, start + this.batchSize), options.signal)))
     }
     return out
   }
 
-  private async embedBatch(texts: string[]): Promise<Float32Array[]> {
+  private async embedBatch(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const body: Record<string, unknown> = { model: this.options.model, input: texts, encoding_format: 'float' }
     if (this.options.sendDimensions) body.dimensions = this.dims
     let data: any
@@ -165,6 +166,7 @@ export class OpenAICompatibleEmbedder implements Embedder {
       data = await this.http.post(endpoint(this.options.baseURL, '/embeddings'), body, {
         headers: headersFor(this.options),
         timeout: this.options.timeoutMs,
+        signal,
       })
     } catch (error) {
       throw toProviderError(this.id, error, this.options.apiKey)

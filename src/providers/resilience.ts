@@ -9,13 +9,14 @@ import {
   isBrokenCircuitError,
   retry,
   RetryPolicy,
+  TaskCancelledError,
   timeout,
   TimeoutPolicy,
   TimeoutStrategy,
 } from 'cockatiel'
-import { Counters, Embedder, GenerateOptions, LLM, Logger, ProviderError } from './types'
+import { Counters, Embedder, EmbedOptions, GenerateOptions, LLM, Logger, ProviderError } from './types'
 
-/** The call took longer than the configured timeout (it was abandoned, not awaited). */
+/** The call took longer than the configured timeout (its request was aborted). */
 export class ProviderTimeoutError extends ProviderError {
   constructor(provider: string, readonly timeoutMs: number) {
     super(`${provider}: no answer within ${timeoutMs} ms`, provider, undefined, false)
@@ -141,7 +142,14 @@ export class Resilience {
     try {
       return await this.retryPolicy.execute(async () => {
         try {
-          return await this.breaker.execute(() => this.timeoutPolicy.execute((_context, signal) => fn(signal)))
+          return await this.breaker.execute(() => this.timeoutPolicy.execute(async (_context, signal) => {
+            try {
+              return await fn(signal)
+            } catch (error) {
+              // the request failed because the timeout aborted it: that is the timeout, not its own error
+              throw signal.aborted ? new TaskCancelledError() : error
+            }
+          }))
         } catch (error) {
           if (isTimeout(error)) throw new ProviderTimeoutError(this.provider, this.timeoutMs)
           if (isBrokenCircuitError(error) || error instanceof BrokenCircuitError) throw new CircuitOpenError(this.provider)
@@ -167,7 +175,7 @@ export class ResilientLLM implements LLM {
   }
 
   generate(prompt: string, options?: GenerateOptions): Promise<string> {
-    return this.resilience.execute(() => this.inner.generate(prompt, options))
+    return this.resilience.execute((signal) => this.inner.generate(prompt, { ...options, signal: anySignal(options?.signal, signal) }))
   }
 
   breakerState(): BreakerState {
@@ -189,9 +197,9 @@ export class ResilientEmbedder implements Embedder {
     this.resilience = new Resilience(inner.id, { label: 'provider.embedder', ...options }, counters)
   }
 
-  embed(texts: string[]): Promise<Float32Array[]> {
+  embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]> {
     if (texts.length === 0) return Promise.resolve([])
-    return this.resilience.execute(() => this.inner.embed(texts))
+    return this.resilience.execute((signal) => this.inner.embed(texts, { signal: anySignal(options?.signal, signal) }))
   }
 
   breakerState(): BreakerState {
@@ -207,4 +215,9 @@ export function resilientLLM(llm: LLM, options?: ResilienceOptions, counters?: C
 /** Wraps an embedder with timeout, retry (429/5xx) and a circuit breaker. Counters default to the `provider.embedder.` prefix. */
 export function resilientEmbedder(embedder: Embedder, options?: ResilienceOptions, counters?: Counters): ResilientEmbedder {
   return new ResilientEmbedder(embedder, options, counters)
+}
+
+/** The timeout's signal, or one that aborts when either the caller's or the timeout's does. */
+function anySignal(caller: AbortSignal | undefined, timeout: AbortSignal): AbortSignal {
+  return caller ? AbortSignal.any([caller, timeout]) : timeout
 }

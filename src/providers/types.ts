@@ -8,7 +8,12 @@ export interface Embedder {
    * meaning: a ranking then trusts BM25, which also knows how rare each shared word is.
    */
   readonly lexical?: boolean
-  embed(texts: string[]): Promise<Float32Array[]>
+  /** `signal` aborts the request when the caller gives up on it (a timeout). */
+  embed(texts: string[], options?: EmbedOptions): Promise<Float32Array[]>
+}
+
+export interface EmbedOptions {
+  signal?: AbortSignal
 }
 
 export interface GenerateOptions {
@@ -18,6 +23,8 @@ export interface GenerateOptions {
   schema?: Record<string, unknown>
   system?: string
   temperature?: number
+  /** Aborts the request when the caller gives up on it (a timeout). */
+  signal?: AbortSignal
 }
 
 /** A chat model. Implementations throw `ProviderError` on failure. */

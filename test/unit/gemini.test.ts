@@ -51,6 +51,15 @@ describe('GeminiLLM', () => {
     })
   })
 
+  it('hands the caller\'s abort signal to the SDK, generation and embeddings alike', async () => {
+    const models = new ScriptedModels([{ text: 'ok' }], [{ embeddings: [{ values: [1, 0] }] }])
+    const { signal } = new AbortController()
+    await new GeminiLLM({ apiKey: KEY, model: 'm' }, models).generate('p', { signal })
+    await new GeminiEmbedder({ apiKey: KEY, model: 'e', dims: 2 }, models).embed(['a'], { signal })
+    expect(models.generateCalls[0].config.abortSignal).toBe(signal)
+    expect(models.embedCalls[0].config.abortSignal).toBe(signal)
+  })
+
   it('sends no JSON settings for a plain-text call', async () => {
     const models = new ScriptedModels([{ text: 'Tom likes tea.' }])
     await new GeminiLLM({ apiKey: KEY, model: 'm' }, models).generate('Summarise.')

@@ -10,7 +10,7 @@ function httpError(status: number, statusText: string, data: unknown) {
   return error
 }
 
-type Call = { url: string; data: any; config?: { headers?: Record<string, string>; timeout?: number } }
+type Call = { url: string; data: any; config?: { headers?: Record<string, string>; timeout?: number; signal?: AbortSignal } }
 
 /** An HttpPort that plays back scripted answers (or errors) and records each request. */
 class ScriptedHttp implements HttpPort {
@@ -46,6 +46,14 @@ describe('OpenAICompatibleLLM', () => {
       },
       config: { headers: { Authorization: 'Bearer sk-secret' }, timeout: 5000 },
     })
+  })
+
+  it('hands the caller\'s abort signal to the request, chat and embeddings alike', async () => {
+    const http = new ScriptedHttp([chat('ok'), { data: [{ index: 0, embedding: [1, 0] }] }])
+    const { signal } = new AbortController()
+    await new OpenAICompatibleLLM(http, { baseURL: 'http://localhost:11434/v1', model: 'm' }).generate('p', { signal })
+    await new OpenAICompatibleEmbedder(http, { baseURL: 'http://localhost:11434/v1', model: 'e', dims: 2 }).embed(['a'], { signal })
+    expect(http.calls.map((call) => call.config?.signal)).toEqual([signal, signal])
   })
 
   it('sends no Authorization header without a key and no response_format for plain text', async () => {

@@ -77,6 +77,39 @@ describe('resilientLLM', () => {
     expect(counters.get('provider.llm.failure')).toBe(1)
   })
 
+  it('aborts the request of a call it stopped waiting for', async () => {
+    let seen: AbortSignal | undefined
+    const inner: LLM = {
+      id: 'hanging',
+      generate: (_prompt, options) => new Promise((_, reject) => {
+        seen = options?.signal
+        options?.signal?.addEventListener('abort', () => reject(new Error('aborted')))
+      }),
+    }
+    const error = await resilientLLM(inner, { ...fast, timeoutMs: 20 }).generate('p').catch((e) => e)
+    expect(error).toBeInstanceOf(ProviderTimeoutError)
+    expect(seen?.aborted).toBe(true)
+  })
+
+  it('aborts an embedding request on timeout, and when the caller aborts', async () => {
+    const signals: AbortSignal[] = []
+    const inner: Embedder = {
+      id: 'hanging', dims: 2,
+      embed: (_texts, options) => new Promise((_, reject) => {
+        signals.push(options!.signal!)
+        options?.signal?.addEventListener('abort', () => reject(new Error('aborted')))
+      }),
+    }
+    const embedder = resilientEmbedder(inner, { ...fast, timeoutMs: 20 })
+    await expect(embedder.embed(['a'])).rejects.toBeInstanceOf(ProviderTimeoutError)
+    expect(signals[0].aborted).toBe(true)
+    const caller = new AbortController()
+    const pending = embedder.embed(['b'], { signal: caller.signal }).catch((e) => e)
+    caller.abort()
+    await pending
+    expect(signals[1].aborted).toBe(true)
+  })
+
   it('retries timeouts when asked to', async () => {
     const inner = new ScriptedLLM([{ delayMs: 200, value: 'late' }, 'fast'])
     const llm = resilientLLM(inner, { ...fast, timeoutMs: 20, retryTimeouts: true })
