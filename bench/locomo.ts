@@ -25,7 +25,8 @@
  *
  * Other options: `--asker third|a` (who asks: a third user, default, or the conversation's first
  * speaker), `--ask-after-minutes N` (default 1), `--flush-every N` (turns between waits for the
- * plugin's background work, default 1).
+ * plugin's background work, default 1), `--config JSON` (plugin settings over the defaults, for an
+ * ablation; kept in the result as `plugin_config`).
  */
 import * as fs from 'node:fs'
 import * as path from 'node:path'
@@ -204,7 +205,9 @@ async function main() {
   const conversations = loadConversations(dataDir)
   log(`LoCoMo: ${conversations.length} conversations, ${conversations.reduce((n, c) => n + c.turns.length, 0)} turns, ${conversations.reduce((n, c) => n + c.questions.length, 0)} questions of categories 1–4`)
 
-  const bench = await bootApp()
+  // `--config '{"topics":{"enabled":false}}'`: plugin settings for an ablation, recorded in the JSON
+  const pluginConfig = options.config ? JSON.parse(options.config) : {}
+  const bench = await bootApp(pluginConfig)
   const { app } = bench
   try {
     const build = oursContext(app)
@@ -337,6 +340,7 @@ async function main() {
       replay_ms: Math.round(replayMs),
       total_ms: Math.round(performance.now() - runStart),
       counters: (await app.memory.status()).counters,
+      plugin_config: pluginConfig,
       ...runInfo(dataDir, started, rev),
     }
     writeResult(result, out)
