@@ -600,17 +600,27 @@ export class MemoryService extends Service {
     return Boolean(name && this.ctx.$commander.get(name, session))
   }
 
+  /** A stored message of the session's channel; a reply joins the chain of what it replies to. */
+  private rowOf(session: Session, fields: Omit<MessageRow, 'id' | 'platform' | 'guildId' | 'channelId' | 'rootMessageId' | 'topicId'>): MessageRow {
+    const channelId = session.channelId!
+    return {
+      ...fields,
+      id: rowId(session.platform, channelId, fields.messageId),
+      platform: session.platform,
+      guildId: session.guildId ?? '',
+      channelId,
+      rootMessageId: fields.replyMessageId ? this.recorder.rootOf(session.platform, channelId, fields.replyMessageId) : fields.messageId,
+      topicId: '',
+    }
+  }
+
   private captureIncoming(session: Session) {
     if (!session.channelId || session.userId === session.selfId || !this.records(session)) return
     const content = renderPlainText(session.elements ?? [], this.config.capture.placeholders)
     const messageId = session.messageId || randomMessageId()
     const replyMessageId = session.quote?.id ?? ''
-    const row: MessageRow = {
-      id: rowId(session.platform, session.channelId, messageId),
+    const row = this.rowOf(session, {
       messageId,
-      platform: session.platform,
-      guildId: session.guildId ?? '',
-      channelId: session.channelId,
       userId: session.userId!,
       userName: session.author?.nick || session.author?.name || session.username || session.userId!,
       content,
@@ -618,10 +628,8 @@ export class MemoryService extends Service {
       isMentionBot: Boolean(session.stripped?.atSelf) || mentions(session.elements ?? [], session.selfId),
       isCommand: this.isCommand(session),
       replyMessageId,
-      rootMessageId: replyMessageId ? this.recorder.rootOf(session.platform, session.channelId, replyMessageId) : messageId,
-      topicId: '',
       createdAt: new Date(session.timestamp || Date.now()),
-    }
+    })
     this.recorder.add(row)
     if (row.isCommand) return
     this.afterCapture(row)
@@ -639,12 +647,8 @@ export class MemoryService extends Service {
     if (!content) return
     const messageId = randomMessageId()
     const replyMessageId = replyTo?.messageId ?? ''
-    const row: MessageRow = {
-      id: rowId(session.platform, session.channelId, messageId),
+    const row = this.rowOf(session, {
       messageId,
-      platform: session.platform,
-      guildId: session.guildId ?? '',
-      channelId: session.channelId,
       userId: session.selfId,
       userName: session.bot?.user?.name || session.selfId,
       content,
@@ -652,10 +656,8 @@ export class MemoryService extends Service {
       isMentionBot: false,
       isCommand: false,
       replyMessageId,
-      rootMessageId: replyMessageId ? this.recorder.rootOf(session.platform, session.channelId, replyMessageId) : messageId,
-      topicId: '',
       createdAt: new Date(),
-    }
+    })
     this.recorder.add(row)
     this.afterCapture(row)
     if (replyTo?.messageId && replyTo.userId !== replyTo.selfId) this.afterReply(replyTo, row)
