@@ -23,6 +23,8 @@ import type { BuiltContext, CandidateSource, ChannelRef, ContextMessage, Context
  * 2. Every candidate is scored by the `RelevanceScorer`. The keyword signal is a BM25 match with
  *    the channel's term statistics; the semantic signal blends the embedding similarity with the
  *    lexical match (`lexicalShare`), both relative to the best candidate.
+ *    Recency counts less when the recent window matches the target much worse than older
+ *    candidates do (the target asks about something said earlier; `recencyFloor`).
  * 3. The turns around the best-scoring candidates (`adjacentHits`, `adjacentTurns` on each side)
  *    join the pool and inherit part of their neighbour's content relevance (`adjacentDecay` per
  *    turn): the question before an answer, the answer after a question.
@@ -87,6 +89,12 @@ export interface ContextBuilderConfig {
    * shown (when the target has keywords); 0 shows the summary whole. Default 0.3.
    */
   summaryCoverage: number
+  /**
+   * Least share of the recency signal kept when the target asks about something said earlier: recency
+   * counts in proportion to how well the recent window matches the target compared with the best
+   * match of all candidates, but never less than this. 1 keeps recency as it is. Default 0.5.
+   */
+  recencyFloor: number
 }
 
 export const DEFAULT_CONTEXT_CONFIG: Readonly<ContextBuilderConfig> = Object.freeze({
@@ -109,6 +117,7 @@ export const DEFAULT_CONTEXT_CONFIG: Readonly<ContextBuilderConfig> = Object.fre
   longTermTopK: 5,
   embedCandidates: true,
   summaryCoverage: 0.3,
+  recencyFloor: 0.5,
 })
 
 export interface ContextBuilderDeps {
@@ -546,6 +555,25 @@ export class ContextBuilder {
       const candidateScoring: ScoringFeatures = { userId: row.userId, userName: row.userName, mentions: features.mentions, keywords: [], time: row.createdAt }
       const signals = this.scorer.signals(targetScoring, candidateScoring, relation)
       first.set(row.id, { candidate, score: this.scorer.combine(signals), content: this.scorer.content(signals), signals })
+    }
+    // recency speaks for the recent window only as far as the target carries on what is being said:
+    // when the best match of the recent window is much weaker than the best match further back (the
+    // target asks about something said earlier), recency counts that much less
+    const recencyFloor = Math.min(1, Math.max(0, settings.recencyFloor))
+    if (recencyFloor < 1) {
+      let best = 0
+      let recent = 0
+      for (const item of first.values()) {
+        best = Math.max(best, item.content)
+        if (item.candidate.sources.has('time-window')) recent = Math.max(recent, item.content)
+      }
+      const factor = best > 0 ? Math.max(recencyFloor, Math.min(1, recent / best)) : 1
+      if (factor < 1) {
+        for (const item of first.values()) {
+          item.signals.timeDecay *= factor
+          item.score = this.scorer.combine(item.signals)
+        }
+      }
     }
     // turns next to a strong candidate inherit part of its content relevance; the recent window's
     // messages do not (their recency speaks for them, and in a busy chat the next line is often

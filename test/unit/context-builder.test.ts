@@ -4,6 +4,7 @@ import type { MessageRow } from '../../src/store/tables'
 import { countTokens, renderLine } from '../../src/text/token-count'
 import { ContextBuilder, ContextBuilderDeps, namesIn } from '../../src/short-term/context-builder'
 import { InMemoryMessageStore } from '../../src/short-term/in-memory-store'
+import { RelevanceScorer } from '../../src/short-term/scorer'
 import { MessageIndex } from '../../src/short-term/message-index'
 import { quickSearch } from '../../src/short-term/search-tool'
 import { TermStats } from '../../src/short-term/term-stats'
@@ -127,6 +128,29 @@ describe('ContextBuilder candidates', () => {
     const answer = built.messages.find((m) => m.messageId === 'o2')!
     expect(answer.sources).toContain('semantic')
     expect(answer.signals.adjacent).toBeGreaterThan(0)
+  })
+
+  it('lets recency count less when the target asks about something said earlier', async () => {
+    const rows = [
+      row('m1', 'ann', 'the staging database password rotates every friday', 0),
+      row('m2', 'bob', 'ok noted, rotates on friday', 1),
+      // two days later, so only these are in the recent window
+      row('m3', 'carol', 'who wants pizza for lunch today?', 3000),
+      row('m4', 'dan', 'me! pepperoni please', 3001),
+    ]
+    const ask = target('eve', 'when does the staging database password rotate?', 3002)
+    const lunch = target('eve', 'pizza for lunch sounds good, which place?', 3002)
+    const recency = (built: BuiltContext) => built.messages.find((m) => m.messageId === 'm4')?.signals.timeDecay
+    // every candidate shown, so the recency signal of the unrelated recent line can be read
+    const { builder: plain } = await setup(rows, { scorer: new RelevanceScorer({ threshold: 0 }) }, { recencyFloor: 1 })
+    const { builder } = await setup(rows, { scorer: new RelevanceScorer({ threshold: 0 }) })
+    const raw = recency(await plain.build(ask))!
+    expect(raw).toBeGreaterThan(0.9)
+    const gated = recency(await builder.build(ask))!
+    expect(gated).toBeLessThan(raw)
+    expect(gated).toBeGreaterThanOrEqual(raw * builder.config.recencyFloor - 1e-9)
+    // a target that carries on the recent talk keeps its recency
+    expect(recency(await builder.build(lunch))).toBeCloseTo(recency(await plain.build(lunch))!)
   })
 
   it('treats a participant named in the text as mentioned', async () => {
