@@ -59,7 +59,7 @@ export interface ContextBuilderConfig {
   semanticLimit: number
   /** Best candidates whose neighbouring turns are also considered. Default 24. */
   adjacentHits: number
-  /** Turns on each side of such a candidate. Default 2. */
+  /** Turns on each side of such a candidate. Default 3. */
   adjacentTurns: number
   /** Share of a neighbour's content relevance a turn inherits, per turn of distance. Default 0.7. */
   adjacentDecay: number
@@ -107,7 +107,7 @@ export const DEFAULT_CONTEXT_CONFIG: Readonly<ContextBuilderConfig> = Object.fre
   topicLimit: 20,
   semanticLimit: 300,
   adjacentHits: 24,
-  adjacentTurns: 2,
+  adjacentTurns: 3,
   adjacentDecay: 0.7,
   lexicalShare: 0.7,
   similarityFloor: 0,
