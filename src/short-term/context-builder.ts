@@ -337,8 +337,9 @@ export class ContextBuilder {
       const best = scored.filter((item) => item.content > 0).slice(0, settings.adjacentHits).map((item) => item.candidate.row)
       for (const { row, of, distance, factor } of await this.around(target, best, settings.adjacentTurns)) {
         const candidate = add(row, 'adjacent')
-        if (!candidate || candidate.row.id === of.id || !continues(of, row)) continue
-        ;(candidate.near ??= []).push({ id: of.id, distance, factor })
+        const carries = candidate && candidate.row.id !== of.id ? continuation(of, row) : 0
+        if (!carries) continue
+        ;(candidate!.near ??= []).push({ id: of.id, distance, factor: factor * carries })
       }
       await this.fillSimilarities([...candidates.values()], vector, settings)
       scored = this.score(target, topicId, [...candidates.values()], settings)
@@ -643,15 +644,20 @@ export class ContextBuilder {
   }
 }
 
+/** How much a turn next to a hit inherits when the attribution put the two in different topics. */
+const OTHER_TOPIC = 0.5
+
 /**
- * Whether `near` can carry on the conversation of `hit`: not when the attribution put them in
- * different topics, nor when `near` explicitly replies to some third message.
+ * How far `near` carries on the conversation of `hit`: not at all when `near` explicitly replies to
+ * some third message; `OTHER_TOPIC` when the attribution put them in different topics (it is a
+ * guess — in a two-person talk the answer to a question often shares no word with it and lands in
+ * another topic — so it weakens the link instead of cutting it); fully otherwise.
  */
-function continues(hit: MessageRow, near: MessageRow): boolean {
-  if (hit.topicId && near.topicId && hit.topicId !== near.topicId) return false
+function continuation(hit: MessageRow, near: MessageRow): number {
   const replied = near.createdAt > hit.createdAt ? near.replyMessageId : hit.replyMessageId
   const other = near.createdAt > hit.createdAt ? hit.messageId : near.messageId
-  return !replied || replied === other
+  if (replied && replied !== other) return 0
+  return hit.topicId && near.topicId && hit.topicId !== near.topicId ? OTHER_TOPIC : 1
 }
 
 /** The target's terms for lexical matching, without the names of the people it refers to. */

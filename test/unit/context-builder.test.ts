@@ -130,6 +130,23 @@ describe('ContextBuilder candidates', () => {
     expect(answer.signals.adjacent).toBeGreaterThan(0)
   })
 
+  it('weakens, but keeps, the link to a neighbouring turn the attribution put in another topic', async () => {
+    const dialogue = (answerTopic: string) => [
+      row('o1', 'ann', 'anything good on your nightstand lately?', 0, { topicId: 't1' }),
+      row('o2', 'bob', 'Dune, the first book, for the third time', 1, { topicId: answerTopic }),
+    ]
+    const adjacency = async (answerTopic: string) => {
+      // no time window: the recent window's messages inherit nothing from their neighbours
+      const { builder } = await setup(dialogue(answerTopic), { scorer: new RelevanceScorer({ threshold: 0 }) }, { timeWindowHours: 0 })
+      const built = await builder.build(target('carol', 'who has read Dune three times?', 5))
+      return built.messages.find((m) => m.messageId === 'o1')!.signals.adjacent ?? 0
+    }
+    const same = await adjacency('t1')
+    const other = await adjacency('t2')
+    expect(same).toBeGreaterThan(0)
+    expect(other).toBeCloseTo(same * 0.5)
+  })
+
   it('lets recency count less when the target asks about something said earlier', async () => {
     const rows = [
       row('m1', 'ann', 'the staging database password rotates every friday', 0),
