@@ -71,6 +71,8 @@ export interface Config {
     longTermShare?: number
     summaryShare?: number
     groupShare?: number
+    summaryCoverage?: number
+    recencyFloor?: number
   }
   topics: {
     enabled: boolean
@@ -184,6 +186,8 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     longTermShare: Schema.number().min(0).max(0.5).step(0.01),
     summaryShare: Schema.number().min(0).max(0.5).step(0.01),
     groupShare: Schema.number().min(0).max(0.5).step(0.01),
+    summaryCoverage: Schema.number().min(0).max(1).step(0.01),
+    recencyFloor: Schema.number().min(0).max(1).step(0.01),
   }),
   topics: Schema.object({
     enabled: Schema.boolean().default(true),

@@ -188,6 +188,8 @@ export class MemoryService extends Service {
       longTermShare: config.context.longTermShare,
       summaryShare: config.context.summaryShare,
       groupShare: config.context.groupShare,
+      summaryCoverage: config.context.summaryCoverage,
+      recencyFloor: config.context.recencyFloor,
     }))
     this.facts = new KoishiFactRepository(ctx)
     this.outbox = new KoishiOutbox(ctx)
