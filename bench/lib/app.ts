@@ -60,7 +60,8 @@ export function revision(root: string) {
   const { execFileSync } = require('node:child_process') as typeof import('node:child_process')
   const git = (...args: string[]) => {
     try {
-      return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trim()
+      // trimEnd: porcelain lines start with a status column that may be a space
+      return execFileSync('git', args, { cwd: root, encoding: 'utf8' }).trimEnd()
     } catch {
       return ''
     }
