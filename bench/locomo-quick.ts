@@ -31,6 +31,7 @@ import { RelevanceScorer, ScorerWeights, SIGNALS } from '../src/short-term/score
 import { quickSearch } from '../src/short-term/search-tool'
 import { ExtractiveSummarizer } from '../src/short-term/summarizer'
 import { TermStats } from '../src/short-term/term-stats'
+import { defaultLexicalShare } from '../src/long-term/rerank'
 import type { ContextTarget } from '../src/short-term/types'
 import { turnText } from './locomo'
 
@@ -184,7 +185,8 @@ async function main() {
   const withSummary = process.argv.includes('--summary')
   const overrides = sets()
   const weights: Partial<ScorerWeights> = {}
-  const config: Partial<ContextBuilderConfig> = {}
+  // as the service sets it for the offline embedder
+  const config: Partial<ContextBuilderConfig> = { lexicalShare: defaultLexicalShare(new OfflineEmbedder()) }
   let threshold: number | undefined
   let halfLifeHours: number | undefined
   for (const [key, value] of Object.entries(overrides)) {

@@ -44,7 +44,7 @@ export interface Config {
     topK: number
     minScore: number
     dedupeThreshold: number
-    /** Share of BM25 in the ranking (0–1); unset: 1 with the offline embedder, 0.3 with an embedding model. */
+    /** Share of BM25 in ranking memories and chat messages (0–1); unset: 1 with the offline embedder, 0.3 with an embedding model. */
     lexicalShare?: number
   }
   capture: {

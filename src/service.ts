@@ -8,6 +8,7 @@ import type { Config } from './config'
 import { KeyedQueue } from './jobs/queue'
 import { Dialogue, FactOwner, memorize, MemorizeOutcome } from './long-term/memorize'
 import { formatForPrompt, RetrievedMemory, Retriever } from './long-term/retrieve'
+import { defaultLexicalShare } from './long-term/rerank'
 import { createProviders, Providers } from './providers/factory'
 import { Counters } from './providers/types'
 import { Scope } from './scope'
@@ -190,6 +191,7 @@ export class MemoryService extends Service {
       groupShare: config.context.groupShare,
       summaryCoverage: config.context.summaryCoverage,
       recencyFloor: config.context.recencyFloor,
+      lexicalShare: config.retrieval.lexicalShare ?? defaultLexicalShare(this.providers.embedder),
     }))
     this.facts = new KoishiFactRepository(ctx)
     this.outbox = new KoishiOutbox(ctx)

@@ -65,8 +65,9 @@ export interface ContextBuilderConfig {
   adjacentDecay: number
   /**
    * Share of the lexical (BM25) match in the semantic signal; the rest is embedding similarity.
-   * Default 0.7, for the offline embedder (lexical itself, without term weights); with a dense
-   * embedding model a lower share lets meaning count more.
+   * Default 0.7. The service sets it by its embedder (`defaultLexicalShare`): 1 for the offline one,
+   * whose similarity only counts shared words (LoCoMo at 1,000 tokens: 0.815 against 0.811 at 0.7),
+   * 0.3 for an embedding model, whose similarity carries meaning.
    */
   lexicalShare: number
   /**
