@@ -27,6 +27,7 @@ import { createGroupMemories } from './store/koishi-group-store'
 import { createTopicSummaries } from './store/koishi-summaries'
 import type { TopicSummaries } from './mid-term/summaries'
 import { ContextBuilder, withTimeout } from './short-term/context-builder'
+import { definedOnly } from './defined'
 import { RelevanceScorer } from './short-term/scorer'
 import { rebuildTopicWords } from './short-term/topic-keywords'
 import { ContextLog } from './short-term/context-log'
@@ -766,9 +767,4 @@ function randomMessageId() {
 function newFactId() {
   // short enough to type in `memory.forget <id>`
   return randomBytes(5).toString('hex')
-}
-
-/** The fields that are set: a blank console field leaves the module's own default in place. */
-function definedOnly<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined && v !== null)) as Partial<T>
 }

@@ -7,6 +7,7 @@ import { isLowSignal, keywordTitle, mergeKeywords, topicText } from './topic-key
 import type { TopicCandidate, TopicJudge } from './topic-judge'
 import type { TopicStore } from './topic-store'
 import type { ChannelRef, MessageStore } from './types'
+import { definedOnly } from '../defined'
 
 /** Similarity thresholds of attribution (cosine between a message and a topic centroid). */
 export interface TopicThresholds {
@@ -140,7 +141,7 @@ export class TopicAttributor {
   private readonly topicText?: (content: string) => string
 
   constructor(private options: TopicAttributorOptions) {
-    const thresholds = { ...defaultTopicThresholds(options.embedder.id), ...stripUndefined(options.thresholds ?? {}) }
+    const thresholds = { ...defaultTopicThresholds(options.embedder.id), ...definedOnly(options.thresholds ?? {}) }
     if (!(thresholds.low <= thresholds.join)) throw new RangeError(`topic thresholds: low (${thresholds.low}) must not exceed join (${thresholds.join})`)
     this.thresholds = thresholds
     this.idleMs = options.idleMs ?? 60 * 60_000
@@ -332,10 +333,6 @@ export class TopicAttributor {
     }
     return keywordTitle(keywords, message.content)
   }
-}
-
-function stripUndefined<T extends object>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>
 }
 
 function sameChannel(topic: TopicRow, channel: ChannelRef) {
