@@ -1,6 +1,5 @@
-import { jsonrepair } from 'jsonrepair'
 import { z } from 'zod'
-import { stripThinking } from '../text/json'
+import { stripThinking, tryParse, tryRepair } from '../text/json'
 import type { GroupMemoryRow } from './types'
 
 /**
@@ -95,21 +94,10 @@ function balanced(line: string): boolean {
   return depth <= 0 && !inString
 }
 
-function strict(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(text) }
-  } catch {
-    return { ok: false }
-  }
-}
-
-function repaired(text: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    const value = JSON.parse(jsonrepair(text))
-    return typeof value === 'object' && value !== null ? { ok: true, value } : { ok: false }
-  } catch {
-    return { ok: false }
-  }
+/** `tryRepair`, accepting only an object or array (jsonrepair turns any prose into a string). */
+function repaired(text: string): ReturnType<typeof tryRepair> {
+  const fixed = tryRepair(text)
+  return fixed.ok && typeof fixed.value === 'object' && fixed.value !== null ? fixed : { ok: false }
 }
 
 /** Fence lines, comment lines (the seed's rule) and lone brackets around a JSON Lines answer. */
@@ -137,7 +125,7 @@ export function parseEvolutionAnswer(answer: string): ParsedAnswer {
 
   const unfenced = cleaned.split(/\r?\n/).filter((line) => !/^\s*(?:```|~~~)/.test(line)).join('\n').trim()
   if (unfenced.startsWith('[') && unfenced.endsWith(']')) {
-    const whole = strict(unfenced)
+    const whole = tryParse(unfenced)
     const value = whole.ok ? whole : repaired(unfenced)
     if (value.ok && Array.isArray(value.value)) {
       if (!whole.ok) result.repaired++
@@ -156,7 +144,7 @@ export function parseEvolutionAnswer(answer: string): ParsedAnswer {
       continue
     }
     line = line.slice(first).replace(/,\s*$/, '')
-    const direct = strict(line)
+    const direct = tryParse(line)
     if (direct.ok) {
       accept(direct.value, line, false)
       continue

@@ -1,5 +1,5 @@
 import type { MessageRow } from '../store/tables'
-import { countTokens } from '../text/token-count'
+import { countTokens, cutLength } from '../text/token-count'
 
 /**
  * Transcripts and segmentation of a topic for the summary LLM (000 §3.2.2 "智能分段"). Tokens are
@@ -22,14 +22,7 @@ export function transcriptLine(message: MessageRow): string {
 /** Cuts `text` to at most `maxTokens` tokens (by characters, binary search), adding "…" when cut. */
 export function cutToTokens(text: string, maxTokens: number): string {
   if (tokens(text) <= maxTokens) return text
-  let lo = 0
-  let hi = text.length
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1
-    if (tokens(text.slice(0, mid) + '…') <= maxTokens) lo = mid
-    else hi = mid - 1
-  }
-  return text.slice(0, lo) + '…'
+  return text.slice(0, cutLength(text, maxTokens)) + '…'
 }
 
 /**

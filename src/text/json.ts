@@ -50,7 +50,7 @@ function balancedEnd(text: string, start: number): number {
   return -1
 }
 
-function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
+export function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(text) }
   } catch {
@@ -58,7 +58,7 @@ function tryParse(text: string): { ok: true; value: unknown } | { ok: false } {
   }
 }
 
-function tryRepair(text: string): { ok: true; value: unknown } | { ok: false } {
+export function tryRepair(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
     return { ok: true, value: JSON.parse(jsonrepair(text)) }
   } catch {

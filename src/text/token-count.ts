@@ -42,12 +42,18 @@ export function truncateToTokens(text: string, maxTokens: number): string {
   }
   out = out.trim()
   if (out) return out
+  const length = cutLength(trimmed, maxTokens)
+  return length ? trimmed.slice(0, length) + '…' : ''
+}
+
+/** Length of the longest prefix of `text` that, with "…" after it, fits `maxTokens` (binary search). */
+export function cutLength(text: string, maxTokens: number): number {
   let lo = 0
-  let hi = trimmed.length
+  let hi = text.length
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1
-    if (countTokens(trimmed.slice(0, mid) + '…') <= maxTokens) lo = mid
+    if (countTokens(text.slice(0, mid) + '…') <= maxTokens) lo = mid
     else hi = mid - 1
   }
-  return lo ? trimmed.slice(0, lo) + '…' : ''
+  return lo
 }
