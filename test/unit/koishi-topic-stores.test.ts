@@ -1,13 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { App } from 'koishi'
-import { SQLiteDriver } from '@minatojs/driver-sqlite'
+import type { App } from 'koishi'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { TopicAttributor } from '../../src/short-term/topics'
-import { defineMessageIndexes, KoishiMessageStore, messageRowId } from '../../src/store/koishi-messages'
+import { KoishiMessageStore, messageRowId } from '../../src/store/koishi-messages'
 import { KoishiTopicStore } from '../../src/store/koishi-topics'
-import { defineTables, MessageRow } from '../../src/store/tables'
-import { defineTopicTables, TopicRow } from '../../src/store/topic-tables'
+import type { MessageRow } from '../../src/store/tables'
+import type { TopicRow } from '../../src/store/topic-tables'
 import { alternating } from './topic-chat'
+import { sqliteApp } from './sqlite-app'
 
 const START = Date.UTC(2025, 0, 1, 12)
 const at = (seconds: number) => new Date(START + seconds * 1000)
@@ -37,13 +37,7 @@ describe('Koishi stores (SQLite in memory)', () => {
   let topics: KoishiTopicStore
 
   beforeEach(async () => {
-    app = new App()
-    app.plugin(SQLiteDriver, { path: ':memory:' })
-    await app.start()
-    await new Promise<void>((resolve) => app.inject(['database'], () => resolve()))
-    defineTables(app)
-    defineTopicTables(app)
-    defineMessageIndexes(app)
+    app = await sqliteApp()
     messages = new KoishiMessageStore(app)
     topics = new KoishiTopicStore(app)
   })

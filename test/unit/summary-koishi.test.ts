@@ -1,15 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { App } from 'koishi'
-import { SQLiteDriver } from '@minatojs/driver-sqlite'
+import type { App } from 'koishi'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { defineMessageIndexes, KoishiMessageStore, messageRowId } from '../../src/store/koishi-messages'
+import { KoishiMessageStore, messageRowId } from '../../src/store/koishi-messages'
 import { createTopicSummaries, KoishiSummaryStore } from '../../src/store/koishi-summaries'
 import { KoishiTopicStore } from '../../src/store/koishi-topics'
 import { defineSummaryTables } from '../../src/store/summary-tables'
-import { defineTables, MessageRow } from '../../src/store/tables'
-import { defineTopicTables } from '../../src/store/topic-tables'
+import type { MessageRow } from '../../src/store/tables'
 import { Counters, ExactIndex, quiet } from './fakes'
 import { at, summaryRow, topicRow } from './summary-fakes'
+import { sqliteApp } from './sqlite-app'
 
 function row(messageId: string, seconds: number, fields: Partial<MessageRow> = {}): MessageRow {
   const channelId = fields.channelId ?? 'g1'
@@ -25,13 +24,7 @@ describe('KoishiSummaryStore (SQLite in memory)', () => {
   let store: KoishiSummaryStore
 
   beforeEach(async () => {
-    app = new App()
-    app.plugin(SQLiteDriver, { path: ':memory:' })
-    await app.start()
-    await new Promise<void>((resolve) => app.inject(['database'], () => resolve()))
-    defineTables(app)
-    defineTopicTables(app)
-    defineMessageIndexes(app)
+    app = await sqliteApp()
     defineSummaryTables(app)
     store = new KoishiSummaryStore(app)
   })
