@@ -15,6 +15,7 @@ import { Scope } from './scope'
 import { FactIndex } from './store/fact-index'
 import { KoishiFactRepository, KoishiOutbox } from './store/koishi-repositories'
 import { LanceIndex } from './store/lance-index'
+import { drainDeletes } from './store/index-sync'
 import { defineTables, FactRow, MessageRow } from './store/tables'
 import { defineMessageIndexes, KoishiMessageStore } from './store/koishi-messages'
 import { KoishiTopicStore } from './store/koishi-topics'
@@ -154,7 +155,8 @@ export class MemoryService extends Service {
         searchWeights: { keyword: config.summaries.keywordWeight, vector: config.summaries.vectorWeight },
       },
     })
-    this.messageIndex = new MessageIndex({ index: this.index, embedder: this.providers.embedder, counters, logger: log })
+    this.outbox = new KoishiOutbox(ctx)
+    this.messageIndex = new MessageIndex({ index: this.index, embedder: this.providers.embedder, outbox: this.outbox, counters, logger: log })
     this.rolling = new RollingSummary({
       store: this.messages,
       summaries: new KoishiChannelSummaries(ctx),
@@ -163,7 +165,7 @@ export class MemoryService extends Service {
       counters,
       logger: log,
     })
-    this.episodes = new EpisodicMemory({ store: new KoishiEpisodes(ctx), index: this.index, embedder: this.providers.embedder, counters, logger: log })
+    this.episodes = new EpisodicMemory({ store: new KoishiEpisodes(ctx), index: this.index, embedder: this.providers.embedder, outbox: this.outbox, counters, logger: log })
     this.contextLog = new ContextLog(new KoishiContextLog(ctx), { counters, logger: log })
     this.contextBuilder = new ContextBuilder({
       store: this.messages,
@@ -195,7 +197,6 @@ export class MemoryService extends Service {
       lexicalShare: config.retrieval.lexicalShare ?? defaultLexicalShare(this.providers.embedder),
     }))
     this.facts = new KoishiFactRepository(ctx)
-    this.outbox = new KoishiOutbox(ctx)
     const table = config.store.factsTable
     this.factIndex = new FactIndex({ index: this.index, embedder: this.providers.embedder, outbox: this.outbox, table, counters, logger: log })
     this.retriever = new Retriever({ index: this.index, embedder: this.providers.embedder, table, counters, logger: log, lexicalShare: config.retrieval.lexicalShare })
@@ -431,9 +432,12 @@ export class MemoryService extends Service {
       const facts = await this.factIndex.drain((ids) => this.facts.get(ids))
       const groups = await this.groups.drain()
       const summaries = await this.summaries.drain()
+      // erased messages and exchanges whose index rows could not be removed at the time
+      const messages = await drainDeletes(this.index, this.outbox, this.messageIndex.table)
+      const episodes = await drainDeletes(this.index, this.outbox, this.episodes.table)
       const result = {
         indexed: facts.indexed + groups.indexed + summaries.indexed,
-        pending: facts.pending || groups.pending || summaries.pending,
+        pending: facts.pending || groups.pending || summaries.pending || messages.pending || episodes.pending,
       }
       if (result.indexed) this.log.info('indexed %d waiting memories', result.indexed)
       return result

@@ -2,6 +2,8 @@ import type { Counters, Embedder, Logger } from '../providers/types'
 import type { Scope } from '../scope'
 import type { MessageRow } from '../store/tables'
 import type { IndexRow, VectorIndex } from '../store/vector-index'
+import { removeFromIndex } from '../store/index-sync'
+import type { Outbox } from '../store/ports'
 
 /**
  * Episodic memory (seed 004 phase 2): every exchange of a user with the bot — the user's message and
@@ -52,6 +54,8 @@ export interface EpisodicDeps {
   logger: Logger
   /** Default `episodes`. */
   table?: string
+  /** Where removals wait while the store is down (`drainDeletes`). */
+  outbox?: Outbox
 }
 
 export function episodeText(episode: Pick<Episode, 'userText' | 'botText'>): string {
@@ -179,12 +183,7 @@ export class EpisodicMemory {
   async remove(ids: string[]): Promise<void> {
     if (!ids.length) return
     await this.deps.store.remove(ids)
-    try {
-      await this.deps.index.delete(this.table, ids)
-    } catch (error) {
-      this.deps.counters.inc('episodes.remove-failed')
-      this.deps.logger.warn('could not remove %d episodes from the index: %s', ids.length, (error as Error).message)
-    }
+    await removeFromIndex(this.deps, this.table, ids, 'episodes')
   }
 
   private async prepare() {

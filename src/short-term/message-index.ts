@@ -1,6 +1,8 @@
 import type { Counters, Embedder, Logger } from '../providers/types'
 import type { EmbedderCheck, IndexRow, VectorIndex } from '../store/vector-index'
 import type { MessageRow } from '../store/tables'
+import { removeFromIndex } from '../store/index-sync'
+import type { Outbox } from '../store/ports'
 import type { ChannelRef } from './types'
 
 /**
@@ -35,6 +37,8 @@ export interface MessageIndexDeps {
   logger: Logger
   /** Default `messages`. */
   table?: string
+  /** Where removals wait while the store is down (`drainDeletes`). */
+  outbox?: Outbox
   /** Rows per embed + upsert call. Default 64. */
   batchSize?: number
   /** Most rows waiting to be indexed; the oldest beyond are skipped. Default 5000. */
@@ -169,12 +173,7 @@ export class MessageIndex {
     if (!ids.length) return
     const gone = new Set(ids)
     this.pending = this.pending.filter((entry) => !gone.has(entry.row.id))
-    try {
-      await this.deps.index.delete(this.table, ids)
-    } catch (error) {
-      this.deps.counters.inc('messages.remove-failed')
-      this.deps.logger.warn('could not remove %d messages from the index: %s', ids.length, (error as Error).message)
-    }
+    await removeFromIndex(this.deps, this.table, ids, 'messages')
   }
 
   private async drain() {

@@ -152,3 +152,44 @@ export class IndexSync<Row extends IndexedRow> {
     await this.deps.index.upsert(this.table, rows.map((row, i) => toIndexRow(row, this.kind.text(row), made[i])))
   }
 }
+
+/**
+ * Removes erased rows from a LanceDB table; while the store is down, queues the deletes in the
+ * outbox for `drainDeletes`, so no erased text stays in the index. Never throws.
+ */
+export async function removeFromIndex(
+  deps: { index: VectorIndex; outbox?: Outbox; counters: Counters; logger: Logger },
+  table: string,
+  ids: string[],
+  name: string,
+): Promise<void> {
+  if (!ids.length) return
+  try {
+    await deps.index.delete(table, ids)
+  } catch (error) {
+    deps.counters.inc(`${name}.remove-failed`)
+    deps.logger.warn('could not remove %d %s from the index, will retry: %s', ids.length, name, (error as Error).message)
+    try {
+      for (const id of ids) await deps.outbox?.add(table, id, 'delete')
+    } catch (queueError) {
+      deps.logger.warn('could not queue the removal of %d %s: %s', ids.length, name, (queueError as Error).message)
+    }
+  }
+}
+
+/** Carries out the deletes `removeFromIndex` queued for `table`; stops at the first failure. */
+export async function drainDeletes(index: VectorIndex, outbox: Outbox, table: string, batch = 256): Promise<{ indexed: number; pending: boolean }> {
+  let indexed = 0
+  for (;;) {
+    const waiting = await outbox.take(table, batch)
+    if (!waiting.length) return { indexed, pending: false }
+    try {
+      await index.delete(table, waiting.map((row) => row.rowId))
+      await outbox.done(waiting.map((row) => row.id))
+      indexed += waiting.length
+    } catch {
+      await outbox.retry(waiting.map((row) => row.id))
+      return { indexed, pending: true }
+    }
+  }
+}

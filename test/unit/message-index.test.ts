@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { MessageIndex, MESSAGES_TABLE } from '../../src/short-term/message-index'
-import { Counters, ExactIndex, quiet, SwitchableEmbedder } from './fakes'
+import { drainDeletes } from '../../src/store/index-sync'
+import { Counters, ExactIndex, MemoryOutbox, quiet, SwitchableEmbedder } from './fakes'
 import { channel, row } from './message-rows'
 
 function setup(options: { batchSize?: number; maxPending?: number; maxAttempts?: number } = {}) {
@@ -86,6 +87,24 @@ describe('MessageIndex', () => {
     expect(await messages.rebuild(pages())).toBe(3)
     await messages.remove(['test:c1:m2'])
     expect([...index.rows.keys()]).toEqual(['test:c1:m1', 'test:c1:m3'])
+  })
+
+  it('queues the removal of erased rows while the store is down, and drainDeletes carries it out', async () => {
+    const index = new ExactIndex()
+    const outbox = new MemoryOutbox()
+    const counters = new Counters()
+    const messages = new MessageIndex({ index, embedder: new OfflineEmbedder(), outbox, counters, logger: quiet })
+    const rows = [row('m1', 'ann', '我的手机号是 13800000000', 0), row('m2', 'bob', 'noted', 1)]
+    await messages.index(rows)
+    index.down = true
+    await messages.remove([rows[0].id])
+    expect(counters.get('messages.remove-failed')).toBe(1)
+    expect(outbox.rows.map((r) => [r.table, r.rowId, r.op])).toEqual([[MESSAGES_TABLE, rows[0].id, 'delete']])
+    expect(await drainDeletes(index, outbox, MESSAGES_TABLE)).toEqual({ indexed: 0, pending: true })
+    index.down = false
+    expect(await drainDeletes(index, outbox, MESSAGES_TABLE)).toEqual({ indexed: 1, pending: false })
+    expect([...index.rows.keys()]).toEqual([rows[1].id])
+    expect(outbox.rows).toEqual([])
   })
 
   it('throws from search when the index is down (the builder copes)', async () => {
