@@ -1,9 +1,7 @@
-import type { Counters, Embedder, Logger } from '../providers/types'
 import type { Scope } from '../scope'
 import type { MessageRow } from '../store/tables'
-import type { IndexRow, VectorIndex } from '../store/vector-index'
-import { removeFromIndex } from '../store/index-sync'
-import type { Outbox } from '../store/ports'
+import type { IndexRow } from '../store/vector-index'
+import { OwnTableDeps, removeFromIndex } from '../store/index-sync'
 
 /**
  * Episodic memory (seed 004 phase 2): every exchange of a user with the bot — the user's message and
@@ -46,16 +44,9 @@ export interface RecalledEpisode extends Episode {
   similarity?: number
 }
 
-export interface EpisodicDeps {
+/** `table` defaults to `episodes`. */
+export interface EpisodicDeps extends OwnTableDeps {
   store: EpisodeStore
-  index: VectorIndex
-  embedder: Embedder
-  counters: Counters
-  logger: Logger
-  /** Default `episodes`. */
-  table?: string
-  /** Where removals wait while the store is down (`drainDeletes`). */
-  outbox?: Outbox
 }
 
 export function episodeText(episode: Pick<Episode, 'userText' | 'botText'>): string {

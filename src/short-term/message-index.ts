@@ -1,8 +1,6 @@
-import type { Counters, Embedder, Logger } from '../providers/types'
-import type { EmbedderCheck, IndexRow, VectorIndex } from '../store/vector-index'
+import type { EmbedderCheck, IndexRow } from '../store/vector-index'
 import type { MessageRow } from '../store/tables'
-import { removeFromIndex } from '../store/index-sync'
-import type { Outbox } from '../store/ports'
+import { OwnTableDeps, removeFromIndex } from '../store/index-sync'
 import type { ChannelRef } from './types'
 
 /**
@@ -30,15 +28,8 @@ export interface MessageHit {
   userId: string
 }
 
-export interface MessageIndexDeps {
-  index: VectorIndex
-  embedder: Embedder
-  counters: Counters
-  logger: Logger
-  /** Default `messages`. */
-  table?: string
-  /** Where removals wait while the store is down (`drainDeletes`). */
-  outbox?: Outbox
+/** `table` defaults to `messages`. */
+export interface MessageIndexDeps extends OwnTableDeps {
   /** Rows per embed + upsert call. Default 64. */
   batchSize?: number
   /** Most rows waiting to be indexed; the oldest beyond are skipped. Default 5000. */

@@ -153,6 +153,18 @@ export class IndexSync<Row extends IndexedRow> {
   }
 }
 
+/** What a class that keeps its own LanceDB table needs (the message index, the episodes). */
+export interface OwnTableDeps {
+  index: VectorIndex
+  embedder: Embedder
+  counters: Counters
+  logger: Logger
+  /** The LanceDB table, when not the class's default. */
+  table?: string
+  /** Where removals wait while the store is down (`drainDeletes`). */
+  outbox?: Outbox
+}
+
 /**
  * Removes erased rows from a LanceDB table; while the store is down, queues the deletes in the
  * outbox for `drainDeletes`, so no erased text stays in the index. Never throws.
