@@ -1,8 +1,8 @@
 import { Schema } from 'koishi'
 import { DEFAULT_EVOLUTION_PROMPTS } from './group/prompts'
-import { DEFAULT_PROMPTS } from './long-term/prompts'
+import { DEFAULT_PROMPTS } from './facts/prompts'
 import { locales } from './locales'
-import type { ScorerWeights } from './short-term/scorer'
+import type { ScorerWeights } from './context/scorer'
 
 export type EmbeddingProvider = 'offline' | 'gemini' | 'openai-compatible'
 export type LLMProvider = 'rules' | 'gemini' | 'openai-compatible'

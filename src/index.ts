@@ -15,8 +15,8 @@ export const usage = `
 `
 
 export * from './service'
-export type { RetrievedMemory } from './long-term/retrieve'
-export type { Dialogue, MemorizeOutcome, FactOwner } from './long-term/memorize'
+export type { RetrievedMemory } from './facts/retrieve'
+export type { Dialogue, MemorizeOutcome, FactOwner } from './facts/memorize'
 export type { Embedder, LLM } from './providers/types'
 export type { Scope } from './scope'
 

@@ -6,42 +6,50 @@ import { DialogueTracker } from './capture/dialogue-tracker'
 import { MessageRecorder } from './capture/recorder'
 import type { Config } from './config'
 import { KeyedQueue } from './jobs/queue'
-import { Dialogue, FactOwner, memorize, MemorizeOutcome } from './long-term/memorize'
-import { formatForPrompt, RetrievedMemory, Retriever } from './long-term/retrieve'
-import { defaultLexicalShare } from './long-term/rerank'
+import { Dialogue, FactOwner, memorize, MemorizeOutcome } from './facts/memorize'
+import { formatForPrompt, RetrievedMemory, Retriever } from './facts/retrieve'
+import { defaultLexicalShare } from './facts/rerank'
 import { createProviders, Providers } from './providers/factory'
-import { Counters } from './providers/types'
+import { Counters } from './core/observability'
 import { Scope } from './scope'
-import { FactIndex } from './store/fact-index'
-import { KoishiFactRepository, KoishiOutbox } from './store/koishi-repositories'
+import { FactIndex } from './facts/fact-index'
+import { KoishiOutbox } from './store/outbox'
+import { KoishiFactRepository } from './facts/repository'
 import { LanceIndex } from './store/lance-index'
 import { drainDeletes } from './store/index-sync'
-import { defineTables, FactRow, MessageRow } from './store/tables'
-import { defineMessageIndexes, KoishiMessageStore } from './store/koishi-messages'
-import { KoishiTopicStore } from './store/koishi-topics'
-import { defineTopicTables } from './store/topic-tables'
-import { LlmTopicJudge } from './short-term/topic-judge'
-import { TopicAttributor } from './short-term/topics'
+import { defineMessageTable, MessageRow } from './messages/table'
+import { defineFactTable } from './facts/table'
+import { defineOutboxTable } from './store/outbox'
+import { defineChannelSummaryTable } from './channel-summaries/table'
+import { defineEpisodeTable } from './episodes/table'
+import { defineContextTable } from './context/table'
+import { FactRow } from './facts/table'
+import { KoishiMessageStore } from './messages/koishi-store'
+import { KoishiTopicStore } from './topics/koishi-store'
+import { defineTopicTable } from './topics/table'
+import { LlmTopicJudge } from './topics/judge'
+import { TopicAttributor } from './topics/attributor'
 import { GroupMemories } from './group/memories'
-import { mountGroupApi } from './group/http-api'
-import { createGroupMemories } from './store/koishi-group-store'
-import { createTopicSummaries } from './store/koishi-summaries'
-import type { TopicSummaries } from './mid-term/summaries'
-import { ContextBuilder, withTimeout } from './short-term/context-builder'
-import { definedOnly } from './defined'
-import { RelevanceScorer } from './short-term/scorer'
-import { rebuildTopicWords } from './short-term/topic-keywords'
-import { ContextLog } from './short-term/context-log'
-import { EpisodicMemory } from './short-term/episodic'
-import { MessageIndex } from './short-term/message-index'
-import { assemblePrompt, ChatMessage } from './short-term/prompt'
-import { RollingSummary } from './short-term/rolling-summary'
-import { quickSearch, topicSearchTool } from './short-term/search-tool'
-import { ExtractiveSummarizer, LlmSummarizer } from './short-term/summarizer'
-import { TermStats } from './short-term/term-stats'
-import type { BuiltContext, ContextOptions, ContextTarget } from './short-term/types'
-import { KoishiChannelSummaries, KoishiContextLog, KoishiEpisodes } from './store/koishi-short-term'
-import { defineShortTermTables } from './store/short-term-tables'
+import { mountGroupApi } from './http/group-routes'
+import { createGroupMemories } from './group/koishi-store'
+import { createTopicSummaries } from './topic-summaries/koishi-store'
+import type { TopicSummaries } from './topic-summaries/summaries'
+import { ContextBuilder, withTimeout } from './context/context-builder'
+import { definedOnly } from './core/defined'
+import { RelevanceScorer } from './context/scorer'
+import { rebuildTopicWords } from './topics/keywords'
+import { ContextLog } from './context/context-log'
+import { EpisodicMemory } from './episodes/episodic'
+import { MessageIndex } from './messages/message-index'
+import { assemblePrompt, ChatMessage } from './context/prompt'
+import { RollingSummary } from './channel-summaries/rolling-summary'
+import { quickSearch, topicSearchTool } from './context/search-tool'
+import { ExtractiveSummarizer, LlmSummarizer } from './channel-summaries/summarizer'
+import { TermStats } from './context/term-stats'
+import type { BuiltContext, ContextOptions, ContextTarget } from './context/types'
+import { KoishiContextLog } from './context/koishi-store'
+import { KoishiEpisodes } from './episodes/koishi-store'
+import { KoishiChannelSummaries } from './channel-summaries/koishi-store'
 
 declare module 'koishi' {
   interface Context {
@@ -103,10 +111,13 @@ export class MemoryService extends Service {
 
   constructor(ctx: Context, public config: Config) {
     super(ctx, 'memory')
-    defineTables(ctx)
-    defineTopicTables(ctx)
-    defineMessageIndexes(ctx)
-    defineShortTermTables(ctx)
+    defineMessageTable(ctx)
+    defineFactTable(ctx)
+    defineOutboxTable(ctx)
+    defineTopicTable(ctx)
+    defineChannelSummaryTable(ctx)
+    defineEpisodeTable(ctx)
+    defineContextTable(ctx)
     const { counters, log } = this
     this.providers = createProviders(ctx, config, counters, log)
     this.messages = new KoishiMessageStore(ctx)

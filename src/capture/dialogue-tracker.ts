@@ -1,5 +1,5 @@
-import type { Turn } from '../long-term/judge'
-import type { FactOwner } from '../long-term/memorize'
+import type { Turn } from '../facts/judge'
+import type { FactOwner } from '../facts/memorize'
 
 interface Pending {
   owner: FactOwner

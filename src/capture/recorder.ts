@@ -1,6 +1,6 @@
-import type { Logger } from '../providers/types'
-import { Counters } from '../providers/types'
-import type { MessageRow } from '../store/tables'
+import type { Logger } from '../core/observability'
+import { Counters } from '../core/observability'
+import type { MessageRow } from '../messages/table'
 
 export interface MessageSink {
   write(rows: MessageRow[]): Promise<void>

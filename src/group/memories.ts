@@ -2,7 +2,7 @@ import type { Embedder } from '../providers/types'
 import type { VectorSide } from '../store/index-sync'
 import { EvolutionOptions, EvolverDeps, GroupEvolver, newGroupId } from './evolution'
 import { checkGroup, parseGroupId } from './group-id'
-import { GroupIndex } from './index-sync'
+import { GroupIndex } from './group-index'
 import { GroupQueries, ListOptions, SearchOptions } from './queries'
 import type {
   ChangesResponse,

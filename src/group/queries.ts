@@ -1,8 +1,9 @@
 import { cosine } from '../providers/vectors'
-import type { Counters, Embedder, Logger } from '../providers/types'
+import type { Embedder } from '../providers/types'
+import type { Counters, Logger } from '../core/observability'
 import { checkDays } from './evolution'
 import { checkGroup, groupId, sameGroup } from './group-id'
-import { GroupIndex, searchable } from './index-sync'
+import { GroupIndex, searchable } from './group-index'
 import {
   ChangesResponse,
   ChangeView,

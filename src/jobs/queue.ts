@@ -1,4 +1,4 @@
-import { Counters } from '../providers/types'
+import { Counters } from '../core/observability'
 
 type Job = () => Promise<unknown>
 

@@ -1,13 +1,14 @@
 import { Context } from 'koishi'
 import type { Config } from '../config'
-import { LlmJudge } from '../long-term/llm-judge'
-import type { MemoryJudge } from '../long-term/judge'
-import { RuleJudge } from '../long-term/rule-judge'
+import { LlmJudge } from '../facts/llm-judge'
+import type { MemoryJudge } from '../facts/judge'
+import { RuleJudge } from '../facts/rule-judge'
 import { GeminiEmbedder, GeminiLLM } from './gemini'
 import { OfflineEmbedder } from './offline-embedder'
 import { OpenAICompatibleEmbedder, OpenAICompatibleLLM } from './openai-compatible'
 import { BreakerState, ResilientEmbedder, ResilientLLM } from './resilience'
-import { Counters, Embedder, LLM, Logger } from './types'
+import { Embedder, LLM } from './types'
+import { Counters, Logger } from '../core/observability'
 
 export interface Providers {
   embedder: Embedder

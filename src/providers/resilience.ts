@@ -14,7 +14,8 @@ import {
   TimeoutPolicy,
   TimeoutStrategy,
 } from 'cockatiel'
-import { Counters, Embedder, EmbedOptions, GenerateOptions, LLM, Logger, ProviderError } from './types'
+import { Embedder, EmbedOptions, GenerateOptions, LLM, ProviderError } from './types'
+import { Counters, Logger } from '../core/observability'
 
 /** The call took longer than the configured timeout (its request was aborted). */
 export class ProviderTimeoutError extends ProviderError {

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { extractJson } from '../text/json'
-import { Counters, LLM, Logger, ProviderError } from './types'
+import { LLM, ProviderError } from './types'
+import { Counters, Logger } from '../core/observability'
 
 /** The model's answer could not be read as the expected structure, even after one corrective retry. */
 export class StructuredOutputError extends Error {

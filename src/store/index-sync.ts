@@ -1,5 +1,6 @@
-import type { Counters, Embedder, Logger } from '../providers/types'
-import type { Outbox } from './ports'
+import type { Embedder } from '../providers/types'
+import type { Counters, Logger } from '../core/observability'
+import type { Outbox } from './outbox'
 import type { IndexRow, VectorIndex } from './vector-index'
 
 /** The part of a database row that its LanceDB copy is scoped by. */

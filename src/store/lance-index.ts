@@ -12,7 +12,7 @@ import {
   handleAll,
 } from 'cockatiel'
 import { Scope, lanceIdIn, lanceWhere, sqlString } from '../scope'
-import type { Counters, Logger } from '../providers/types'
+import type { Counters, Logger } from '../core/observability'
 import type { EmbedderCheck, IndexHit, IndexRow, IndexState, VectorIndex } from './vector-index'
 
 /**

@@ -29,3 +29,9 @@ export function detectLanguage(text: string, fallback: Language = 'en'): Languag
   if (letters === 0) return fallback
   return cjk / letters >= CJK_SHARE_THRESHOLD ? 'zh' : 'en'
 }
+
+/** One prompt in each language the plugin speaks. */
+export interface LocalizedPrompt {
+  zh: string
+  en: string
+}

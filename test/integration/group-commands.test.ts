@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { msUntilHour } from '../../src/service'
-import { assemblePrompt } from '../../src/short-term/prompt'
+import { assemblePrompt } from '../../src/context/prompt'
 import { boot, Harness, say } from './harness'
 import { chat, ScriptedServer } from './scripted-server'
 

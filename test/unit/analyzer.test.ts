@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { analyzeMessage, classifyMessage, extractMentions, extractReplyInfo } from '../../src/capture/analyzer'
+import { analyzeMessage, classifyMessage, extractMentions, extractReplyInfo } from '../../src/context/analyzer'
 
 describe('message analyzer', () => {
   it('reads reply information: quote, thread, mention', () => {

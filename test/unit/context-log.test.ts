@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { computeMetrics, ContextLog, ContextRecord, InMemoryContextLogStore } from '../../src/short-term/context-log'
-import type { BuiltContext, ContextMessage } from '../../src/short-term/types'
+import { computeMetrics, ContextLog, ContextRecord, InMemoryContextLogStore } from '../../src/context/context-log'
+import type { BuiltContext, ContextMessage } from '../../src/context/types'
 import { Counters, quiet } from './fakes'
 import { T0, target } from './message-rows'
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { EpisodicMemory, episodeScope, episodeText, EPISODES_TABLE, InMemoryEpisodeStore } from '../../src/short-term/episodic'
+import { EpisodicMemory, episodeScope, episodeText, EPISODES_TABLE, InMemoryEpisodeStore } from '../../src/episodes/episodic'
 import { Counters, ExactIndex, quiet, SwitchableEmbedder } from './fakes'
 import { row } from './message-rows'
 

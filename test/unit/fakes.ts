@@ -1,8 +1,10 @@
 import type { Embedder } from '../../src/providers/types'
-import { Counters } from '../../src/providers/types'
+import { Counters } from '../../src/core/observability'
 import type { Scope } from '../../src/scope'
-import type { FactRepository, Outbox } from '../../src/store/ports'
-import type { FactRow, OutboxRow } from '../../src/store/tables'
+import type { Outbox } from '../../src/store/outbox'
+import type { FactRepository } from '../../src/facts/repository'
+import type { OutboxRow } from '../../src/store/outbox'
+import type { FactRow } from '../../src/facts/table'
 import type { IndexHit, IndexRow, VectorIndex } from '../../src/store/vector-index'
 
 export const quiet = { debug() {}, info() {}, warn() {}, error() {} }

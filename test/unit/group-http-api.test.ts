@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { ApiRequest, ApiRoute, authorised, groupApiRoutes, KoaLike, registerRoutes } from '../../src/group/http-api'
+import { ApiRequest, ApiRoute, authorised, groupApiRoutes, KoaLike, registerRoutes } from '../../src/http/group-routes'
 import { GroupMemories } from '../../src/group/memories'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'

@@ -4,7 +4,7 @@ import * as path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { IndexUnavailableError, LanceIndex } from '../../src/store/lance-index'
 import type { IndexRow } from '../../src/store/vector-index'
-import { Counters, type Logger } from '../../src/providers/types'
+import { Counters, type Logger } from '../../src/core/observability'
 import { ScopeError } from '../../src/scope'
 
 const DIMS = 16

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest'
-import type { Turn } from '../../src/long-term/judge'
-import { cleanSummary, conversationLanguage, LlmJudge, renderConversation } from '../../src/long-term/llm-judge'
-import { DEFAULT_PROMPTS } from '../../src/long-term/prompts'
+import type { Turn } from '../../src/facts/judge'
+import { cleanSummary, conversationLanguage, LlmJudge, renderConversation } from '../../src/facts/llm-judge'
+import { DEFAULT_PROMPTS } from '../../src/facts/prompts'
 import { StructuredOutputError } from '../../src/providers/structured'
-import { Counters, GenerateOptions, LLM, ProviderError } from '../../src/providers/types'
+import { GenerateOptions, LLM, ProviderError } from '../../src/providers/types'
+import { Counters } from '../../src/core/observability'
 
 class ScriptedLLM implements LLM {
   readonly id = 'scripted'

@@ -1,8 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import type { Decision, MemoryJudge, Turn } from '../../src/long-term/judge'
-import { memorize, MemorizeDeps } from '../../src/long-term/memorize'
+import type { Decision, MemoryJudge, Turn } from '../../src/facts/judge'
+import { memorize, MemorizeDeps } from '../../src/facts/memorize'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { FactIndex } from '../../src/store/fact-index'
+import { FactIndex } from '../../src/facts/fact-index'
 import { Counters, ExactIndex, MemoryFacts, MemoryOutbox, quiet, SwitchableEmbedder } from './fakes'
 
 class ScriptedJudge implements MemoryJudge {

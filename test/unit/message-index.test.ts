@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { MessageIndex, MESSAGES_TABLE } from '../../src/short-term/message-index'
+import { MessageIndex, MESSAGES_TABLE } from '../../src/messages/message-index'
 import { drainDeletes } from '../../src/store/index-sync'
 import { Counters, ExactIndex, MemoryOutbox, quiet, SwitchableEmbedder } from './fakes'
 import { channel, row } from './message-rows'

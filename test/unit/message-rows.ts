@@ -1,5 +1,6 @@
-import type { MessageRow } from '../../src/store/tables'
-import type { ChannelRef, ContextTarget } from '../../src/short-term/types'
+import type { MessageRow } from '../../src/messages/table'
+import type { ContextTarget } from '../../src/context/types'
+import type { ChannelRef } from '../../src/messages/types'
 
 export const channel: ChannelRef = { platform: 'test', guildId: 'g1', channelId: 'c1' }
 export const T0 = new Date('2025-03-01T10:00:00Z').getTime()

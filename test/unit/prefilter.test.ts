@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { Turn } from '../../src/long-term/judge'
-import { prefilter } from '../../src/long-term/prefilter'
+import type { Turn } from '../../src/facts/judge'
+import { prefilter } from '../../src/facts/prefilter'
 
 const user = (content: string, name = '小明'): Turn => ({ role: 'user', name, content })
 const bot = (content: string): Turn => ({ role: 'assistant', name: 'bot', content })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { assemblePrompt, promptTokens } from '../../src/short-term/prompt'
-import type { ContextMessage } from '../../src/short-term/types'
+import { assemblePrompt, promptTokens } from '../../src/context/prompt'
+import type { ContextMessage } from '../../src/context/types'
 import { countTokens } from '../../src/text/token-count'
 import { T0 } from './message-rows'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_PROMPTS, fillPrompt } from '../../src/long-term/prompts'
+import { DEFAULT_PROMPTS, fillPrompt } from '../../src/facts/prompts'
 
 describe('DEFAULT_PROMPTS', () => {
   it('has a decision and a summariser prompt in both languages, each with the placeholder once', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { KeyedQueue } from '../../src/jobs/queue'
-import { Counters } from '../../src/providers/types'
+import { Counters } from '../../src/core/observability'
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5))
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { MessageRecorder } from '../../src/capture/recorder'
-import { Counters } from '../../src/providers/types'
-import type { MessageRow } from '../../src/store/tables'
+import { Counters } from '../../src/core/observability'
+import type { MessageRow } from '../../src/messages/table'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { defaultLexicalShare, LINE_DECAY, queryTerms, Reranker } from '../../src/long-term/rerank'
+import { defaultLexicalShare, LINE_DECAY, queryTerms, Reranker } from '../../src/facts/rerank'
 import { matchTerms } from '../../src/text/keywords'
 
 const hit = (id: string, text: string, similarity: number) => ({ id, text, similarity })

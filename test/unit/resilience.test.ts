@@ -5,7 +5,8 @@ import {
   resilientEmbedder,
   resilientLLM,
 } from '../../src/providers/resilience'
-import { Counters, Embedder, LLM, ProviderError } from '../../src/providers/types'
+import { Embedder, LLM, ProviderError } from '../../src/providers/types'
+import { Counters } from '../../src/core/observability'
 
 type Step = string | Error | { delayMs: number; value: string }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { formatForPrompt, Retriever } from '../../src/long-term/retrieve'
+import { formatForPrompt, Retriever } from '../../src/facts/retrieve'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { Counters, ExactIndex, SwitchableEmbedder } from './fakes'
 

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest'
 import type { LLM } from '../../src/providers/types'
-import { InMemoryMessageStore } from '../../src/short-term/in-memory-store'
-import { InMemorySummaryStore, RollingSummary } from '../../src/short-term/rolling-summary'
-import { ConversationSummarizer, ExtractiveSummarizer, LlmSummarizer, splitSentences } from '../../src/short-term/summarizer'
+import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
+import { InMemoryChannelSummaryStore, RollingSummary } from '../../src/channel-summaries/rolling-summary'
+import { ConversationSummarizer, ExtractiveSummarizer, LlmSummarizer } from '../../src/channel-summaries/summarizer'
+import { splitSentences } from '../../src/text/sentences'
 import { countTokens } from '../../src/text/token-count'
 import { Counters, quiet } from './fakes'
 import { channel, row, T0 } from './message-rows'
@@ -20,7 +21,7 @@ class Recording implements ConversationSummarizer {
 
 function setup(keepRecent = 20) {
   const store = new InMemoryMessageStore()
-  const summaries = new InMemorySummaryStore()
+  const summaries = new InMemoryChannelSummaryStore()
   const summarizer = new Recording()
   const counters = new Counters()
   let minute = 0

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import type { Turn } from '../../src/long-term/judge'
-import { RuleJudge, thirdPerson } from '../../src/long-term/rule-judge'
+import type { Turn } from '../../src/facts/judge'
+import { RuleJudge, thirdPerson } from '../../src/facts/rule-judge'
 
 const judge = new RuleJudge()
 const u = (name: string, content: string): Turn => ({ role: 'user', name, content })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_WEIGHTS, keywordOverlap, RelevanceScorer, ScoringFeatures, SIGNALS } from '../../src/short-term/scorer'
+import { DEFAULT_WEIGHTS, keywordOverlap, RelevanceScorer, ScoringFeatures, SIGNALS } from '../../src/context/scorer'
 
 const now = new Date('2025-03-01T12:00:00Z')
 function features(userId: string, extra: Partial<ScoringFeatures> = {}): ScoringFeatures {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { InMemoryMessageStore } from '../../src/short-term/in-memory-store'
-import { MessageIndex } from '../../src/short-term/message-index'
-import { quickSearch, topicSearch, topicSearchTool, TopicTitles } from '../../src/short-term/search-tool'
+import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
+import { MessageIndex } from '../../src/messages/message-index'
+import { quickSearch, topicSearch, topicSearchTool, TopicTitles } from '../../src/context/search-tool'
 import { Counters, ExactIndex, quiet } from './fakes'
 import { channel, row, T0 } from './message-rows'
 

@@ -1,8 +1,9 @@
 import { App } from 'koishi'
 import { SQLiteDriver } from '@minatojs/driver-sqlite'
-import { defineMessageIndexes } from '../../src/store/koishi-messages'
-import { defineTables } from '../../src/store/tables'
-import { defineTopicTables } from '../../src/store/topic-tables'
+import { defineFactTable } from '../../src/facts/table'
+import { defineMessageTable } from '../../src/messages/table'
+import { defineOutboxTable } from '../../src/store/outbox'
+import { defineTopicTable } from '../../src/topics/table'
 
 /** A started Koishi app on SQLite in memory with the message and topic tables defined. */
 export async function sqliteApp(): Promise<App> {
@@ -10,8 +11,9 @@ export async function sqliteApp(): Promise<App> {
   app.plugin(SQLiteDriver, { path: ':memory:' })
   await app.start()
   await new Promise<void>((resolve) => app.inject(['database'], () => resolve()))
-  defineTables(app)
-  defineTopicTables(app)
-  defineMessageIndexes(app)
+  defineMessageTable(app)
+  defineFactTable(app)
+  defineOutboxTable(app)
+  defineTopicTable(app)
   return app
 }

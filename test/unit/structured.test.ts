@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { generateStructured, StructuredOutputError } from '../../src/providers/structured'
-import { Counters, GenerateOptions, LLM, Logger, ProviderError } from '../../src/providers/types'
+import { GenerateOptions, LLM, ProviderError } from '../../src/providers/types'
+import { Counters, Logger } from '../../src/core/observability'
 
 /** An LLM that plays back scripted answers (or throws scripted errors) and records its calls. */
 class ScriptedLLM implements LLM {

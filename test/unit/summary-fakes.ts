@@ -1,12 +1,12 @@
-import type { SummaryChannel, SummaryRow, SummaryStore } from '../../src/mid-term/types'
+import type { SummaryChannel, TopicSummaryRow, TopicSummaryStore } from '../../src/topic-summaries/types'
 import type { Embedder, GenerateOptions, LLM } from '../../src/providers/types'
-import type { TopicRow } from '../../src/store/topic-tables'
+import type { TopicRow } from '../../src/topics/table'
 import { MemoryTopics } from './topic-fakes'
 
-/** An in-memory `SummaryStore`; `insert` refuses an existing id like the database does. */
-export class MemorySummaries implements SummaryStore {
-  rows = new Map<string, SummaryRow>()
-  async insert(row: SummaryRow) {
+/** An in-memory `TopicSummaryStore`; `insert` refuses an existing id like the database does. */
+export class MemorySummaries implements TopicSummaryStore {
+  rows = new Map<string, TopicSummaryRow>()
+  async insert(row: TopicSummaryRow) {
     if (this.rows.has(row.id)) throw new Error(`duplicate id ${row.id}`)
     this.rows.set(row.id, structuredClone(row))
   }
@@ -14,7 +14,7 @@ export class MemorySummaries implements SummaryStore {
   async latest(topicId: string) { return this.ofTopic(topicId).at(-1) }
   async versions(topicId: string) { return this.ofTopic(topicId) }
   async latestInChannel(channel: SummaryChannel, limit: number) {
-    const newest = new Map<string, SummaryRow>()
+    const newest = new Map<string, TopicSummaryRow>()
     for (const row of this.rows.values()) {
       if (row.platform !== channel.platform || row.channelId !== channel.channelId) continue
       const seen = newest.get(row.topicId)
@@ -83,7 +83,7 @@ export function topicRow(id: string, fields: Partial<TopicRow> = {}): TopicRow {
   }
 }
 
-export function summaryRow(fields: Partial<SummaryRow> & { topicId: string }): SummaryRow {
+export function summaryRow(fields: Partial<TopicSummaryRow> & { topicId: string }): TopicSummaryRow {
   const version = fields.version ?? 1
   return {
     id: `${fields.topicId}#${version}`, platform: 'qq', guildId: 'g1', channelId: 'g1', version, title: fields.topicId, summary: '',

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { App } from 'koishi'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { KoishiMessageStore, messageRowId } from '../../src/store/koishi-messages'
-import { createTopicSummaries, KoishiSummaryStore } from '../../src/store/koishi-summaries'
-import { KoishiTopicStore } from '../../src/store/koishi-topics'
-import { defineSummaryTables } from '../../src/store/summary-tables'
-import type { MessageRow } from '../../src/store/tables'
+import { KoishiMessageStore, messageRowId } from '../../src/messages/koishi-store'
+import { createTopicSummaries, KoishiTopicSummaryStore } from '../../src/topic-summaries/koishi-store'
+import { KoishiTopicStore } from '../../src/topics/koishi-store'
+import { defineTopicSummaryTable } from '../../src/topic-summaries/table'
+import type { MessageRow } from '../../src/messages/table'
 import { Counters, ExactIndex, quiet } from './fakes'
 import { at, summaryRow, topicRow } from './summary-fakes'
 import { sqliteApp } from './sqlite-app'
@@ -19,14 +19,14 @@ function row(messageId: string, seconds: number, fields: Partial<MessageRow> = {
   }
 }
 
-describe('KoishiSummaryStore (SQLite in memory)', () => {
+describe('KoishiTopicSummaryStore (SQLite in memory)', () => {
   let app: App
-  let store: KoishiSummaryStore
+  let store: KoishiTopicSummaryStore
 
   beforeEach(async () => {
     app = await sqliteApp()
-    defineSummaryTables(app)
-    store = new KoishiSummaryStore(app)
+    defineTopicSummaryTable(app)
+    store = new KoishiTopicSummaryStore(app)
   })
 
   afterEach(async () => {

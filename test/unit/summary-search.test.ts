@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { indexText, SUMMARY_TABLE } from '../../src/mid-term/index-sync'
-import { fuse, keywordScore, queryTerms, searchSummaries } from '../../src/mid-term/search'
-import { TopicSummaries } from '../../src/mid-term/summaries'
-import type { SummaryRow } from '../../src/mid-term/types'
+import { indexText, SUMMARY_TABLE } from '../../src/topic-summaries/summary-index'
+import { fuse, keywordScore, queryTerms, searchSummaries } from '../../src/topic-summaries/search'
+import { TopicSummaries } from '../../src/topic-summaries/summaries'
+import type { TopicSummaryRow } from '../../src/topic-summaries/types'
 import type { Scope } from '../../src/scope'
 import { toIndexRow } from '../../src/store/index-sync'
 import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'
@@ -22,7 +22,7 @@ const embedder = new RuleEmbedder([
   ['猫粮', [1, 0, 0]],
 ])
 
-async function setup(rows: SummaryRow[], index = new ExactIndex()) {
+async function setup(rows: TopicSummaryRow[], index = new ExactIndex()) {
   const store = new MemorySummaries()
   for (const row of rows) await store.insert(row)
   const counters = new Counters()

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { TopicSummaries } from '../../src/mid-term/summaries'
-import { SUMMARY_TABLE } from '../../src/mid-term/index-sync'
+import { TopicSummaries } from '../../src/topic-summaries/summaries'
+import { SUMMARY_TABLE } from '../../src/topic-summaries/summary-index'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import type { LLM } from '../../src/providers/types'
 import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'

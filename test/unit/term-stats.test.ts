@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { termStatsOf } from '../../src/text/bm25'
-import { TermStats } from '../../src/short-term/term-stats'
-import { InMemoryMessageStore } from '../../src/short-term/in-memory-store'
+import { TermStats } from '../../src/context/term-stats'
+import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
 import { channel, row } from './message-rows'
 
 describe('TermStats', () => {

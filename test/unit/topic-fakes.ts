@@ -1,7 +1,7 @@
-import type { ChannelRef, MessageStore } from '../../src/short-term/types'
-import type { TopicStore } from '../../src/short-term/topic-store'
-import type { MessageRow } from '../../src/store/tables'
-import type { TopicRow } from '../../src/store/topic-tables'
+import type { ChannelRef, MessageStore } from '../../src/messages/types'
+import type { TopicStore } from '../../src/topics/store'
+import type { MessageRow } from '../../src/messages/table'
+import type { TopicRow } from '../../src/topics/table'
 
 const byTime = (a: MessageRow, b: MessageRow) => a.createdAt.getTime() - b.createdAt.getTime()
 const inChannel = (row: { platform: string; channelId: string }, channel: ChannelRef) =>

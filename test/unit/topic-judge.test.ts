@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
-import { Counters, GenerateOptions, LLM } from '../../src/providers/types'
-import { LlmTopicJudge, renderLine } from '../../src/short-term/topic-judge'
-import { fillTopicPrompt } from '../../src/short-term/topic-prompts'
+import { GenerateOptions, LLM } from '../../src/providers/types'
+import { Counters } from '../../src/core/observability'
+import { LlmTopicJudge, renderLine } from '../../src/topics/judge'
+import { fillTopicPrompt } from '../../src/topics/prompts'
 
 class ScriptedLLM implements LLM {
   readonly id = 'scripted'

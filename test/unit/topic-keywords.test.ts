@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_KEYWORDS, cleanTitle, contentWords, isLowSignal, keywordTitle, mergeKeywords, rebuildTopicWords, topKeywords, topicText } from '../../src/short-term/topic-keywords'
+import { MAX_KEYWORDS, cleanTitle, isLowSignal, keywordTitle, mergeKeywords, rebuildTopicWords, topKeywords } from '../../src/topics/keywords'
+import { contentWords, topicText } from '../../src/text/topic-words'
 
 describe('contentWords', () => {
   it('keeps what a Chinese line is about and drops function words', () => {

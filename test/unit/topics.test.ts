@@ -1,11 +1,12 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { Counters, Embedder, GenerateOptions, LLM, ProviderError } from '../../src/providers/types'
-import { LlmTopicJudge } from '../../src/short-term/topic-judge'
+import { Embedder, GenerateOptions, LLM, ProviderError } from '../../src/providers/types'
+import { Counters } from '../../src/core/observability'
+import { LlmTopicJudge } from '../../src/topics/judge'
 import {
   addToCentroid, defaultTopicThresholds, LEXICAL_THRESHOLDS, SEMANTIC_THRESHOLDS, TopicAttributor, TopicAttributorOptions,
-} from '../../src/short-term/topics'
-import type { MessageRow } from '../../src/store/tables'
+} from '../../src/topics/attributor'
+import type { MessageRow } from '../../src/messages/table'
 import { quiet } from './fakes'
 import { alternating } from './topic-chat'
 import { MemoryMessages, MemoryTopics, message } from './topic-fakes'

@@ -1,0 +1,22 @@
+import { Context } from 'koishi'
+import type { ChannelRef } from '../messages/types'
+import type { ChannelSummaryRecord, ChannelSummaryStore } from './rolling-summary'
+
+const channelKey = (channel: Pick<ChannelRef, 'platform' | 'channelId'>) => `${channel.platform}:${channel.channelId}`
+
+export class KoishiChannelSummaries implements ChannelSummaryStore {
+  constructor(private ctx: Context) {}
+
+  async get(channel: ChannelRef) {
+    const [row] = await this.ctx.database.get('memory_channel_summary', { id: channelKey(channel) })
+    return row
+  }
+
+  async save(record: ChannelSummaryRecord) {
+    await this.ctx.database.upsert('memory_channel_summary', [{ ...record, id: channelKey(record) }])
+  }
+
+  async remove(channel: Pick<ChannelRef, 'platform' | 'channelId'>) {
+    await this.ctx.database.remove('memory_channel_summary', { id: channelKey(channel) })
+  }
+}

@@ -1,0 +1,191 @@
+import type { Counters, Logger } from '../core/observability'
+import type { BuiltContext, ContextTarget } from './types'
+
+/**
+ * The context log (seed 001 §4.2 and §8.1): one record per context built — the trigger message, the
+ * chosen messages with their scores, sizes, build time, whether it fell back, and the bot's reply
+ * when it answered — kept for a retention period, and the metrics `memory.stats` shows.
+ */
+
+export interface ContextRecord {
+  id: string
+  platform: string
+  guildId: string
+  channelId: string
+  userId: string
+  triggerMessageId: string
+  triggerText: string
+  chosenIds: string[]
+  scores: number[]
+  tokens: number
+  windowTokens: number
+  fallback: boolean
+  buildMs: number
+  /** The bot's answer, once it replied ('' until then). */
+  reply: string
+  createdAt: Date
+}
+
+export interface ContextLogStore {
+  add(record: ContextRecord): Promise<void>
+  /** Sets the reply of the newest record of a trigger message. */
+  setReply(platform: string, channelId: string, triggerMessageId: string, reply: string): Promise<void>
+  /** Records created at or after `since`. */
+  since(since: Date): Promise<ContextRecord[]>
+  /** Drops records older than `before`, and the oldest beyond `keep`. Returns how many went. */
+  prune(before: Date, keep: number): Promise<number>
+}
+
+export interface ContextMetrics {
+  /** Contexts in the period. */
+  contexts: number
+  periodHours: number
+  averageBuildMs: number
+  /** Mean score of the chosen messages (contexts that did not fall back). */
+  averageRelevance: number
+  averageMessages: number
+  averageTokens: number
+  /** 1 − tokens used / tokens of the plain time windows they replaced (can be negative). */
+  tokenSavings: number
+  contextsPerHour: number
+  groupsServed: number
+  /** Share of contexts that fell back to the plain recent window. */
+  fallbackRate: number
+}
+
+export interface ContextLogOptions {
+  /** Days a record is kept. Default 7. */
+  retentionDays?: number
+  /** Most records kept. Default 10 000. */
+  maxRecords?: number
+  /** Characters of the trigger and of the reply kept. Default 500. */
+  maxTextLength?: number
+  counters: Counters
+  logger: Logger
+  now?: () => Date
+  newId?: () => string
+}
+
+let sequence = 0
+
+export class ContextLog {
+  private writes = 0
+
+  constructor(private store: ContextLogStore, private options: ContextLogOptions) {}
+
+  /** Records a built context in the background. Never throws, never waits. */
+  record(target: ContextTarget, context: BuiltContext): void {
+    const now = this.now()
+    const record: ContextRecord = {
+      id: this.options.newId?.() ?? `${now.getTime().toString(36)}-${(sequence++).toString(36)}`,
+      platform: target.platform,
+      guildId: target.guildId,
+      channelId: target.channelId,
+      userId: target.userId,
+      triggerMessageId: target.messageId ?? '',
+      triggerText: this.cut(target.content),
+      chosenIds: context.messages.map((message) => message.id),
+      scores: context.messages.map((message) => round(message.score)),
+      tokens: context.tokens,
+      windowTokens: context.windowTokens,
+      fallback: context.fallback,
+      buildMs: round(context.buildMs),
+      reply: '',
+      createdAt: now,
+    }
+    void this.store.add(record).then(() => this.maybePrune(now)).catch((error) => this.failed(error))
+  }
+
+  /** Attaches the bot's reply to the context built for `triggerMessageId`. Never throws. */
+  async reply(channel: { platform: string; channelId: string }, triggerMessageId: string, reply: string): Promise<void> {
+    if (!triggerMessageId) return
+    try {
+      await this.store.setReply(channel.platform, channel.channelId, triggerMessageId, this.cut(reply))
+    } catch (error) {
+      this.failed(error)
+    }
+  }
+
+  /** Metrics over the last `hours` (default 24). Never throws; an unreadable log reads as empty. */
+  async metrics(hours = 24): Promise<ContextMetrics> {
+    const now = this.now()
+    let records: ContextRecord[] = []
+    try {
+      records = await this.store.since(new Date(now.getTime() - hours * 3_600_000))
+    } catch (error) {
+      this.failed(error)
+    }
+    return computeMetrics(records, hours)
+  }
+
+  private async maybePrune(now: Date) {
+    if (++this.writes % 100 !== 1) return
+    const days = this.options.retentionDays ?? 7
+    await this.store.prune(new Date(now.getTime() - days * 86_400_000), this.options.maxRecords ?? 10_000)
+  }
+
+  private failed(error: unknown) {
+    this.options.counters.inc('context-log.failed')
+    this.options.logger.debug('context log: %s', (error as Error).message)
+  }
+
+  private cut(text: string) {
+    const max = this.options.maxTextLength ?? 500
+    return text.length > max ? text.slice(0, max) + '…' : text
+  }
+
+  private now() {
+    return this.options.now?.() ?? new Date()
+  }
+}
+
+/** The metrics of seed 001 §8.1 over a list of records covering `periodHours`. */
+export function computeMetrics(records: ContextRecord[], periodHours: number): ContextMetrics {
+  const n = records.length
+  const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0)
+  const scored = records.filter((record) => !record.fallback && record.scores.length)
+  const windowTokens = records.reduce((sum, record) => sum + record.windowTokens, 0)
+  const tokens = records.reduce((sum, record) => sum + record.tokens, 0)
+  return {
+    contexts: n,
+    periodHours,
+    averageBuildMs: round(mean(records.map((record) => record.buildMs))),
+    averageRelevance: round(mean(scored.map((record) => mean(record.scores)))),
+    averageMessages: round(mean(records.map((record) => record.chosenIds.length))),
+    averageTokens: round(mean(records.map((record) => record.tokens))),
+    tokenSavings: windowTokens > 0 ? round(1 - tokens / windowTokens) : 0,
+    contextsPerHour: periodHours > 0 ? round(n / periodHours) : 0,
+    groupsServed: new Set(records.filter((record) => record.guildId).map((record) => `${record.platform}:${record.guildId}`)).size,
+    fallbackRate: n ? round(records.filter((record) => record.fallback).length / n) : 0,
+  }
+}
+
+function round(value: number) {
+  return Math.round(value * 1000) / 1000
+}
+
+/** A `ContextLogStore` in memory (tests, and a plugin without the log table). */
+export class InMemoryContextLogStore implements ContextLogStore {
+  records: ContextRecord[] = []
+  async add(record: ContextRecord) {
+    this.records.push({ ...record })
+  }
+  async setReply(platform: string, channelId: string, triggerMessageId: string, reply: string) {
+    for (let i = this.records.length - 1; i >= 0; i--) {
+      const record = this.records[i]
+      if (record.platform === platform && record.channelId === channelId && record.triggerMessageId === triggerMessageId) {
+        record.reply = reply
+        return
+      }
+    }
+  }
+  async since(since: Date) {
+    return this.records.filter((record) => record.createdAt >= since)
+  }
+  async prune(before: Date, keep: number) {
+    const length = this.records.length
+    this.records = this.records.filter((record) => record.createdAt >= before)
+    if (this.records.length > keep) this.records = this.records.slice(-keep)
+    return length - this.records.length
+  }
+}

@@ -1,0 +1,209 @@
+import type { Scope } from '../scope'
+import type { MessageRow } from '../messages/table'
+import type { IndexRow } from '../store/vector-index'
+import { OwnTableDeps, removeFromIndex } from '../store/index-sync'
+
+/**
+ * Episodic memory (seed 004 phase 2): every exchange of a user with the bot — the user's message and
+ * the bot's reply — is one episode. Episodes are rows of the database (`EpisodeStore`, the source of
+ * truth) and are indexed in the LanceDB table `episodes` (text `User: … / Assistant: …`, the user as
+ * `user_id`). `recall` returns the user's most recent exchanges plus the most similar ones to the
+ * query, each exchange once, oldest first. A failing index or embedder leaves only the recent ones.
+ */
+
+export const EPISODES_TABLE = 'episodes'
+
+export interface Episode {
+  /** The row id of the user's message. */
+  id: string
+  platform: string
+  /** '' for a private chat. */
+  guildId: string
+  channelId: string
+  userId: string
+  userName: string
+  userMessageId: string
+  userText: string
+  botText: string
+  createdAt: Date
+}
+
+/** Episodes in the database. */
+export interface EpisodeStore {
+  get(ids: string[]): Promise<Episode[]>
+  upsert(episode: Episode): Promise<void>
+  /** The newest `limit` episodes of a scope (newest first). */
+  recent(scope: Scope, limit: number): Promise<Episode[]>
+  remove(ids: string[]): Promise<void>
+}
+
+export interface RecalledEpisode extends Episode {
+  /** Why it was recalled. */
+  reason: 'recent' | 'similar' | 'both'
+  /** Cosine similarity to the query, for similar ones. */
+  similarity?: number
+}
+
+/** `table` defaults to `episodes`. */
+export interface EpisodicDeps extends OwnTableDeps {
+  store: EpisodeStore
+}
+
+export function episodeText(episode: Pick<Episode, 'userText' | 'botText'>): string {
+  return `User: ${episode.userText}\nAssistant: ${episode.botText}`
+}
+
+/** In a group, the user's exchanges in that group; in a private chat, that chat's. */
+export function episodeScope(episode: Pick<Episode, 'platform' | 'userId' | 'guildId' | 'channelId'>): Scope {
+  return episode.guildId
+    ? { platform: episode.platform, userId: episode.userId, guildId: episode.guildId }
+    : { platform: episode.platform, userId: episode.userId, guildId: '', channelId: episode.channelId }
+}
+
+export class EpisodicMemory {
+  readonly table: string
+  private prepared = false
+
+  constructor(private deps: EpisodicDeps) {
+    this.table = deps.table ?? EPISODES_TABLE
+  }
+
+  /**
+   * Records that the bot answered `user` with `bot` (several replies to one message join one
+   * episode). The database row is written first; indexing failures are counted
+   * (`episodes.index-failed`) and repaired by `reindex`. Never throws past the database write.
+   */
+  async record(user: MessageRow, bot: Pick<MessageRow, 'content'>): Promise<Episode | undefined> {
+    if (user.isCommand || !user.content.trim() || !bot.content.trim()) return undefined
+    const [existing] = await this.deps.store.get([user.id])
+    const episode: Episode = existing
+      ? { ...existing, botText: `${existing.botText}\n${bot.content.trim()}` }
+      : {
+          id: user.id,
+          platform: user.platform,
+          guildId: user.guildId,
+          channelId: user.channelId,
+          userId: user.userId,
+          userName: user.userName,
+          userMessageId: user.messageId,
+          userText: user.content.trim(),
+          botText: bot.content.trim(),
+          createdAt: user.createdAt,
+        }
+    await this.deps.store.upsert(episode)
+    this.deps.counters.inc('episodes.recorded')
+    await this.index([episode])
+    return episode
+  }
+
+  /** Indexes episodes (again). Returns how many were indexed; failures are counted, not thrown. */
+  async index(episodes: Episode[]): Promise<number> {
+    if (!episodes.length) return 0
+    const { index, embedder, counters, logger } = this.deps
+    try {
+      await this.prepare()
+      const vectors = await embedder.embed(episodes.map(episodeText))
+      await index.upsert(this.table, episodes.map((episode, i): IndexRow => ({
+        id: episode.id,
+        text: episodeText(episode),
+        vector: vectors[i],
+        platform: episode.platform,
+        user_id: episode.userId,
+        guild_id: episode.guildId,
+        channel_id: episode.channelId,
+        created_at: episode.createdAt.getTime(),
+      })))
+      return episodes.length
+    } catch (error) {
+      counters.inc('episodes.index-failed', episodes.length)
+      logger.debug('could not index %d episodes: %s', episodes.length, (error as Error).message)
+      return 0
+    }
+  }
+
+  /**
+   * The user's `recent` newest exchanges (default 3) and the `similar` exchanges nearest to `query`
+   * (default 3) within `scope`, each once, oldest first: a near exchange that is also recent is
+   * marked `both` and the next nearest takes its place. Never throws.
+   */
+  async recall(scope: Scope, query: string, options: { recent?: number; similar?: number } = {}): Promise<RecalledEpisode[]> {
+    const recentCount = options.recent ?? 3
+    const similarCount = options.similar ?? 3
+    const { store, index, embedder, counters, logger } = this.deps
+    const [recent, similar] = await Promise.all([
+      recentCount > 0 ? store.recent(scope, recentCount).catch((error) => {
+        logger.debug('recent episodes unavailable: %s', (error as Error).message)
+        return [] as Episode[]
+      }) : Promise.resolve([] as Episode[]),
+      similarCount > 0 && query.trim() ? (async () => {
+        try {
+          await this.prepare()
+          const [vector] = await embedder.embed([query])
+          // enough hits that `similar` remain once those that are also recent are set aside
+          const hits = await index.search(this.table, { vector, text: query, scope, limit: similarCount + recentCount })
+          const rows = new Map((await store.get(hits.map((hit) => hit.id))).map((episode) => [episode.id, episode]))
+          return hits.flatMap((hit) => {
+            const episode = rows.get(hit.id)
+            return episode ? [{ episode, similarity: hit.similarity }] : []
+          })
+        } catch (error) {
+          counters.inc('episodes.recall-failed')
+          logger.debug('similar episodes unavailable: %s', (error as Error).message)
+          return []
+        }
+      })() : Promise.resolve([]),
+    ])
+    const out = new Map<string, RecalledEpisode>()
+    for (const episode of recent) out.set(episode.id, { ...episode, reason: 'recent' })
+    let added = 0
+    for (const { episode, similarity } of similar) {
+      if (added >= similarCount) break
+      const seen = out.get(episode.id)
+      if (seen) {
+        seen.reason = 'both'
+        seen.similarity = similarity
+        continue
+      }
+      out.set(episode.id, { ...episode, reason: 'similar', similarity })
+      added++
+    }
+    return [...out.values()].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+  }
+
+  /** Removes episodes (their messages were erased). */
+  async remove(ids: string[]): Promise<void> {
+    if (!ids.length) return
+    await this.deps.store.remove(ids)
+    await removeFromIndex(this.deps, this.table, ids, 'episodes')
+  }
+
+  private async prepare() {
+    if (this.prepared) return
+    const check = await this.deps.index.prepare(this.table, this.deps.embedder.id, this.deps.embedder.dims)
+    this.prepared = true
+    if (check === 'reindex') this.deps.logger.info('episodes index: the embedder changed; run a reindex to index past exchanges again')
+  }
+}
+
+/** An `EpisodeStore` in memory (tests, and a plugin without the episode table). */
+export class InMemoryEpisodeStore implements EpisodeStore {
+  rows = new Map<string, Episode>()
+  async get(ids: string[]) {
+    return ids.flatMap((id) => this.rows.get(id) ?? [])
+  }
+  async upsert(episode: Episode) {
+    this.rows.set(episode.id, { ...episode })
+  }
+  async recent(scope: Scope, limit: number) {
+    return [...this.rows.values()]
+      .filter((row) => (scope.platform === undefined || row.platform === scope.platform)
+        && (scope.userId === undefined || row.userId === scope.userId)
+        && (scope.guildId === undefined || row.guildId === scope.guildId)
+        && (scope.channelId === undefined || row.channelId === scope.channelId))
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
+      .slice(0, limit)
+  }
+  async remove(ids: string[]) {
+    for (const id of ids) this.rows.delete(id)
+  }
+}

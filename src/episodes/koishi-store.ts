@@ -1,0 +1,23 @@
+import { Context } from 'koishi'
+import { dbWhere, Scope } from '../scope'
+import type { Episode, EpisodeStore } from './episodic'
+
+export class KoishiEpisodes implements EpisodeStore {
+  constructor(private ctx: Context) {}
+
+  async get(ids: string[]) {
+    return ids.length ? this.ctx.database.get('memory_episode', { id: { $in: ids } }) : []
+  }
+
+  async upsert(episode: Episode) {
+    await this.ctx.database.upsert('memory_episode', [episode])
+  }
+
+  async recent(scope: Scope, limit: number) {
+    return this.ctx.database.get('memory_episode', dbWhere(scope), { limit, sort: { createdAt: 'desc' } })
+  }
+
+  async remove(ids: string[]) {
+    if (ids.length) await this.ctx.database.remove('memory_episode', { id: { $in: ids } })
+  }
+}

@@ -1,0 +1,53 @@
+import { $, Context } from 'koishi'
+import { dbWhere, Scope } from '../scope'
+import type { FactRow } from './table'
+
+/** Where facts live for good (the Koishi database). */
+export interface FactRepository {
+  insert(row: FactRow): Promise<void>
+  update(id: string, patch: Partial<FactRow>): Promise<void>
+  get(ids: string[]): Promise<FactRow[]>
+  /** A fact of this scope with exactly this content, if any. */
+  findByContent(scope: Scope, content: string): Promise<FactRow | undefined>
+  list(scope: Scope, limit: number, offset?: number): Promise<FactRow[]>
+  count(scope?: Scope): Promise<number>
+  remove(ids: string[]): Promise<void>
+}
+
+export class KoishiFactRepository implements FactRepository {
+  constructor(private ctx: Context) {}
+
+  async insert(row: FactRow) {
+    await this.ctx.database.create('memory_fact', row)
+  }
+
+  async update(id: string, patch: Partial<FactRow>) {
+    await this.ctx.database.set('memory_fact', { id }, patch)
+  }
+
+  async get(ids: string[]) {
+    if (!ids.length) return []
+    return this.ctx.database.get('memory_fact', { id: { $in: ids } })
+  }
+
+  async findByContent(scope: Scope, content: string) {
+    const [row] = await this.ctx.database.get('memory_fact', { ...dbWhere(scope), content }, { limit: 1 })
+    return row
+  }
+
+  async list(scope: Scope, limit: number, offset = 0) {
+    return this.ctx.database.get('memory_fact', dbWhere(scope), {
+      limit,
+      offset,
+      sort: { updatedAt: 'desc' },
+    })
+  }
+
+  async count(scope?: Scope) {
+    return this.ctx.database.eval('memory_fact', (row) => $.count(row.id), scope ? dbWhere(scope) : {})
+  }
+
+  async remove(ids: string[]) {
+    if (ids.length) await this.ctx.database.remove('memory_fact', { id: { $in: ids } })
+  }
+}

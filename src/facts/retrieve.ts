@@ -1,0 +1,85 @@
+import type { Embedder } from '../providers/types'
+import type { Logger } from '../core/observability'
+import { Counters } from '../core/observability'
+import type { Scope } from '../scope'
+import type { VectorIndex } from '../store/vector-index'
+import { defaultLexicalShare, Reranker } from './rerank'
+
+export interface RetrievedMemory {
+  id: string
+  content: string
+  /** Cosine similarity of the memory to the query. */
+  score: number
+  /** What the memories are ordered by: BM25 among the candidates blended with `score` (see `rerank`). */
+  relevance: number
+  createdAt: Date
+  scope: Required<Scope>
+}
+
+export interface RetrieveDeps {
+  embedder: Embedder
+  index: VectorIndex
+  table: string
+  counters: Counters
+  logger: Logger
+  /** Share of BM25 in the ranking; the rest is embedding similarity. Default: by the embedder (`defaultLexicalShare`). */
+  lexicalShare?: number
+}
+
+/** Candidates fetched from the index per memory asked for, and at least, for the reranker. */
+const CANDIDATES_PER_RESULT = 4
+const MIN_CANDIDATES = 40
+
+/**
+ * Ranked memories of one scope for a query: the index's hybrid search gives the candidates, the
+ * reranker orders them. Never throws: a failure of the embedder or the store yields `[]` and is
+ * logged once per outage.
+ */
+export class Retriever {
+  private outage?: string
+  private reranker = new Reranker()
+
+  constructor(private deps: RetrieveDeps) {}
+
+  async retrieve(scope: Scope, query: string, topK: number, minScore: number): Promise<RetrievedMemory[]> {
+    const { embedder, index, table, counters } = this.deps
+    if (!query.trim()) return []
+    try {
+      const [vector] = await embedder.embed([query])
+      const limit = Math.max(topK * CANDIDATES_PER_RESULT, MIN_CANDIDATES)
+      const hits = await index.search(table, { vector, text: query, scope, limit })
+      this.recovered()
+      counters.inc('retrieve.ok')
+      const share = this.deps.lexicalShare ?? defaultLexicalShare(embedder)
+      return this.reranker
+        .rerank(query, hits.filter((hit) => hit.similarity >= minScore), share)
+        .slice(0, topK)
+        .map((hit) => ({
+          id: hit.id,
+          content: hit.text,
+          score: hit.similarity,
+          relevance: hit.relevance,
+          createdAt: new Date(hit.created_at),
+          scope: { platform: hit.platform, userId: hit.user_id, guildId: hit.guild_id, channelId: hit.channel_id },
+        }))
+    } catch (error) {
+      counters.inc('retrieve.failed')
+      const message = (error as Error).message
+      if (this.outage === undefined) this.deps.logger.warn('memory retrieval unavailable, returning nothing: %s', message)
+      this.outage = message
+      return []
+    }
+  }
+
+  private recovered() {
+    if (this.outage === undefined) return
+    this.outage = undefined
+    this.deps.logger.info('memory retrieval recovered')
+  }
+}
+
+/** A compact block of memories for a system prompt. */
+export function formatForPrompt(memories: Pick<RetrievedMemory, 'content'>[], heading = 'Relevant memories:'): string {
+  if (!memories.length) return ''
+  return [heading, ...memories.map((memory) => `- ${memory.content}`)].join('\n')
+}

@@ -1,0 +1,176 @@
+import { $, Context } from 'koishi'
+import { groupId } from './group-id'
+import { GroupMemories, GroupMemoriesDeps } from './memories'
+import type {
+  GroupChangeRow,
+  GroupLeaseRow,
+  GroupMemoryRow,
+  GroupMemoryStore,
+  GroupMessage,
+  GroupRef,
+  ListStatus,
+} from './types'
+import { defineGroupTables } from './tables'
+import { KoishiOutbox } from '../store/outbox'
+import type { VectorIndex } from '../store/vector-index'
+
+const EPOCH = new Date(0)
+/** Ids per `$in` query. */
+const CHUNK = 500
+
+function chunks<T>(items: T[], size = CHUNK): T[][] {
+  const out: T[][] = []
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
+  return out
+}
+
+/**
+ * The Koishi-database implementation of `GroupMemoryStore` (tables in `group-tables.ts`; captured
+ * messages are read from `memory_message`). Lease changes are conditional updates (`WHERE owner = …`)
+ * followed by a read of the row, so they hold between Koishi instances sharing a MySQL or PostgreSQL
+ * database, whatever a driver reports as the number of matched rows.
+ */
+export class KoishiGroupStore implements GroupMemoryStore {
+  constructor(private ctx: Context) {}
+
+  private get db() {
+    return this.ctx.database
+  }
+
+  async getMemories(ids: string[]) {
+    const unique = [...new Set(ids.filter(Boolean))]
+    const rows: GroupMemoryRow[] = []
+    for (const part of chunks(unique)) rows.push(...await this.db.get('memory_group', { id: { $in: part } }))
+    return rows
+  }
+
+  async activeMemories(group: GroupRef, limit: number) {
+    return this.db.get('memory_group', { platform: group.platform, guildId: group.guildId, status: 'active', supersededBy: '' }, {
+      limit,
+      sort: { strength: 'desc', updatedAt: 'desc' },
+    })
+  }
+
+  async listMemories(group: GroupRef, status: ListStatus, limit: number, offset: number) {
+    const query = {
+      platform: group.platform,
+      guildId: group.guildId,
+      supersededBy: '',
+      ...(status === 'all' ? {} : { status }),
+    }
+    const [total, rows] = await Promise.all([
+      this.db.eval('memory_group', (row) => $.count(row.id), query),
+      this.db.get('memory_group', query, { limit, offset, sort: { updatedAt: 'desc', id: 'asc' } }),
+    ])
+    return { total, rows }
+  }
+
+  async putMemory(row: GroupMemoryRow) {
+    await this.db.upsert('memory_group', [row])
+  }
+
+  async patchMemory(id: string, patch: Partial<GroupMemoryRow>) {
+    const { id: _, ...rest } = patch
+    await this.db.set('memory_group', { id }, rest)
+  }
+
+  async getChanges(ids: string[]) {
+    const unique = [...new Set(ids.filter(Boolean))]
+    const rows: GroupChangeRow[] = []
+    for (const part of chunks(unique)) rows.push(...await this.db.get('memory_group_change', { id: { $in: part } }))
+    return rows
+  }
+
+  async putChange(row: GroupChangeRow) {
+    await this.db.upsert('memory_group_change', [row])
+  }
+
+  async changesSince(group: GroupRef, since: Date, limit: number) {
+    return this.db.get('memory_group_change', { platform: group.platform, guildId: group.guildId, createdAt: { $gte: since } }, {
+      limit,
+      sort: { createdAt: 'desc', id: 'desc' },
+    })
+  }
+
+  async recentMessages(group: GroupRef, query: { since: Date; after: Date; limit: number; roles: GroupMessage['role'][] }) {
+    const rows = await this.db.get('memory_message', {
+      platform: group.platform,
+      guildId: group.guildId,
+      isCommand: false,
+      ...(query.roles.length === 1 ? { role: query.roles[0] } : {}),
+      createdAt: { $gte: query.since, $gt: query.after },
+    }, {
+      fields: ['id', 'userId', 'userName', 'content', 'role', 'createdAt'],
+      limit: query.limit,
+      sort: { createdAt: 'desc', id: 'desc' },
+    })
+    return rows.reverse() as GroupMessage[]
+  }
+
+  async activeGroups(since: Date) {
+    const rows = await this.db
+      // what members said: the bot talking (e.g. answering commands) does not make a group due
+      .select('memory_message', { guildId: { $ne: '' }, isCommand: false, role: 'user', createdAt: { $gt: since } })
+      .groupBy(['platform', 'guildId'], { newest: (row) => $.max(row.createdAt) })
+      .execute()
+    return rows.map((row) => ({ platform: row.platform, guildId: row.guildId, newest: new Date(row.newest as unknown as Date | number) }))
+  }
+
+  async getLease(group: GroupRef) {
+    const [row] = await this.db.get('memory_group_lease', { id: groupId(group) })
+    return row
+  }
+
+  async leases() {
+    return this.db.get('memory_group_lease', {})
+  }
+
+  async acquireLease(group: GroupRef, owner: string, now: Date, until: Date) {
+    const id = groupId(group)
+    if (!await this.getLease(group)) {
+      const row: GroupLeaseRow = { id, platform: group.platform, guildId: group.guildId, owner: '', expiresAt: EPOCH, watermark: EPOCH, lastEvolvedAt: EPOCH, pending: '' }
+      try {
+        await this.db.create('memory_group_lease', row)
+      } catch {
+        // another instance created it first; the conditional update below decides
+      }
+    }
+    await this.db.set('memory_group_lease', { id, $or: [{ owner: '' }, { owner }, { expiresAt: { $lt: now } }] }, { owner, expiresAt: until })
+    return (await this.getLease(group))?.owner === owner
+  }
+
+  async patchLease(group: GroupRef, owner: string, patch: Partial<Pick<GroupLeaseRow, 'owner' | 'expiresAt' | 'watermark' | 'lastEvolvedAt' | 'pending'>>) {
+    const id = groupId(group)
+    const before = patch.owner === undefined ? undefined : await this.getLease(group)
+    await this.db.set('memory_group_lease', { id, owner }, patch)
+    // a release cannot be checked by reading the owner back; it only matters that it did not steal
+    if (patch.owner !== undefined) return before?.owner === owner
+    return (await this.getLease(group))?.owner === owner
+  }
+
+  async activeIds() {
+    const rows = await this.db.get('memory_group', { status: 'active', supersededBy: '' }, ['id'])
+    return rows.map((row) => row.id)
+  }
+}
+
+export interface CreateGroupMemoriesOptions extends Omit<GroupMemoriesDeps, 'store' | 'vector'> {
+  /** The vector index (the service's `LanceIndex`); left out, search scans the database. */
+  index?: VectorIndex
+  /** LanceDB table name. Default `group_memories`. */
+  table?: string
+}
+
+/**
+ * Wires group memory onto a Koishi context: declares the tables and builds `GroupMemories` over the
+ * Koishi database, the given vector index and the shared outbox (`memory_outbox`).
+ */
+export function createGroupMemories(ctx: Context, options: CreateGroupMemoriesOptions): GroupMemories {
+  defineGroupTables(ctx)
+  const { index, table, ...rest } = options
+  return new GroupMemories({
+    ...rest,
+    store: new KoishiGroupStore(ctx),
+    vector: index ? { index, outbox: new KoishiOutbox(ctx), table } : undefined,
+  })
+}

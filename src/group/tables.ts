@@ -1,0 +1,77 @@
+import { Context } from 'koishi'
+import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow } from './types'
+
+/**
+ * Koishi tables of group memory (seed 002). The database is the truth; LanceDB table
+ * `group_memories` only indexes the active heads.
+ *
+ * - `memory_group`: every version of every group memory (old versions stay, linked by `parentId` /
+ *   `supersededBy`).
+ * - `memory_group_change`: the change log (the seed's `memory_change_log`).
+ * - `memory_group_lease`: one row per group: the evolution lease (owner, expiry), the watermark of
+ *   messages already folded in, and the plan of a run being applied (replayed after a crash).
+ */
+
+declare module 'koishi' {
+  interface Tables {
+    memory_group: GroupMemoryRow
+    memory_group_change: GroupChangeRow
+    memory_group_lease: GroupLeaseRow
+  }
+}
+
+export function defineGroupTables(ctx: Context) {
+  ctx.model.extend('memory_group', {
+    id: 'string(31)',
+    platform: 'string(63)',
+    guildId: 'string(127)',
+    statement: 'text',
+    version: 'unsigned',
+    parentId: 'string(31)',
+    supersededBy: 'string(31)',
+    changeSummary: 'text',
+    status: 'string(15)',
+    deprecatedReason: 'text',
+    statusBy: 'string(63)',
+    tags: 'json',
+    strength: 'double',
+    runId: 'string(31)',
+    createdAt: 'timestamp',
+    updatedAt: 'timestamp',
+  }, {
+    primary: 'id',
+    indexes: [['platform', 'guildId', 'status'], ['parentId']],
+  })
+
+  ctx.model.extend('memory_group_change', {
+    id: 'string(63)',
+    memoryId: 'string(31)',
+    previousId: 'string(31)',
+    platform: 'string(63)',
+    guildId: 'string(127)',
+    action: 'string(15)',
+    oldStatement: 'text',
+    newStatement: 'text',
+    reason: 'text',
+    version: 'unsigned',
+    runId: 'string(31)',
+    createdAt: 'timestamp',
+  }, {
+    primary: 'id',
+    indexes: [['platform', 'guildId', 'createdAt'], ['memoryId']],
+  })
+
+  ctx.model.extend('memory_group_lease', {
+    id: 'string(255)',
+    platform: 'string(63)',
+    guildId: 'string(127)',
+    owner: 'string(63)',
+    expiresAt: 'timestamp',
+    watermark: 'timestamp',
+    lastEvolvedAt: 'timestamp',
+    // MEDIUMTEXT on MySQL: a plan of many long statements can pass TEXT's 64 KB
+    pending: { type: 'text', length: 16_777_215 },
+  }, {
+    primary: 'id',
+  })
+}

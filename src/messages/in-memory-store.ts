@@ -1,0 +1,98 @@
+import type { MessageRow } from './table'
+import type { ChannelRef, MessageStore } from './types'
+
+/**
+ * A `MessageStore` over arrays in memory: the reference behaviour of the port, used by unit tests,
+ * the quick benchmark and anything that has no database. Every list is oldest first.
+ */
+export class InMemoryMessageStore implements MessageStore {
+  private channels = new Map<string, MessageRow[]>()
+  private rows = new Map<string, MessageRow>()
+
+  add(...rows: MessageRow[]): void {
+    for (const row of rows) {
+      const old = this.rows.get(row.id)
+      const list = this.list(row)
+      if (old) list.splice(list.indexOf(old), 1)
+      this.rows.set(row.id, row)
+      // keep each channel sorted by time; appends in time order stay O(1)
+      let i = list.length
+      while (i > 0 && list[i - 1].createdAt > row.createdAt) i--
+      list.splice(i, 0, row)
+    }
+  }
+
+  get size(): number {
+    return this.rows.size
+  }
+
+  async window(channel: ChannelRef, options: { since?: Date; before: Date; limit: number }): Promise<MessageRow[]> {
+    const list = this.channels.get(key(channel)) ?? []
+    const out: MessageRow[] = []
+    for (let i = lowerBound(list, options.before) - 1; i >= 0 && out.length < options.limit; i--) {
+      if (options.since && list[i].createdAt < options.since) break
+      out.push(list[i])
+    }
+    return out.reverse()
+  }
+
+  /** Oldest `limit` messages of a channel at or after `since` (what `adjacent` turns need). */
+  async after(channel: ChannelRef, options: { since: Date; limit: number }): Promise<MessageRow[]> {
+    const list = this.channels.get(key(channel)) ?? []
+    const start = lowerBound(list, options.since)
+    return list.slice(start, start + options.limit)
+  }
+
+  async byMessageIds(channel: ChannelRef, messageIds: string[]): Promise<MessageRow[]> {
+    const wanted = new Set(messageIds)
+    return (this.channels.get(key(channel)) ?? []).filter((row) => wanted.has(row.messageId))
+  }
+
+  async byIds(ids: string[]): Promise<MessageRow[]> {
+    return sortByTime(ids.flatMap((id) => this.rows.get(id) ?? []))
+  }
+
+  async byTopic(topicId: string, options: { before: Date; limit: number }): Promise<MessageRow[]> {
+    const rows = [...this.rows.values()].filter((row) => row.topicId === topicId && row.createdAt < options.before)
+    return sortByTime(rows).slice(-options.limit)
+  }
+
+  async byRoot(channel: ChannelRef, rootMessageId: string, options: { before: Date; limit: number }): Promise<MessageRow[]> {
+    const rows = (this.channels.get(key(channel)) ?? []).filter((row) => row.rootMessageId === rootMessageId && row.createdAt < options.before)
+    return rows.slice(-options.limit)
+  }
+
+  async setTopic(ids: string[], topicId: string): Promise<void> {
+    for (const id of ids) {
+      const row = this.rows.get(id)
+      if (row) row.topicId = topicId
+    }
+  }
+
+  private list(channel: ChannelRef): MessageRow[] {
+    const k = key(channel)
+    let list = this.channels.get(k)
+    if (!list) this.channels.set(k, (list = []))
+    return list
+  }
+}
+
+function key(channel: ChannelRef) {
+  return `${channel.platform}\u0000${channel.channelId}`
+}
+
+function sortByTime(rows: MessageRow[]) {
+  return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
+}
+
+/** First index whose time is ≥ `time`: rows strictly before `time` are [0, result). */
+function lowerBound(list: MessageRow[], time: Date) {
+  let lo = 0
+  let hi = list.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (list[mid].createdAt < time) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}

@@ -1,0 +1,58 @@
+import { Context } from 'koishi'
+
+/** A captured chat message (seed 000 §2.1). */
+export interface MessageRow {
+  /** `platform:channelId:messageId`, so a message delivered twice is stored once. */
+  id: string
+  messageId: string
+  platform: string
+  guildId: string
+  channelId: string
+  userId: string
+  userName: string
+  content: string
+  role: 'user' | 'assistant'
+  isMentionBot: boolean
+  /** The message invoked a bot command: kept, but not discussion for topics or group memory. */
+  isCommand: boolean
+  replyMessageId: string
+  rootMessageId: string
+  topicId: string
+  createdAt: Date
+}
+
+declare module 'koishi' {
+  interface Tables {
+    memory_message: MessageRow
+  }
+}
+
+/** The table of captured messages, with the indexes the reads need. */
+export function defineMessageTable(ctx: Context) {
+  ctx.model.extend('memory_message', {
+    id: 'string(255)',
+    messageId: 'string(127)',
+    platform: 'string(63)',
+    guildId: 'string(127)',
+    channelId: 'string(127)',
+    userId: 'string(127)',
+    userName: 'string(255)',
+    content: 'text',
+    role: 'string(15)',
+    isMentionBot: 'boolean',
+    isCommand: { type: 'boolean', initial: false },
+    replyMessageId: 'string(127)',
+    rootMessageId: 'string(127)',
+    topicId: 'string(63)',
+    createdAt: 'timestamp',
+  }, {
+    primary: 'id',
+    indexes: [
+      ['platform', 'channelId', 'createdAt'],
+      ['platform', 'guildId', 'createdAt'],
+      // messages of a topic, messages of a reply thread
+      ['topicId', 'createdAt'],
+      ['platform', 'channelId', 'rootMessageId'],
+    ],
+  })
+}

@@ -1,0 +1,28 @@
+import type { MessageRow } from './table'
+
+/** Where a message was said: one channel of one platform. */
+export interface ChannelRef {
+  platform: string
+  guildId: string
+  channelId: string
+}
+
+/** Reads captured messages (the Koishi table `memory_message`). All lists are oldest first. */
+export interface MessageStore {
+  /** Messages of a channel in [since, before), newest `limit` of them. */
+  window(channel: ChannelRef, options: { since?: Date; before: Date; limit: number }): Promise<MessageRow[]>
+  /**
+   * The oldest `limit` messages of a channel at or after `since` (the turns after a search hit).
+   * Optional: without it the context builder only adds the turns before a hit.
+   */
+  after?(channel: ChannelRef, options: { since: Date; limit: number }): Promise<MessageRow[]>
+  /** Messages by platform message id within a channel. */
+  byMessageIds(channel: ChannelRef, messageIds: string[]): Promise<MessageRow[]>
+  /** Messages by row id (`platform:channelId:messageId`). */
+  byIds(ids: string[]): Promise<MessageRow[]>
+  /** The newest `limit` messages of a topic before `before`. */
+  byTopic(topicId: string, options: { before: Date; limit: number }): Promise<MessageRow[]>
+  /** Messages whose root is `rootMessageId`, newest `limit` before `before`. */
+  byRoot(channel: ChannelRef, rootMessageId: string, options: { before: Date; limit: number }): Promise<MessageRow[]>
+  setTopic(ids: string[], topicId: string): Promise<void>
+}
