@@ -33,6 +33,7 @@ import { ExtractiveSummarizer } from '../src/channel-summaries/summarizer'
 import { TermStats } from '../src/context/term-stats'
 import { defaultLexicalShare } from '../src/facts/rerank'
 import type { ContextTarget } from '../src/context/types'
+import { MemoryOutbox } from '../test/unit/fakes'
 import { turnText } from './locomo'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
@@ -201,7 +202,9 @@ async function main() {
   const index = new LanceIndex({ dir, logger: quiet, counters, optimizeEveryMs: 0, optimizeEveryWrites: 0, hybrid: 'parallel' })
   await index.open()
   const embedder = new OfflineEmbedder()
-  const messages = new MessageIndex({ index, embedder, counters, logger: quiet, batchSize: 256 })
+  // every conversation's rows, where the index reads rows back from (a rebuild; not used by this bench)
+  const allRows = new InMemoryMessageStore()
+  const messages = new MessageIndex({ index, embedder, counters, logger: quiet, batchSize: 256, rows: allRows, outbox: new MemoryOutbox() })
 
   type Tally = { n: number; ours: number; bm25: number; bm25plain: number; recent: number }
   const totals = new Map<string, Tally>()
@@ -218,6 +221,7 @@ async function main() {
     const conv = loadConversation(join(dataDir, file))
     const store = new InMemoryMessageStore()
     store.add(...conv.rows)
+    allRows.add(...conv.rows)
     await messages.index(conv.rows)
     await index.optimize(messages.table)
     fullTokens += conv.rows.reduce((s, r) => s + costOf(r), 0)

@@ -7,10 +7,9 @@
  * and `baseline-<model>-top20.jsonl` (format: ../shared/data/README.md).
  *
  * 1. Boots Koishi (mock adapter, SQLite, the memory plugin with its defaults: offline embedder,
- *    LanceDB hybrid search) and stores every memory as a private-chat fact of its user: the Koishi row
- *    through `ctx.memory.facts.insert`, the index row through the service's FactIndex (embed → LanceDB
- *    upsert) — the same two calls `memorize()` makes after its judge has produced a statement. There is
- *    no public `remember()` yet, so the FactIndex is reached through the service's private field.
+ *    LanceDB hybrid search) and stores every memory as a private-chat fact of its user with
+ *    `ctx.memory.remember`: the Koishi row, then the index row (embed → LanceDB upsert) — the same two
+ *    writes `memorize()` makes after its judge has produced a statement.
  * 2. For each dialogue the query is `dialogue[0:test-turn[0]]` joined with '' (as MADial-Bench does;
  *    each line ends with a line break), and `ctx.memory.retrieve(user, query, { platform, guildId: '',
  *    topK, minScore: 0 })` ranks that user's memories: LanceDB's hybrid search gives the candidates,
@@ -25,7 +24,6 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import type { FactRow } from '../src/facts/table'
-import type { FactIndex } from '../src/facts/fact-index'
 import type { MemoryService } from '../src/service'
 import { bootApp, log, revision, runInfo, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
@@ -156,11 +154,8 @@ async function main() {
     // prepares the LanceDB table for the configured embedder (what start() also does)
     await memory.flushOutbox()
 
-    // Storage path: the same two calls memorize() makes for a new fact (src/long-term/memorize.ts):
-    // the Koishi row, then the index row through FactIndex (embed + LanceDB upsert, outbox on failure).
-    // FactIndex is private on MemoryService; reached here by bracket access until a public
-    // `remember(owner, content, { createdAt })` exists.
-    const factIndex = (memory as unknown as { factIndex: FactIndex }).factIndex
+    // Storage path: the same two writes memorize() makes for a new fact (src/facts/memorize.ts): the
+    // Koishi row, then the index row (embed + LanceDB upsert, outbox on failure), through `remember`.
     const t0 = performance.now()
     for (const m of memories) {
       const created = new Date(m.time)
@@ -179,8 +174,7 @@ async function main() {
         createdAt: at,
         updatedAt: at,
       }
-      await memory.facts.insert(fact)
-      if (!(await factIndex.add(fact))) throw new Error(`fact ${fact.id} could not be indexed`)
+      if (!(await memory.remember(fact))) throw new Error(`fact ${fact.id} could not be indexed`)
     }
     const insertMs = performance.now() - t0
     // Steady state: the product optimizes every N writes or minutes; do it now so the FTS index is built.

@@ -1,30 +1,15 @@
 import { Schema } from 'koishi'
-import { DEFAULT_EVOLUTION_PROMPTS } from './group/prompts'
-import { DEFAULT_PROMPTS } from './facts/prompts'
+import { DEFAULT_EVOLUTION_PROMPTS } from './group'
+import { DEFAULT_PROMPTS } from './facts'
 import { locales } from './locales'
-import type { ScorerWeights } from './context/scorer'
+import type { ScorerWeights } from './context'
+import type { EmbeddingSettings, LlmSettings } from './providers/settings'
 
-export type EmbeddingProvider = 'offline' | 'gemini' | 'openai-compatible'
-export type LLMProvider = 'rules' | 'gemini' | 'openai-compatible'
+export type { EmbeddingProvider, LLMProvider } from './providers/settings'
 
 export interface Config {
-  embedding: {
-    provider: EmbeddingProvider
-    model: string
-    apiKey: string
-    baseURL: string
-    dims: number
-    sendDimensions: boolean
-    timeout: number
-  }
-  llm: {
-    provider: LLMProvider
-    model: string
-    apiKey: string
-    baseURL: string
-    temperature: number
-    timeout: number
-  }
+  embedding: EmbeddingSettings
+  llm: LlmSettings
   prompts: {
     decisionZh: string
     decisionEn: string

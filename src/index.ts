@@ -1,5 +1,6 @@
 import { Context } from 'koishi'
 import { registerCommands } from './commands'
+import { mountGroupApi } from './http/group-routes'
 import { Config } from './config'
 import { locales } from './locales'
 import { MemoryService } from './service'
@@ -15,8 +16,7 @@ export const usage = `
 `
 
 export * from './service'
-export type { RetrievedMemory } from './facts/retrieve'
-export type { Dialogue, MemorizeOutcome, FactOwner } from './facts/memorize'
+export type { Dialogue, FactOwner, FactRow, MemorizeOutcome, RetrievedMemory } from './facts'
 export type { Embedder, LLM } from './providers/types'
 export type { Scope } from './scope'
 
@@ -24,5 +24,8 @@ export function apply(ctx: Context, config: Config) {
   ctx.i18n.define('zh-CN', locales['zh-CN'])
   ctx.i18n.define('en-US', locales['en-US'])
   ctx.plugin(MemoryService, config)
-  ctx.inject(['memory'], (ctx) => registerCommands(ctx, config))
+  ctx.inject(['memory'], (ctx) => {
+    registerCommands(ctx, config)
+    mountGroupApi(ctx, () => ctx.memory.groups, { token: config.api.token, prefix: config.api.prefix })
+  })
 }

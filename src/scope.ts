@@ -62,3 +62,10 @@ export function dbWhere(scope: Scope): Partial<Record<keyof Scope, string>> {
   }
   return query
 }
+
+/** In a group, what was learnt in that group; in a private chat, everything about the user. */
+export function sessionScope(session: { platform: string; userId?: string; guildId?: string }): Scope {
+  return session.guildId
+    ? { platform: session.platform, userId: session.userId, guildId: session.guildId }
+    : { platform: session.platform, userId: session.userId }
+}

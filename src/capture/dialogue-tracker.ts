@@ -1,5 +1,4 @@
-import type { Turn } from '../facts/judge'
-import type { FactOwner } from '../facts/memorize'
+import type { FactOwner, Turn } from '../facts'
 
 interface Pending {
   owner: FactOwner

@@ -1,6 +1,6 @@
 import type { Logger } from '../core/observability'
 import { Counters } from '../core/observability'
-import type { MessageRow } from '../messages/table'
+import type { MessageRow } from '../messages'
 
 export interface MessageSink {
   write(rows: MessageRow[]): Promise<void>

@@ -1,5 +1,5 @@
 import { Context } from 'koishi'
-import type { ChannelRef } from '../messages/types'
+import type { ChannelRef } from '../messages'
 import type { ChannelSummaryRecord, ChannelSummaryStore } from './rolling-summary'
 
 const channelKey = (channel: Pick<ChannelRef, 'platform' | 'channelId'>) => `${channel.platform}:${channel.channelId}`

@@ -1,7 +1,6 @@
 import type { Counters, Logger } from '../core/observability'
-import type { MessageRow } from '../messages/table'
+import type { ChannelRef, MessageRow, MessageStore } from '../messages'
 import type { ConversationSummarizer } from './summarizer'
-import type { ChannelRef, MessageStore } from '../messages/types'
 
 /**
  * The rolling conversation summary of a channel (seed 004 phase 1): the newest `keepRecent` messages
@@ -32,7 +31,7 @@ export interface ChannelSummaryStore {
   get(channel: ChannelRef): Promise<ChannelSummaryRecord | undefined>
   save(record: ChannelSummaryRecord): Promise<void>
   /** Drops a channel's summary (its messages were erased). */
-  remove(channel: ChannelRef): Promise<void>
+  remove(channel: Pick<ChannelRef, 'platform' | 'channelId'>): Promise<void>
 }
 
 export interface RollingSummaryConfig {
@@ -171,7 +170,7 @@ export class InMemoryChannelSummaryStore implements ChannelSummaryStore {
   async save(record: ChannelSummaryRecord) {
     this.records.set(`${record.platform}\u0000${record.channelId}`, { ...record })
   }
-  async remove(channel: ChannelRef) {
+  async remove(channel: Pick<ChannelRef, 'platform' | 'channelId'>) {
     this.records.delete(`${channel.platform}\u0000${channel.channelId}`)
   }
 }

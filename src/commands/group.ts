@@ -1,6 +1,6 @@
 import { Command, Context, Session } from 'koishi'
 import type { Config } from '../config'
-import { GroupMemoryError, GroupRef } from '../group/types'
+import { GroupMemoryError, GroupRef } from '../group'
 
 type Resolved = { group: GroupRef } | { error: string }
 

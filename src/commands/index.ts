@@ -1,7 +1,8 @@
 import { Context, h, Session } from 'koishi'
 import type { Config } from '../config'
-import { sessionScope } from '../service'
+import { sessionScope } from '../scope'
 import { registerGroupCommands } from './group'
+import { registerReindexCommand } from './reindex'
 import { registerTopicCommands } from './topics'
 
 /** The target of `-u`: an @-mention, `platform:id`, or a bare id on the caller's platform. */
@@ -22,6 +23,7 @@ export function registerCommands(ctx: Context, config: Config) {
   const root = ctx.command('memory')
   registerGroupCommands(ctx, config)
   registerTopicCommands(ctx)
+  registerReindexCommand(ctx)
 
   root.subcommand('.recall <query:text>')
     .action(async ({ session }, query) => {

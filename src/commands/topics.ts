@@ -1,5 +1,5 @@
 import { Context, Session } from 'koishi'
-import type { TopicRow } from '../topics/table'
+import type { TopicRow } from '../topics'
 
 /** A topic the caller may see: one of the caller's channel, or any with authority ≥ 3. */
 async function visibleTopic(ctx: Context, session: Session, id: string | undefined): Promise<TopicRow | string> {

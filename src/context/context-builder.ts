@@ -1,8 +1,8 @@
 import { analyzeMessage, extractMentions } from './analyzer'
-import type { RetrievedMemory } from '../facts/retrieve'
+import type { RetrievedMemory } from '../facts'
 import type { Embedder } from '../providers/types'
 import type { Counters, Logger } from '../core/observability'
-import type { MessageRow } from '../messages/table'
+import type { ChannelRef, MessageRow, MessageStore } from '../messages'
 import { contentTerms, matchTerms } from '../text/keywords'
 import { countTokens, renderLine, truncateToTokens } from '../text/token-count'
 import { normalizeText } from '../text/tokens'
@@ -12,7 +12,6 @@ import type { QuickSearch } from './search-tool'
 import { bm25, termStatsOf, TermStatsView } from '../text/bm25'
 import { TermStats } from './term-stats'
 import type { BuiltContext, CandidateSource, ContextMessage, ContextOptions, ContextTarget } from './types'
-import type { ChannelRef, MessageStore } from '../messages/types'
 
 /**
  * The context builder (seed 000 §2.4, seed 001 §3.3): the messages a reply to `target` should see,

@@ -20,6 +20,11 @@ export class KoishiContextLog implements ContextLogStore {
     return this.ctx.database.get('memory_context', { createdAt: { $gte: since } })
   }
 
+  /** Drops the records a user's messages triggered. */
+  async removeUser(platform: string, userId: string) {
+    await this.ctx.database.remove('memory_context', { platform, userId })
+  }
+
   async prune(before: Date, keep: number) {
     const old = await this.ctx.database.get('memory_context', { createdAt: { $lt: before } }, ['id'])
     const surplus = await this.ctx.database.get('memory_context', {}, { fields: ['id'], sort: { createdAt: 'desc' }, offset: keep, limit: 100_000 })

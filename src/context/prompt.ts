@@ -1,6 +1,6 @@
 import { detectLanguage, Language } from '../text/language'
 import { countTokens } from '../text/token-count'
-import type { RecalledEpisode } from '../episodes/episodic'
+import type { RecalledEpisode } from '../episodes'
 import type { BuiltContext } from './types'
 
 /**

@@ -1,10 +1,8 @@
-import type { SearchSummaries } from '../topic-summaries/search'
+import type { SearchSummaries } from '../topic-summaries'
 import { extractKeywords } from '../text/keywords'
 import type { Scope } from '../scope'
-import type { MessageRow } from '../messages/table'
+import type { ChannelRef, MessageHit, MessageIndex, MessageRow, MessageStore } from '../messages'
 import { keywordOverlap } from './scorer'
-import type { MessageHit, MessageIndex } from '../messages/message-index'
-import type { ChannelRef, MessageStore } from '../messages/types'
 
 /**
  * Search over a channel's past for the context builder and for the model (seed 000 §1.1):

@@ -1,6 +1,6 @@
 import { statsView, TermStatsView } from '../text/bm25'
 import { matchTerms } from '../text/keywords'
-import type { ChannelRef } from '../messages/types'
+import type { ChannelRef } from '../messages'
 
 /**
  * Document frequencies of content terms per channel, for the keyword weights of the context builder

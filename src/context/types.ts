@@ -1,5 +1,5 @@
-import type { RetrievedMemory } from '../facts/retrieve'
-import type { ChannelRef } from '../messages/types'
+import type { RetrievedMemory } from '../facts'
+import type { ChannelRef } from '../messages'
 
 /** The message a context is built for. */
 export interface ContextTarget extends ChannelRef {

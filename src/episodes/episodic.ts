@@ -1,7 +1,6 @@
 import type { Scope } from '../scope'
-import type { MessageRow } from '../messages/table'
-import type { IndexRow } from '../store/vector-index'
-import { OwnTableDeps, removeFromIndex } from '../store/index-sync'
+import type { MessageRow } from '../messages'
+import { IndexedTable, IndexKind, IndexSyncDeps } from '../store/index-sync'
 
 /**
  * Episodic memory (seed 004 phase 2): every exchange of a user with the bot — the user's message and
@@ -34,6 +33,8 @@ export interface EpisodeStore {
   upsert(episode: Episode): Promise<void>
   /** The newest `limit` episodes of a scope (newest first). */
   recent(scope: Scope, limit: number): Promise<Episode[]>
+  /** Ids of every episode (an index rebuild). */
+  allIds(): Promise<string[]>
   remove(ids: string[]): Promise<void>
 }
 
@@ -44,9 +45,10 @@ export interface RecalledEpisode extends Episode {
   similarity?: number
 }
 
-/** `table` defaults to `episodes`. */
-export interface EpisodicDeps extends OwnTableDeps {
+export interface EpisodicDeps extends IndexSyncDeps {
   store: EpisodeStore
+  /** The LanceDB table, when not `episodes`. */
+  table?: string
 }
 
 export function episodeText(episode: Pick<Episode, 'userText' | 'botText'>): string {
@@ -60,18 +62,39 @@ export function episodeScope(episode: Pick<Episode, 'platform' | 'userId' | 'gui
     : { platform: episode.platform, userId: episode.userId, guildId: '', channelId: episode.channelId }
 }
 
+export function episodeIndexKind(store: Pick<EpisodeStore, 'get' | 'allIds'>): IndexKind<Episode> {
+  return {
+    table: EPISODES_TABLE,
+    name: 'episodes',
+    fields: (episode) => ({
+      id: episode.id,
+      text: episodeText(episode),
+      platform: episode.platform,
+      user_id: episode.userId,
+      guild_id: episode.guildId,
+      channel_id: episode.channelId,
+      created_at: episode.createdAt.getTime(),
+    }),
+    load: (ids) => store.get(ids),
+    allIds: () => store.allIds(),
+  }
+}
+
 export class EpisodicMemory {
-  readonly table: string
-  private prepared = false
+  readonly indexed: IndexedTable<Episode>
 
   constructor(private deps: EpisodicDeps) {
-    this.table = deps.table ?? EPISODES_TABLE
+    this.indexed = new IndexedTable(deps, episodeIndexKind(deps.store), deps.table)
+  }
+
+  get table(): string {
+    return this.indexed.table
   }
 
   /**
    * Records that the bot answered `user` with `bot` (several replies to one message join one
    * episode). The database row is written first; indexing failures are counted
-   * (`episodes.index-failed`) and repaired by `reindex`. Never throws past the database write.
+   * (`episodes.index-failed`) and wait in the outbox. Never throws past the database write.
    */
   async record(user: MessageRow, bot: Pick<MessageRow, 'content'>): Promise<Episode | undefined> {
     if (user.isCommand || !user.content.trim() || !bot.content.trim()) return undefined
@@ -96,29 +119,12 @@ export class EpisodicMemory {
     return episode
   }
 
-  /** Indexes episodes (again). Returns how many were indexed; failures are counted, not thrown. */
+  /** Indexes episodes; what fails waits in the outbox (and is counted). Returns how many were indexed now. */
   async index(episodes: Episode[]): Promise<number> {
     if (!episodes.length) return 0
-    const { index, embedder, counters, logger } = this.deps
-    try {
-      await this.prepare()
-      const vectors = await embedder.embed(episodes.map(episodeText))
-      await index.upsert(this.table, episodes.map((episode, i): IndexRow => ({
-        id: episode.id,
-        text: episodeText(episode),
-        vector: vectors[i],
-        platform: episode.platform,
-        user_id: episode.userId,
-        guild_id: episode.guildId,
-        channel_id: episode.channelId,
-        created_at: episode.createdAt.getTime(),
-      })))
-      return episodes.length
-    } catch (error) {
-      counters.inc('episodes.index-failed', episodes.length)
-      logger.debug('could not index %d episodes: %s', episodes.length, (error as Error).message)
-      return 0
-    }
+    if (await this.indexed.put(episodes)) return episodes.length
+    this.deps.counters.inc('episodes.index-failed', episodes.length)
+    return 0
   }
 
   /**
@@ -129,7 +135,7 @@ export class EpisodicMemory {
   async recall(scope: Scope, query: string, options: { recent?: number; similar?: number } = {}): Promise<RecalledEpisode[]> {
     const recentCount = options.recent ?? 3
     const similarCount = options.similar ?? 3
-    const { store, index, embedder, counters, logger } = this.deps
+    const { store, counters, logger } = this.deps
     const [recent, similar] = await Promise.all([
       recentCount > 0 ? store.recent(scope, recentCount).catch((error) => {
         logger.debug('recent episodes unavailable: %s', (error as Error).message)
@@ -137,10 +143,8 @@ export class EpisodicMemory {
       }) : Promise.resolve([] as Episode[]),
       similarCount > 0 && query.trim() ? (async () => {
         try {
-          await this.prepare()
-          const [vector] = await embedder.embed([query])
           // enough hits that `similar` remain once those that are also recent are set aside
-          const hits = await index.search(this.table, { vector, text: query, scope, limit: similarCount + recentCount })
+          const hits = await this.indexed.search(query, scope, similarCount + recentCount)
           const rows = new Map((await store.get(hits.map((hit) => hit.id))).map((episode) => [episode.id, episode]))
           return hits.flatMap((hit) => {
             const episode = rows.get(hit.id)
@@ -174,14 +178,7 @@ export class EpisodicMemory {
   async remove(ids: string[]): Promise<void> {
     if (!ids.length) return
     await this.deps.store.remove(ids)
-    await removeFromIndex(this.deps, this.table, ids, 'episodes')
-  }
-
-  private async prepare() {
-    if (this.prepared) return
-    const check = await this.deps.index.prepare(this.table, this.deps.embedder.id, this.deps.embedder.dims)
-    this.prepared = true
-    if (check === 'reindex') this.deps.logger.info('episodes index: the embedder changed; run a reindex to index past exchanges again')
+    await this.indexed.remove(ids)
   }
 }
 
@@ -202,6 +199,9 @@ export class InMemoryEpisodeStore implements EpisodeStore {
         && (scope.channelId === undefined || row.channelId === scope.channelId))
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
       .slice(0, limit)
+  }
+  async allIds() {
+    return [...this.rows.keys()]
   }
   async remove(ids: string[]) {
     for (const id of ids) this.rows.delete(id)

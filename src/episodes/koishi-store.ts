@@ -17,6 +17,10 @@ export class KoishiEpisodes implements EpisodeStore {
     return this.ctx.database.get('memory_episode', dbWhere(scope), { limit, sort: { createdAt: 'desc' } })
   }
 
+  async allIds() {
+    return (await this.ctx.database.get('memory_episode', {}, ['id'])).map((row) => row.id)
+  }
+
   async remove(ids: string[]) {
     if (ids.length) await this.ctx.database.remove('memory_episode', { id: { $in: ids } })
   }

@@ -5,7 +5,6 @@ import type { Scope } from '../scope'
 import type { FactIndex } from './fact-index'
 import type { FactRepository } from './repository'
 import type { FactRow } from './table'
-import type { VectorIndex } from '../store/vector-index'
 import type { MemoryJudge, Turn } from './judge'
 import { prefilter } from './prefilter'
 
@@ -32,10 +31,8 @@ export type MemorizeOutcome =
 export interface MemorizeDeps {
   judge: MemoryJudge
   embedder: Embedder
-  index: VectorIndex
   facts: FactRepository
   factIndex: FactIndex
-  table: string
   counters: Counters
   logger: Logger
   dedupeThreshold: number
@@ -96,7 +93,7 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
     }
     await deps.facts.update(duplicate.id, patch)
     const fact = { ...duplicate, ...patch }
-    if (changed || !vector) await deps.factIndex.add(fact, vector)
+    if (changed || !vector) await deps.factIndex.put([fact], [], vector && [vector])
     counters.inc('memorize.updated')
     return { status: 'stored', fact, updated: true }
   }
@@ -113,7 +110,7 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
     updatedAt: now,
   }
   await deps.facts.insert(fact)
-  await deps.factIndex.add(fact, vector)
+  await deps.factIndex.put([fact], [], vector && [vector])
   counters.inc('memorize.stored')
   return { status: 'stored', fact, updated: false }
 }
@@ -132,7 +129,7 @@ async function findDuplicate(deps: MemorizeDeps, scope: Scope, statement: string
   const exact = await deps.facts.findByContent(scope, statement)
   if (exact || !vector) return exact
   try {
-    const [hit] = await deps.index.nearest(deps.table, vector, scope, 1)
+    const [hit] = await deps.factIndex.nearest(vector, scope, 1)
     if (!hit || hit.similarity < deps.dedupeThreshold) return
     const [row] = await deps.facts.get([hit.id])
     return row

@@ -11,6 +11,10 @@ export interface FactRepository {
   findByContent(scope: Scope, content: string): Promise<FactRow | undefined>
   list(scope: Scope, limit: number, offset?: number): Promise<FactRow[]>
   count(scope?: Scope): Promise<number>
+  /** Ids of every fact (an index rebuild). */
+  allIds(): Promise<string[]>
+  /** Every fact of a user on a platform, in every guild. */
+  ofUser(platform: string, userId: string): Promise<FactRow[]>
   remove(ids: string[]): Promise<void>
 }
 
@@ -45,6 +49,14 @@ export class KoishiFactRepository implements FactRepository {
 
   async count(scope?: Scope) {
     return this.ctx.database.eval('memory_fact', (row) => $.count(row.id), scope ? dbWhere(scope) : {})
+  }
+
+  async ofUser(platform: string, userId: string) {
+    return this.ctx.database.get('memory_fact', { platform, userId })
+  }
+
+  async allIds() {
+    return (await this.ctx.database.get('memory_fact', {}, ['id'])).map((row) => row.id)
   }
 
   async remove(ids: string[]) {

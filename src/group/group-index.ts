@@ -1,29 +1,38 @@
-import { IndexSync, IndexSyncDeps } from '../store/index-sync'
+import { IndexedTable, IndexKind, IndexSyncDeps } from '../store/index-sync'
 import type { IndexHit } from '../store/vector-index'
-import type { GroupMemoryRow, GroupRef } from './types'
+import type { GroupMemoryRow, GroupMemoryStore, GroupRef } from './types'
 
 /** The LanceDB table of group memories. */
 export const GROUP_TABLE = 'group_memories'
 
-export interface GroupIndexDeps extends IndexSyncDeps {
-  /** Ids of every active head in every group, to queue when the embedder changed. */
-  activeIds(): Promise<string[]>
-}
-
 /** Only active heads are searchable; replaced and deleted versions stay in the database only. */
 export const searchable = (row: GroupMemoryRow) => row.status === 'active' && !row.supersededBy
 
+export function groupIndexKind(store: Pick<GroupMemoryStore, 'getMemories' | 'activeIds'>): IndexKind<GroupMemoryRow> {
+  return {
+    table: GROUP_TABLE,
+    name: 'group memories',
+    fields: (row) => ({
+      id: row.id,
+      text: row.statement,
+      platform: row.platform,
+      user_id: '',
+      guild_id: row.guildId,
+      channel_id: '',
+      created_at: row.createdAt.getTime(),
+    }),
+    load: (ids) => store.getMemories(ids),
+    allIds: () => store.activeIds(),
+    indexed: searchable,
+  }
+}
+
 /** Keeps the LanceDB table `group_memories` in step with the database: it holds the active heads. */
-export class GroupIndex extends IndexSync<GroupMemoryRow> {
-  constructor(deps: GroupIndexDeps) {
-    super(deps, {
-      table: GROUP_TABLE,
-      name: 'group memory',
-      plural: 'group memories',
-      text: (row) => row.statement,
-      allIds: () => deps.activeIds(),
-      indexed: searchable,
-    })
+export class GroupIndex {
+  readonly table: IndexedTable<GroupMemoryRow>
+
+  constructor(deps: IndexSyncDeps, store: Pick<GroupMemoryStore, 'getMemories' | 'activeIds'>, table?: string) {
+    this.table = new IndexedTable(deps, groupIndexKind(store), table)
   }
 
   /**
@@ -33,20 +42,11 @@ export class GroupIndex extends IndexSync<GroupMemoryRow> {
   async sync(rows: GroupMemoryRow[], deleteIds: string[]): Promise<void> {
     const add = rows.filter(searchable)
     const remove = [...new Set([...deleteIds, ...rows.filter((row) => !searchable(row)).map((row) => row.id)])]
-    if (!add.length && !remove.length) return
-    try {
-      await this.write(add, remove)
-    } catch (error) {
-      const waiting = add.length + remove.length
-      this.deps.counters.inc('outbox.queued', waiting)
-      this.deps.logger.debug('%d group memory index changes wait in the outbox: %s', waiting, (error as Error).message)
-      await this.queue(add.map((row) => row.id), remove)
-    }
+    await this.table.put(add, remove)
   }
 
   /** Hybrid search within one group. Throws when the store or the embedder is unavailable. */
-  async search(group: GroupRef, query: string, limit: number): Promise<IndexHit[]> {
-    const vector = await this.queryVector(query)
-    return this.deps.index.search(this.table, { vector, text: query, scope: { platform: group.platform, guildId: group.guildId }, limit })
+  search(group: GroupRef, query: string, limit: number): Promise<IndexHit[]> {
+    return this.table.search(query, { platform: group.platform, guildId: group.guildId }, limit)
   }
 }

@@ -1,4 +1,5 @@
 import { $, Context } from 'koishi'
+import { GuildMessages, KoishiMessageStore } from '../messages'
 import { groupId } from './group-id'
 import { GroupMemories, GroupMemoriesDeps } from './memories'
 import type {
@@ -13,25 +14,18 @@ import type {
 import { defineGroupTables } from './tables'
 import { KoishiOutbox } from '../store/outbox'
 import type { VectorIndex } from '../store/vector-index'
+import { chunks } from '../core/chunks'
 
 const EPOCH = new Date(0)
-/** Ids per `$in` query. */
-const CHUNK = 500
-
-function chunks<T>(items: T[], size = CHUNK): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
-}
 
 /**
- * The Koishi-database implementation of `GroupMemoryStore` (tables in `group-tables.ts`; captured
- * messages are read from `memory_message`). Lease changes are conditional updates (`WHERE owner = …`)
+ * The Koishi-database implementation of `GroupMemoryStore` (tables in `tables.ts`; captured messages
+ * are read through the message store). Lease changes are conditional updates (`WHERE owner = …`)
  * followed by a read of the row, so they hold between Koishi instances sharing a MySQL or PostgreSQL
  * database, whatever a driver reports as the number of matched rows.
  */
 export class KoishiGroupStore implements GroupMemoryStore {
-  constructor(private ctx: Context) {}
+  constructor(private ctx: Context, private messages: GuildMessages = new KoishiMessageStore(ctx)) {}
 
   private get db() {
     return this.ctx.database
@@ -92,28 +86,12 @@ export class KoishiGroupStore implements GroupMemoryStore {
     })
   }
 
-  async recentMessages(group: GroupRef, query: { since: Date; after: Date; limit: number; roles: GroupMessage['role'][] }) {
-    const rows = await this.db.get('memory_message', {
-      platform: group.platform,
-      guildId: group.guildId,
-      isCommand: false,
-      ...(query.roles.length === 1 ? { role: query.roles[0] } : {}),
-      createdAt: { $gte: query.since, $gt: query.after },
-    }, {
-      fields: ['id', 'userId', 'userName', 'content', 'role', 'createdAt'],
-      limit: query.limit,
-      sort: { createdAt: 'desc', id: 'desc' },
-    })
-    return rows.reverse() as GroupMessage[]
+  recentMessages(group: GroupRef, query: { since: Date; after: Date; limit: number; roles: GroupMessage['role'][] }) {
+    return this.messages.recentInGuild(group, query)
   }
 
-  async activeGroups(since: Date) {
-    const rows = await this.db
-      // what members said: the bot talking (e.g. answering commands) does not make a group due
-      .select('memory_message', { guildId: { $ne: '' }, isCommand: false, role: 'user', createdAt: { $gt: since } })
-      .groupBy(['platform', 'guildId'], { newest: (row) => $.max(row.createdAt) })
-      .execute()
-    return rows.map((row) => ({ platform: row.platform, guildId: row.guildId, newest: new Date(row.newest as unknown as Date | number) }))
+  activeGroups(since: Date) {
+    return this.messages.activeGuilds(since)
   }
 
   async getLease(group: GroupRef) {

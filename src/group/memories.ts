@@ -52,7 +52,8 @@ export class GroupMemories {
     this.now = now
     this.searchThreshold = deps.options?.searchThreshold ?? (deps.embedder.id.startsWith('offline') ? 0.3 : 0.7)
     if (deps.vector) {
-      this.index = new GroupIndex({ ...deps.vector, embedder: deps.embedder, counters: deps.counters, logger: deps.logger, activeIds: () => deps.store.activeIds() })
+      const { index, outbox, table } = deps.vector
+      this.index = new GroupIndex({ index, outbox, embedder: deps.embedder, counters: deps.counters, logger: deps.logger }, deps.store, table)
     }
     this.evolver = new GroupEvolver({
       store: deps.store,
@@ -146,19 +147,5 @@ export class GroupMemories {
     return groups
       .filter((group) => group.newest.getTime() > (watermarks.get(`${group.platform}:${group.guildId}`) ?? 0))
       .map(({ platform, guildId }) => ({ platform, guildId }))
-  }
-
-  /** Queues every active group memory for indexing again (`memory.reindex`); `drain` does the work. */
-  async reindex(): Promise<number> {
-    if (!this.index) return 0
-    const ids = await this.deps.store.activeIds()
-    await this.index.requeue(ids)
-    return ids.length
-  }
-
-  /** Indexes group memories waiting in the outbox (call beside the facts' drain). */
-  async drain(): Promise<{ indexed: number; pending: boolean }> {
-    if (!this.index) return { indexed: 0, pending: false }
-    return this.index.drain((ids) => this.deps.store.getMemories(ids))
   }
 }

@@ -1,9 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Context } from 'koishi'
 import type { Logger } from '../core/observability'
-import { parseGroupId } from '../group/group-id'
-import type { GroupMemories } from '../group/memories'
-import { EvolutionStatus, GroupMemoryError, GroupRef } from '../group/types'
+import { EvolutionStatus, GroupMemoryError, GroupRef, parseGroupId } from '../group'
+import type { GroupMemories } from '../group'
 
 /**
  * The seed's HTTP API (002 "API接口设计") on Koishi's `server` service (a koa router):

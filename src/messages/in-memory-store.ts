@@ -22,6 +22,10 @@ export class InMemoryMessageStore implements MessageStore {
     }
   }
 
+  async indexableIds(): Promise<string[]> {
+    return [...this.rows.values()].filter((row) => !row.isCommand).map((row) => row.id)
+  }
+
   get size(): number {
     return this.rows.size
   }

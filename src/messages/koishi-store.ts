@@ -1,10 +1,9 @@
-import { Context } from 'koishi'
-import type { ChannelRef, MessageStore } from './types'
+import { $, Context } from 'koishi'
+import type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore } from './types'
 import { dbWhere } from '../scope'
 import type { MessageRow } from './table'
+import { chunks } from '../core/chunks'
 
-/** Largest `$in` list sent in one query. */
-const CHUNK = 500
 
 /** Row id of a captured message, as the capture path builds it. */
 export function messageRowId(platform: string, channelId: string, messageId: string) {
@@ -15,17 +14,15 @@ function channelWhere(channel: ChannelRef) {
   return dbWhere({ platform: channel.platform, channelId: channel.channelId })
 }
 
-function chunks<T>(items: T[]): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += CHUNK) out.push(items.slice(i, i + CHUNK))
-  return out
-}
-
 const oldestFirst = (a: MessageRow, b: MessageRow) => a.createdAt.getTime() - b.createdAt.getTime()
 
 /** `MessageStore` on the Koishi table `memory_message`. Every list comes back oldest first. */
-export class KoishiMessageStore implements MessageStore {
+export class KoishiMessageStore implements MessageStore, GuildMessages {
   constructor(private ctx: Context) {}
+
+  async upsert(rows: MessageRow[]) {
+    await this.ctx.database.upsert('memory_message', rows)
+  }
 
   async window(channel: ChannelRef, options: { since?: Date; before: Date; limit: number }) {
     if (options.limit <= 0) return []
@@ -76,6 +73,55 @@ export class KoishiMessageStore implements MessageStore {
       createdAt: { $lt: options.before },
     }, { limit: options.limit, sort: { createdAt: 'desc' } })
     return rows.reverse()
+  }
+
+  /** Every message a user said on a platform (the fields an erasure needs). */
+  async ofUser(platform: string, userId: string): Promise<ErasedMessage[]> {
+    return this.ctx.database.get('memory_message', { platform, userId }, ['id', 'messageId', 'channelId', 'guildId', 'topicId'])
+  }
+
+  /** The bot's answers to these messages of a platform: they can quote what they answer. */
+  async repliesTo(platform: string, messageIds: string[]): Promise<ErasedMessage[]> {
+    const rows: ErasedMessage[] = []
+    for (const part of chunks([...new Set(messageIds)])) {
+      rows.push(...await this.ctx.database.get('memory_message', { platform, role: 'assistant', replyMessageId: { $in: part } }, ['id', 'messageId', 'channelId', 'guildId', 'topicId']))
+    }
+    return rows
+  }
+
+  /** Removes messages by row id. */
+  async remove(ids: string[]): Promise<void> {
+    for (const part of chunks([...new Set(ids)])) await this.ctx.database.remove('memory_message', { id: { $in: part } })
+  }
+
+  /** A guild's messages (no commands) in (after, …] from `since` on, the newest `limit`, oldest first. */
+  async recentInGuild(guild: Guild, query: { since: Date; after: Date; limit: number; roles: MessageRow['role'][] }): Promise<GuildMessage[]> {
+    const rows = await this.ctx.database.get('memory_message', {
+      platform: guild.platform,
+      guildId: guild.guildId,
+      isCommand: false,
+      ...(query.roles.length === 1 ? { role: query.roles[0] } : {}),
+      createdAt: { $gte: query.since, $gt: query.after },
+    }, {
+      fields: ['id', 'userId', 'userName', 'content', 'role', 'createdAt'],
+      limit: query.limit,
+      sort: { createdAt: 'desc', id: 'desc' },
+    })
+    return rows.reverse()
+  }
+
+  /** Guilds whose members said something after `since`, with the time of the newest message. */
+  async activeGuilds(since: Date): Promise<(Guild & { newest: Date })[]> {
+    const rows = await this.ctx.database
+      // what members said: the bot talking (e.g. answering commands) does not make a group due
+      .select('memory_message', { guildId: { $ne: '' }, isCommand: false, role: 'user', createdAt: { $gt: since } })
+      .groupBy(['platform', 'guildId'], { newest: (row) => $.max(row.createdAt) })
+      .execute()
+    return rows.map((row) => ({ platform: row.platform, guildId: row.guildId, newest: new Date(row.newest as unknown as Date | number) }))
+  }
+
+  async indexableIds() {
+    return (await this.ctx.database.get('memory_message', { isCommand: false }, ['id'])).map((row) => row.id)
   }
 
   async setTopic(ids: string[], topicId: string) {

@@ -1,6 +1,5 @@
-import type { EmbedderCheck, IndexRow } from '../store/vector-index'
+import { IndexedTable, IndexKind, IndexSyncDeps } from '../store/index-sync'
 import type { MessageRow } from './table'
-import { OwnTableDeps, removeFromIndex } from '../store/index-sync'
 import type { ChannelRef } from './types'
 
 /**
@@ -11,7 +10,8 @@ import type { ChannelRef } from './types'
  * Indexing is background work in batches. The message row is already in the database, so a failure
  * never loses it: rows that could not be indexed wait (bounded) and are tried again with the next
  * drain; rows that fail `maxAttempts` times while the store is up, or that overflow the waiting list,
- * are skipped and counted (`messages.index-skipped`) — `rebuild()` restores them from the database.
+ * are skipped and counted (`messages.index-skipped`) — `memory.reindex messages` restores them from the
+ * database.
  */
 
 export const MESSAGES_TABLE = 'messages'
@@ -28,16 +28,23 @@ export interface MessageHit {
   userId: string
 }
 
-/** `table` defaults to `messages`. */
-export interface MessageIndexDeps extends OwnTableDeps {
+/** Where the index reads messages back from (the database). */
+export interface IndexedMessages {
+  byIds(ids: string[]): Promise<MessageRow[]>
+  /** Ids of every message that belongs in the index (not a command). */
+  indexableIds(): Promise<string[]>
+}
+
+export interface MessageIndexDeps extends IndexSyncDeps {
+  rows: IndexedMessages
+  /** The LanceDB table, when not `messages`. */
+  table?: string
   /** Rows per embed + upsert call. Default 64. */
   batchSize?: number
   /** Most rows waiting to be indexed; the oldest beyond are skipped. Default 5000. */
   maxPending?: number
   /** Tries per row before it is skipped. Default 3. */
   maxAttempts?: number
-  /** Called when the table was (re)created for another embedder: every message must be indexed again. */
-  onReindexNeeded?: () => void
 }
 
 interface Pending {
@@ -50,55 +57,51 @@ function indexable(row: MessageRow): boolean {
   return !row.isCommand && row.content.trim().length > 0
 }
 
-export function messageIndexRow(row: MessageRow, vector: Float32Array): IndexRow {
+export function messageIndexKind(rows: IndexedMessages): IndexKind<MessageRow> {
   return {
-    id: row.id,
-    text: row.content,
-    vector,
-    platform: row.platform,
-    user_id: row.userId,
-    guild_id: row.guildId,
-    channel_id: row.channelId,
-    created_at: row.createdAt.getTime(),
+    table: MESSAGES_TABLE,
+    name: 'messages',
+    fields: (row) => ({
+      id: row.id,
+      text: row.content,
+      platform: row.platform,
+      user_id: row.userId,
+      guild_id: row.guildId,
+      channel_id: row.channelId,
+      created_at: row.createdAt.getTime(),
+    }),
+    load: (ids) => rows.byIds(ids),
+    allIds: () => rows.indexableIds(),
+    indexed: indexable,
   }
 }
 
+/**
+ * New messages are indexed from a bounded list in memory, in batches, so capture never writes to
+ * the outbox; erasures, rebuilds and what the list had to skip go through the table's outbox.
+ */
 export class MessageIndex {
-  readonly table: string
+  readonly indexed: IndexedTable<MessageRow>
   private readonly batchSize: number
   private readonly maxPending: number
   private readonly maxAttempts: number
   private pending: Pending[] = []
   private draining?: Promise<void>
-  private prepared = false
 
   constructor(private deps: MessageIndexDeps) {
-    this.table = deps.table ?? MESSAGES_TABLE
+    this.indexed = new IndexedTable(deps, messageIndexKind(deps.rows), deps.table)
     this.batchSize = Math.max(1, deps.batchSize ?? 64)
     this.maxPending = Math.max(1, deps.maxPending ?? 5000)
     this.maxAttempts = Math.max(1, deps.maxAttempts ?? 3)
   }
 
+  get table(): string {
+    return this.indexed.table
+  }
+
   /** Rows waiting to be indexed. */
   get waiting(): number {
     return this.pending.length
-  }
-
-  /** Makes sure the table exists for the current embedder. Returns undefined when the store is down. */
-  async prepare(): Promise<EmbedderCheck | undefined> {
-    const { index, embedder } = this.deps
-    try {
-      const check = await index.prepare(this.table, embedder.id, embedder.dims)
-      this.prepared = true
-      if (check === 'reindex') {
-        this.deps.logger.info('messages index: the embedder changed, every message will be indexed again')
-        this.deps.onReindexNeeded?.()
-      }
-      return check
-    } catch (error) {
-      this.deps.logger.debug('messages index not ready: %s', (error as Error).message)
-      return undefined
-    }
   }
 
   /** Queues stored messages for indexing and starts a drain. Never throws, never waits. */
@@ -131,24 +134,10 @@ export class MessageIndex {
     return indexed
   }
 
-  /** Indexes every message from the database again (after the embedder changed, or to repair the index). */
-  async rebuild(pages: AsyncIterable<MessageRow[]>): Promise<number> {
-    let indexed = 0
-    for await (const page of pages) indexed += await this.index(page)
-    return indexed
-  }
-
   /** Messages of one channel nearest to `query` (hybrid search). Throws when the store or embedder is down. */
   async search(channel: ChannelRef, query: string, options: { limit: number; vector?: Float32Array }): Promise<MessageHit[]> {
     if (!query.trim() || options.limit < 1) return []
-    if (!this.prepared && !(await this.prepare())) throw new Error('messages index unavailable')
-    const vector = options.vector ?? (await this.deps.embedder.embed([query]))[0]
-    const hits = await this.deps.index.search(this.table, {
-      vector,
-      text: query,
-      scope: { platform: channel.platform, channelId: channel.channelId },
-      limit: options.limit,
-    })
+    const hits = await this.indexed.search(query, { platform: channel.platform, channelId: channel.channelId }, options.limit, options.vector)
     return hits.map((hit) => ({
       id: hit.id,
       text: hit.text,
@@ -164,7 +153,7 @@ export class MessageIndex {
     if (!ids.length) return
     const gone = new Set(ids)
     this.pending = this.pending.filter((entry) => !gone.has(entry.row.id))
-    await removeFromIndex(this.deps, this.table, ids, 'messages')
+    await this.indexed.remove(ids)
   }
 
   private async drain() {
@@ -186,11 +175,9 @@ export class MessageIndex {
   }
 
   private async write(rows: MessageRow[]): Promise<boolean> {
-    const { index, embedder, counters, logger } = this.deps
+    const { counters, logger } = this.deps
     try {
-      if (!this.prepared && !(await this.prepare())) throw new Error('messages index unavailable')
-      const vectors = await embedder.embed(rows.map((row) => row.content))
-      await index.upsert(this.table, rows.map((row, i) => messageIndexRow(row, vectors[i])))
+      await this.indexed.write(rows)
       counters.inc('messages.indexed', rows.length)
       return true
     } catch (error) {

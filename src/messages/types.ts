@@ -26,3 +26,20 @@ export interface MessageStore {
   byRoot(channel: ChannelRef, rootMessageId: string, options: { before: Date; limit: number }): Promise<MessageRow[]>
   setTopic(ids: string[], topicId: string): Promise<void>
 }
+
+/** What an erasure needs to know of a message: where it was said and which topic it joined. */
+export type ErasedMessage = Pick<MessageRow, 'id' | 'messageId' | 'channelId' | 'guildId' | 'topicId'>
+
+export interface Guild {
+  platform: string
+  guildId: string
+}
+
+/** A guild's message as group memory reads it. */
+export type GuildMessage = Pick<MessageRow, 'id' | 'userId' | 'userName' | 'content' | 'role' | 'createdAt'>
+
+/** Reads of a guild's messages as a whole (group memory). */
+export interface GuildMessages {
+  recentInGuild(guild: Guild, query: { since: Date; after: Date; limit: number; roles: MessageRow['role'][] }): Promise<GuildMessage[]>
+  activeGuilds(since: Date): Promise<(Guild & { newest: Date })[]>
+}

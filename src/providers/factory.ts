@@ -1,18 +1,14 @@
-import { Context } from 'koishi'
-import type { Config } from '../config'
-import { LlmJudge } from '../facts/llm-judge'
-import type { MemoryJudge } from '../facts/judge'
-import { RuleJudge } from '../facts/rule-judge'
+import type { HTTP } from 'koishi'
+import type { Counters, Logger } from '../core/observability'
 import { GeminiEmbedder, GeminiLLM } from './gemini'
 import { OfflineEmbedder } from './offline-embedder'
 import { OpenAICompatibleEmbedder, OpenAICompatibleLLM } from './openai-compatible'
 import { BreakerState, ResilientEmbedder, ResilientLLM } from './resilience'
-import { Embedder, LLM } from './types'
-import { Counters, Logger } from '../core/observability'
+import type { EmbeddingSettings, LlmSettings } from './settings'
+import type { Embedder, LLM } from './types'
 
 export interface Providers {
   embedder: Embedder
-  judge: MemoryJudge
   /** The configured chat model behind its breaker; undefined in the offline rules mode. */
   llm?: LLM
   /** Breaker state of each remote provider. */
@@ -22,46 +18,68 @@ export interface Providers {
 /** Why a configured provider cannot be built; the offline one is used instead and this is logged. */
 class ProviderConfigError extends Error {}
 
-function requireHttp(ctx: Context, what: string) {
-  if (!ctx.http) throw new ProviderConfigError(`${what} needs the http service (@koishijs/plugin-http); it is not loaded`)
-  return ctx.http
+function requireHttp(http: HTTP | undefined, what: string) {
+  if (!http) throw new ProviderConfigError(`${what} needs the http service (@koishijs/plugin-http); it is not loaded`)
+  return http
 }
 
-function remoteEmbedder(ctx: Context, config: Config['embedding']): Embedder {
-  const { provider, model, apiKey, baseURL, dims, timeout } = config
-  if (provider === 'gemini') {
-    if (!apiKey) throw new ProviderConfigError('the gemini embedder needs an API key')
-    return new GeminiEmbedder({ apiKey, baseUrl: baseURL || undefined, model: model || 'gemini-embedding-001', dims, timeoutMs: timeout })
+function remoteEmbedder(http: HTTP | undefined, settings: EmbeddingSettings): Embedder {
+  const { provider, model, apiKey, baseURL, dims, timeout } = settings
+  switch (provider) {
+    case 'gemini':
+      if (!apiKey) throw new ProviderConfigError('the gemini embedder needs an API key')
+      return new GeminiEmbedder({ apiKey, baseUrl: baseURL || undefined, model: model || 'gemini-embedding-001', dims, timeoutMs: timeout })
+    case 'openai-compatible':
+      if (!baseURL || !model) throw new ProviderConfigError('the openai-compatible embedder needs a base URL and a model')
+      return new OpenAICompatibleEmbedder(requireHttp(http, 'the openai-compatible embedder'), {
+        baseURL, apiKey: apiKey || undefined, model, dims, sendDimensions: settings.sendDimensions, timeoutMs: timeout,
+      })
+    case 'offline':
+      return new OfflineEmbedder({ dims })
+    default:
+      throw new ProviderConfigError(`unknown embedding provider ${JSON.stringify(provider satisfies never)}`)
   }
-  if (!baseURL || !model) throw new ProviderConfigError('the openai-compatible embedder needs a base URL and a model')
-  return new OpenAICompatibleEmbedder(requireHttp(ctx, 'the openai-compatible embedder'), {
-    baseURL, apiKey: apiKey || undefined, model, dims, sendDimensions: config.sendDimensions, timeoutMs: timeout,
-  })
 }
 
-function remoteLLM(ctx: Context, config: Config['llm']): LLM {
-  const { provider, model, apiKey, baseURL, timeout } = config
-  if (provider === 'gemini') {
-    if (!apiKey) throw new ProviderConfigError('the gemini model needs an API key')
-    return new GeminiLLM({ apiKey, baseUrl: baseURL || undefined, model: model || 'gemini-2.5-flash', timeoutMs: timeout })
+function remoteLLM(http: HTTP | undefined, settings: LlmSettings): LLM {
+  const { provider, model, apiKey, baseURL, timeout } = settings
+  switch (provider) {
+    case 'gemini':
+      if (!apiKey) throw new ProviderConfigError('the gemini model needs an API key')
+      return new GeminiLLM({ apiKey, baseUrl: baseURL || undefined, model: model || 'gemini-2.5-flash', timeoutMs: timeout })
+    case 'openai-compatible':
+      if (!baseURL || !model) throw new ProviderConfigError('the openai-compatible model needs a base URL and a model')
+      return new OpenAICompatibleLLM(requireHttp(http, 'the openai-compatible model'), {
+        baseURL, apiKey: apiKey || undefined, model, timeoutMs: timeout,
+      })
+    case 'rules':
+      throw new ProviderConfigError('the rules mode has no model')
+    default:
+      throw new ProviderConfigError(`unknown model provider ${JSON.stringify(provider satisfies never)}`)
   }
-  if (!baseURL || !model) throw new ProviderConfigError('the openai-compatible model needs a base URL and a model')
-  return new OpenAICompatibleLLM(requireHttp(ctx, 'the openai-compatible model'), {
-    baseURL, apiKey: apiKey || undefined, model, timeoutMs: timeout,
-  })
 }
 
-/** Builds the embedder and the judge the configuration asks for, each behind its own breaker. */
-export function createProviders(ctx: Context, config: Config, counters: Counters, logger: Logger): Providers {
+export interface ProviderSettings {
+  embedding: EmbeddingSettings
+  llm: LlmSettings
+  /** How long a tripped breaker waits before it tries the provider again. */
+  retryIntervalSeconds: number
+}
+
+/**
+ * Builds the embedder and the chat model the settings ask for, each behind its own breaker. A
+ * provider that cannot be built (no key, no URL, an unknown name) is logged and the offline one used.
+ */
+export function createProviders(http: HTTP | undefined, settings: ProviderSettings, counters: Counters, logger: Logger): Providers {
   const states: Record<string, () => BreakerState> = {}
   const resilience = (label: string, timeoutMs: number) => ({
-    label, timeoutMs, halfOpenAfterMs: config.store.retryIntervalSeconds * 1000, logger,
+    label, timeoutMs, halfOpenAfterMs: settings.retryIntervalSeconds * 1000, logger,
   })
 
-  let embedder: Embedder = new OfflineEmbedder({ dims: config.embedding.dims })
-  if (config.embedding.provider !== 'offline') {
+  let embedder: Embedder = new OfflineEmbedder({ dims: settings.embedding.dims })
+  if (settings.embedding.provider !== 'offline') {
     try {
-      const remote = new ResilientEmbedder(remoteEmbedder(ctx, config.embedding), resilience('embedder', config.embedding.timeout), counters)
+      const remote = new ResilientEmbedder(remoteEmbedder(http, settings.embedding), resilience('embedder', settings.embedding.timeout), counters)
       states.embedder = () => remote.breakerState()
       embedder = remote
     } catch (error) {
@@ -70,18 +88,12 @@ export function createProviders(ctx: Context, config: Config, counters: Counters
     }
   }
 
-  let judge: MemoryJudge = new RuleJudge()
   let llm: LLM | undefined
-  if (config.llm.provider !== 'rules') {
+  if (settings.llm.provider !== 'rules') {
     try {
-      const remote = new ResilientLLM(remoteLLM(ctx, config.llm), resilience('llm', config.llm.timeout), counters)
+      const remote = new ResilientLLM(remoteLLM(http, settings.llm), resilience('llm', settings.llm.timeout), counters)
       states.llm = () => remote.breakerState()
       llm = remote
-      const { decisionZh, decisionEn, summarizerZh, summarizerEn } = config.prompts
-      judge = new LlmJudge(remote, {
-        decision: { zh: decisionZh, en: decisionEn },
-        summarizer: { zh: summarizerZh, en: summarizerEn },
-      }, { counters, logger })
     } catch (error) {
       if (!(error instanceof ProviderConfigError)) throw error
       logger.error('%s; using the offline rules', error.message)
@@ -90,7 +102,6 @@ export function createProviders(ctx: Context, config: Config, counters: Counters
 
   return {
     embedder,
-    judge,
     llm,
     states: () => Object.fromEntries(Object.entries(states).map(([name, state]) => [name, state()])),
   }

@@ -1,29 +1,29 @@
-import type { Embedder } from '../providers/types'
 import type { Counters, Logger } from '../core/observability'
+import type { Embedder } from '../providers/types'
 import type { Outbox } from './outbox'
-import type { IndexRow, VectorIndex } from './vector-index'
+import type { Scope } from '../scope'
+import type { IndexHit, IndexRow, VectorIndex } from './vector-index'
 
-/** The part of a database row that its LanceDB copy is scoped by. */
-export interface IndexedRow {
-  id: string
-  platform: string
-  guildId: string
-  /** Left out for rows that belong to a whole guild. */
-  channelId?: string
-  createdAt: Date
-}
+/** What a LanceDB row holds besides its vector: the text it is searched by and its scope. */
+export type IndexFields = Omit<IndexRow, 'vector'>
 
-export function toIndexRow(row: IndexedRow, text: string, vector: Float32Array): IndexRow {
-  return {
-    id: row.id,
-    text,
-    vector,
-    platform: row.platform,
-    user_id: '',
-    guild_id: row.guildId,
-    channel_id: row.channelId ?? '',
-    created_at: row.createdAt.getTime(),
-  }
+/**
+ * One kind of database row that has a LanceDB copy. The database is the truth: the kind says how a
+ * row looks in the index and how to read rows back, and `IndexedTable` keeps the copy in step.
+ */
+export interface IndexKind<Row extends { id: string }> {
+  /** The LanceDB table; the outbox files this kind's waiting work under the same name. */
+  table: string
+  /** The rows' name in log lines and replies (plural). */
+  name: string
+  /** The row as the index stores it (text and scope). */
+  fields(row: Row): IndexFields
+  /** Rows by id from the database. Ids it does not return are removed from the index. */
+  load(ids: string[]): Promise<Row[]>
+  /** Ids of every row that belongs in the index, for a rebuild. */
+  allIds(): Promise<string[]>
+  /** Whether a loaded row belongs in the index; the others are removed. Default: every row. */
+  indexed?(row: Row): boolean
 }
 
 export interface IndexSyncDeps {
@@ -32,177 +32,252 @@ export interface IndexSyncDeps {
   outbox: Outbox
   counters: Counters
   logger: Logger
+}
+
+/** The LanceDB side a domain is given: the store, the outbox and the table when not the kind's own. */
+export interface VectorSide {
+  index: VectorIndex
+  outbox: Outbox
   table?: string
 }
 
-/** The LanceDB side of an `IndexSync`: the store, the outbox and the table when not the default. */
-export type VectorSide = Pick<IndexSyncDeps, 'index' | 'outbox' | 'table'>
+export interface DrainResult {
+  indexed: number
+  pending: boolean
+}
 
-/** What differs between the tables an `IndexSync` keeps. */
-export interface IndexedKind<Row> {
-  /** The LanceDB table when the deps name none; the outbox files the table's work under this name too. */
+/** One table of a rebuild: how many rows were queued and how many are indexed again. */
+export interface RebuildResult extends DrainResult {
   table: string
-  /** The rows' name in log lines, singular and plural. */
   name: string
-  plural: string
-  /** The text a row is embedded and full-text indexed by. */
-  text(row: Row): string
-  /** Ids of every row that belongs in the index, queued again when the table held another embedder's vectors. */
-  allIds(): Promise<string[]>
-  /** Whether a row loaded by `drain` belongs in the index; the others are removed. Default: every row. */
-  indexed?(row: Row): boolean
+  queued: number
+}
+
+/** What the registry needs of a table, whatever its rows. */
+export interface RegisteredTable {
+  readonly table: string
+  readonly name: string
+  drain(): Promise<DrainResult>
+  queueAll(): Promise<number>
+  rebuild(): Promise<number>
 }
 
 /**
- * Keeps a LanceDB table in step with database rows (the truth), as `FactIndex` does for facts: what
- * cannot be indexed now waits in the outbox (table name = the LanceDB table) and is retried by
- * `drain`. The table is prepared on first use; when it held another embedder's vectors every row
- * that belongs in it is queued again.
+ * The LanceDB copy of one kind of row. What cannot be written now (store or embedder down) waits in
+ * the outbox and `drain` retries it. The table is prepared on first use; when it held another
+ * embedder's vectors, or LanceDB lost it, every row of the kind is queued again.
  */
-export class IndexSync<Row extends IndexedRow> {
+export class IndexedTable<Row extends { id: string }> implements RegisteredTable {
   readonly table: string
+  readonly name: string
   private prepared = false
 
-  constructor(protected readonly deps: IndexSyncDeps, private readonly kind: IndexedKind<Row>) {
-    this.table = deps.table ?? kind.table
+  constructor(private readonly deps: IndexSyncDeps, readonly kind: IndexKind<Row>, table?: string) {
+    this.table = table ?? kind.table
+    this.name = kind.name
   }
 
   /** Prepares the table once. False while the vector store is unavailable. */
   async ready(): Promise<boolean> {
     if (this.prepared) return true
-    const { index, embedder, outbox, logger } = this.deps
+    const { index, embedder, logger } = this.deps
     try {
       const check = await index.prepare(this.table, embedder.id, embedder.dims)
-      if (check === 'reindex') {
-        const ids = await this.kind.allIds()
-        for (const id of ids) await outbox.add(this.table, id, 'upsert')
-        logger.info('embedder changed: %d %s will be indexed again', ids.length, this.kind.plural)
-      }
       this.prepared = true
+      if (check === 'reindex') {
+        const queued = await this.queueAll()
+        logger.info('embedder changed: %d %s will be indexed again', queued, this.name)
+      }
     } catch (error) {
-      logger.debug('%s index not ready: %s', this.kind.name, (error as Error).message)
+      logger.debug('%s index not ready: %s', this.name, (error as Error).message)
     }
     return this.prepared
   }
 
-  /** Queues rows for (re-)indexing by the next `drain`. */
-  async requeue(ids: string[]): Promise<void> {
-    for (const id of ids) await this.deps.outbox.add(this.table, id, 'upsert')
+  /** Removes `remove`, then indexes `add` (`vectors`: theirs, when already made). Throws on any failure. */
+  async write(add: Row[], remove: string[] = [], vectors?: Float32Array[]): Promise<void> {
+    if (!(await this.ready())) throw new Error('the vector store is unavailable')
+    const { index, outbox, embedder } = this.deps
+    if (remove.length) {
+      await outbox.forget(this.table, remove)
+      await index.delete(this.table, remove)
+    }
+    if (!add.length) return
+    const fields = add.map((row) => this.kind.fields(row))
+    const made = vectors ?? (await embedder.embed(fields.map((row) => row.text)))
+    await index.upsert(this.table, fields.map((row, i) => ({ ...row, vector: made[i] })))
   }
 
   /**
-   * Indexes waiting rows in batches; stops at the first failure and leaves the rest queued. Ids that
-   * `load` does not return, or returns as rows that do not belong in the index, are removed.
+   * Indexes `add` and removes `remove` now; whatever fails waits in the outbox. Returns whether it
+   * was written now. Throws only when the outbox itself cannot be written.
    */
-  async drain(load: (ids: string[]) => Promise<Row[]>, batch = 64): Promise<{ indexed: number; pending: boolean }> {
-    const { index, outbox } = this.deps
+  async put(add: Row[], remove: string[] = [], vectors?: Float32Array[]): Promise<boolean> {
+    if (!add.length && !remove.length) return true
+    try {
+      await this.write(add, remove, vectors)
+      return true
+    } catch (error) {
+      const waiting = add.length + remove.length
+      this.deps.counters.inc('outbox.queued', waiting)
+      this.deps.logger.debug('%d %s index changes wait in the outbox: %s', waiting, this.name, (error as Error).message)
+      await this.deps.outbox.addMany(this.table, remove, 'delete')
+      await this.deps.outbox.addMany(this.table, add.map((row) => row.id), 'upsert')
+      return false
+    }
+  }
+
+  /**
+   * Removes rows whose text is being erased. While the store is down the removal waits in the
+   * outbox, so no erased text stays in the index. Never throws.
+   */
+  async remove(ids: string[]): Promise<void> {
+    if (!ids.length) return
+    const { index, outbox, counters, logger } = this.deps
+    try {
+      await outbox.forget(this.table, ids)
+      await index.delete(this.table, ids)
+    } catch (error) {
+      counters.inc(`${this.table}.remove-failed`)
+      logger.warn('could not remove %d %s from the index, will retry: %s', ids.length, this.name, (error as Error).message)
+      try {
+        await outbox.addMany(this.table, ids, 'delete')
+      } catch (queueError) {
+        logger.warn('could not queue the removal of %d %s: %s', ids.length, this.name, (queueError as Error).message)
+      }
+    }
+  }
+
+  /** Queues every row of the kind for indexing; `drain` does the work. Returns how many were queued. */
+  async queueAll(): Promise<number> {
+    const ids = await this.kind.allIds()
+    await this.deps.outbox.addMany(this.table, ids, 'upsert')
+    return ids.length
+  }
+
+  /** Empties the LanceDB table and queues every row of the kind again (`memory.reindex`). */
+  async rebuild(): Promise<number> {
+    if (!(await this.ready())) throw new Error('the vector store is unavailable')
+    await this.deps.index.clear(this.table)
+    return this.queueAll()
+  }
+
+  /**
+   * Carries out waiting work in batches; stops at the first failure and leaves the rest queued. Ids
+   * that `load` does not return, or returns as rows that do not belong in the index, are removed.
+   */
+  async drain(batch = 64): Promise<DrainResult> {
+    const { outbox, logger } = this.deps
     let indexed = 0
-    if (!await this.ready()) return { indexed, pending: (await outbox.take(this.table, 1)).length > 0 }
+    if (!(await this.ready())) return { indexed, pending: (await outbox.take(this.table, 1)).length > 0 }
     for (;;) {
       const waiting = await outbox.take(this.table, batch)
       if (!waiting.length) return { indexed, pending: false }
       try {
         const wanted = waiting.filter((row) => row.op === 'upsert').map((row) => row.rowId)
-        const rows = await load(wanted)
+        const rows = wanted.length ? await this.kind.load(wanted) : []
         const add = this.kind.indexed ? rows.filter((row) => this.kind.indexed!(row)) : rows
         const found = new Set(add.map((row) => row.id))
-        const remove = [...new Set([...waiting.filter((row) => row.op === 'delete').map((row) => row.rowId), ...wanted.filter((id) => !found.has(id))])]
-        if (remove.length) await index.delete(this.table, remove)
-        if (add.length) await this.upsert(add)
+        const deletes = waiting.filter((row) => row.op === 'delete').map((row) => row.rowId)
+        const remove = [...new Set([...deletes, ...wanted.filter((id) => !found.has(id))])]
+        if (remove.length) await this.deps.index.delete(this.table, remove)
+        if (add.length) await this.write(add)
         await outbox.done(waiting.map((row) => row.id))
         indexed += waiting.length
       } catch (error) {
         await outbox.retry(waiting.map((row) => row.id))
-        this.deps.logger.debug('%s outbox drain stopped: %s', this.kind.name, (error as Error).message)
+        logger.debug('%s outbox drain stopped: %s', this.name, (error as Error).message)
         return { indexed, pending: true }
       }
     }
   }
 
-  /** Removes `remove`, then indexes `add` (`vectors`: theirs, when already made). Throws on any failure. */
-  protected async write(add: Row[], remove: string[], vectors?: Float32Array[]): Promise<void> {
-    if (!await this.ready()) throw new Error('the vector store is unavailable')
-    if (remove.length) {
-      await this.deps.outbox.forget(this.table, remove)
-      await this.deps.index.delete(this.table, remove)
-    }
-    if (add.length) await this.upsert(add, vectors)
-  }
-
-  /** Queues the work of a failed `write` for `drain`. Never throws. */
-  protected async queue(upserts: string[], deletes: string[]): Promise<void> {
-    const { outbox, logger } = this.deps
-    try {
-      for (const id of deletes) await outbox.add(this.table, id, 'delete')
-      for (const id of upserts) await outbox.add(this.table, id, 'upsert')
-    } catch (error) {
-      // the database failed too: `memory.reindex` rebuilds the index from the rows
-      logger.warn('could not queue %s index work: %s', this.kind.name, (error as Error).message)
-    }
-  }
-
   /** The query's vector for a search. Throws when the store or the embedder is unavailable. */
-  protected async queryVector(query: string): Promise<Float32Array> {
-    if (!await this.ready()) throw new Error('the vector store is unavailable')
+  async queryVector(query: string): Promise<Float32Array> {
+    if (!(await this.ready())) throw new Error('the vector store is unavailable')
     const [vector] = await this.deps.embedder.embed([query])
     return vector
   }
 
-  private async upsert(rows: Row[], vectors?: Float32Array[]): Promise<void> {
-    const made = vectors ?? await this.deps.embedder.embed(rows.map((row) => this.kind.text(row)))
-    await this.deps.index.upsert(this.table, rows.map((row, i) => toIndexRow(row, this.kind.text(row), made[i])))
+  /** Hybrid vector + full-text search within a scope. Throws when the store or the embedder is down. */
+  async search(query: string, scope: Scope, limit: number, vector?: Float32Array): Promise<IndexHit[]> {
+    vector ??= await this.queryVector(query)
+    return this.deps.index.search(this.table, { vector, text: query, scope, limit })
   }
-}
 
-/** What a class that keeps its own LanceDB table needs (the message index, the episodes). */
-export interface OwnTableDeps {
-  index: VectorIndex
-  embedder: Embedder
-  counters: Counters
-  logger: Logger
-  /** The LanceDB table, when not the class's default. */
-  table?: string
-  /** Where removals wait while the store is down (`drainDeletes`). */
-  outbox?: Outbox
+  /** Vector nearest neighbours within a scope. Throws when the store or the embedder is down. */
+  async nearest(query: string | Float32Array, scope: Scope, limit: number): Promise<IndexHit[]> {
+    const vector = typeof query === 'string' ? await this.queryVector(query) : query
+    if (!(await this.ready())) throw new Error('the vector store is unavailable')
+    return this.deps.index.nearest(this.table, vector, scope, limit)
+  }
 }
 
 /**
- * Removes erased rows from a LanceDB table; while the store is down, queues the deletes in the
- * outbox for `drainDeletes`, so no erased text stays in the index. Never throws.
+ * Every LanceDB table the plugin keeps, registered by the domain that owns its rows: one outbox
+ * drain loop, one rebuild path for all of them.
  */
-export async function removeFromIndex(
-  deps: { index: VectorIndex; outbox?: Outbox; counters: Counters; logger: Logger },
-  table: string,
-  ids: string[],
-  name: string,
-): Promise<void> {
-  if (!ids.length) return
-  try {
-    await deps.index.delete(table, ids)
-  } catch (error) {
-    deps.counters.inc(`${name}.remove-failed`)
-    deps.logger.warn('could not remove %d %s from the index, will retry: %s', ids.length, name, (error as Error).message)
+export class IndexRegistry {
+  private readonly tables = new Map<string, RegisteredTable>()
+  private draining?: Promise<DrainResult>
+
+  constructor(private readonly deps: Pick<IndexSyncDeps, 'logger'>) {}
+
+  /** Keeps `table` in the drain loop and the rebuild path. */
+  add(table: RegisteredTable): void {
+    if (this.tables.has(table.table)) throw new Error(`index table ${table.table} is registered twice`)
+    this.tables.set(table.table, table)
+  }
+
+  /** Names of the registered tables, in the order they were registered. */
+  names(): string[] {
+    return [...this.tables.keys()]
+  }
+
+  get(table: string): RegisteredTable | undefined {
+    return this.tables.get(table)
+  }
+
+  /** LanceDB lost or replaced a table while running: queue its rows again. Never throws. */
+  async tableLost(table: string): Promise<void> {
     try {
-      for (const id of ids) await deps.outbox?.add(table, id, 'delete')
-    } catch (queueError) {
-      deps.logger.warn('could not queue the removal of %d %s: %s', ids.length, name, (queueError as Error).message)
+      const queued = await this.tables.get(table)?.queueAll()
+      if (queued) this.deps.logger.info('%d %s will be indexed again', queued, this.tables.get(table)!.name)
+    } catch (error) {
+      this.deps.logger.warn('could not queue the rows of %s again: %s', table, (error as Error).message)
     }
   }
-}
 
-/** Carries out the deletes `removeFromIndex` queued for `table`; stops at the first failure. */
-export async function drainDeletes(index: VectorIndex, outbox: Outbox, table: string, batch = 256): Promise<{ indexed: number; pending: boolean }> {
-  let indexed = 0
-  for (;;) {
-    const waiting = await outbox.take(table, batch)
-    if (!waiting.length) return { indexed, pending: false }
-    try {
-      await index.delete(table, waiting.map((row) => row.rowId))
-      await outbox.done(waiting.map((row) => row.id))
-      indexed += waiting.length
-    } catch {
-      await outbox.retry(waiting.map((row) => row.id))
-      return { indexed, pending: true }
+  /**
+   * Rebuilds tables from the database (all, or the one named): empties each, queues every row and
+   * indexes them. `progress` hears of each table when it is done.
+   */
+  async rebuild(table?: string, progress?: (result: RebuildResult) => void): Promise<RebuildResult[]> {
+    const results: RebuildResult[] = []
+    for (const name of table ? [table] : this.names()) {
+      const indexed = this.tables.get(name)
+      if (!indexed) throw new RangeError(`unknown index table ${JSON.stringify(name)}`)
+      const queued = await indexed.rebuild()
+      const result = { table: name, name: indexed.name, queued, ...(await indexed.drain()) }
+      progress?.(result)
+      results.push(result)
     }
+    return results
+  }
+
+  /** Carries out the work waiting in the outbox for every table (one drain at a time). */
+  drain(): Promise<DrainResult> {
+    this.draining ??= this.drainAll().finally(() => (this.draining = undefined))
+    return this.draining
+  }
+
+  private async drainAll(): Promise<DrainResult> {
+    const result: DrainResult = { indexed: 0, pending: false }
+    for (const table of this.tables.values()) {
+      const one = await table.drain()
+      result.indexed += one.indexed
+      result.pending ||= one.pending
+    }
+    return result
   }
 }

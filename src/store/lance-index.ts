@@ -14,6 +14,7 @@ import {
 import { Scope, lanceIdIn, lanceWhere, sqlString } from '../scope'
 import type { Counters, Logger } from '../core/observability'
 import type { EmbedderCheck, IndexHit, IndexRow, IndexState, VectorIndex } from './vector-index'
+import { chunks, ID_CHUNK } from '../core/chunks'
 
 /**
  * The LanceDB implementation of `VectorIndex`: one LanceDB table per memory kind, each row a copy of a
@@ -101,8 +102,6 @@ const META_EMBEDDER = 'memory.embedder'
 const META_DIMS = 'memory.dims'
 /** The k of reciprocal rank fusion, as in LanceDB's `RRFReranker` (score = Σ 1 / (k + rank), rank from 0). */
 const RRF_K = 60
-/** Ids per `id IN (...)` filter. */
-const ID_CHUNK = 500
 /** Rows per mergeInsert call. */
 const WRITE_CHUNK = 10_000
 const TABLE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/
@@ -140,16 +139,9 @@ class IndexBreaker implements IBreaker {
   }
 }
 
-
 function isZero(vector: ArrayLike<number>): boolean {
   for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) return false
   return true
-}
-
-function chunks<T>(items: T[], size: number): T[][] {
-  const out: T[][] = []
-  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size))
-  return out
 }
 
 function message(error: unknown): string {
@@ -296,6 +288,18 @@ export class LanceIndex implements VectorIndex {
       this.run(async () => {
         const handle = await this.handle(table, true)
         for (const filter of filters) await handle.delete(filter)
+      }),
+    )
+    this.noteWrite(table)
+  }
+
+  async clear(table: string): Promise<void> {
+    this.metaOf(table)
+    this.rejectIfOpen()
+    await this.enqueue(table, () =>
+      this.run(async () => {
+        const handle = await this.handle(table, true)
+        await handle.delete('true')
       }),
     )
     this.noteWrite(table)

@@ -1,4 +1,5 @@
 import { $, Context } from 'koishi'
+import { chunks } from '../core/chunks'
 
 /** Index work that waits for LanceDB or the embedder to come back. */
 export interface OutboxRow {
@@ -34,6 +35,7 @@ export function defineOutboxTable(ctx: Context) {
 /** Index work waiting for the vector store or the embedder. */
 export interface Outbox {
   add(table: string, rowId: string, op: OutboxRow['op']): Promise<void>
+  addMany(table: string, rowIds: string[], op: OutboxRow['op']): Promise<void>
   take(table: string, limit: number): Promise<OutboxRow[]>
   done(ids: number[]): Promise<void>
   retry(ids: number[]): Promise<void>
@@ -46,7 +48,14 @@ export class KoishiOutbox implements Outbox {
   constructor(private ctx: Context) {}
 
   async add(table: string, rowId: string, op: OutboxRow['op']) {
-    await this.ctx.database.upsert('memory_outbox', [{ table, rowId, op, attempts: 0, createdAt: new Date() }], ['table', 'rowId'])
+    await this.addMany(table, [rowId], op)
+  }
+
+  async addMany(table: string, rowIds: string[], op: OutboxRow['op']) {
+    const createdAt = new Date()
+    for (const part of chunks([...new Set(rowIds)])) {
+      await this.ctx.database.upsert('memory_outbox', part.map((rowId) => ({ table, rowId, op, attempts: 0, createdAt })), ['table', 'rowId'])
+    }
   }
 
   async take(table: string, limit: number) {

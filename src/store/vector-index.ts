@@ -46,6 +46,8 @@ export interface VectorIndex {
   upsert(table: string, rows: IndexRow[]): Promise<void>
   /** Removes rows by id. Throws when the store is unavailable. */
   delete(table: string, ids: string[]): Promise<void>
+  /** Removes every row of a prepared table (before it is rebuilt). Throws when the store is unavailable. */
+  clear(table: string): Promise<void>
   /** Hybrid vector + full-text search within a scope. Throws when the store is unavailable. */
   search(table: string, query: { vector: Float32Array; text: string; scope: Scope; limit: number }): Promise<IndexHit[]>
   /** Vector-only nearest neighbours within a scope (for de-duplication). */

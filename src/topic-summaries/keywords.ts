@@ -1,6 +1,6 @@
 import { contentWords } from '../text/topic-words'
 import { normalizeText } from '../text/tokens'
-import type { MessageRow } from '../messages/table'
+import type { MessageRow } from '../messages'
 
 /** Most keywords a summary keeps. */
 export const SUMMARY_KEYWORDS = 20

@@ -4,15 +4,13 @@ import type { SummaryChannel, TopicSummaryRow, TopicSummaryStore } from './types
 import { dbWhere } from '../scope'
 import { KoishiOutbox } from '../store/outbox'
 import { defineTopicSummaryTable } from './table'
-import type { TopicRow } from '../topics/table'
+import type { TopicRow, TopicStore } from '../topics'
 import type { VectorIndex } from '../store/vector-index'
+import { chunks } from '../core/chunks'
 
-/** Largest `$in` list sent in one query. */
-const CHUNK = 500
 
 /**
- * `TopicSummaryStore` on the Koishi table `memory_summary` (declare it with `defineTopicSummaryTable`), plus
- * `activeTopics` over `memory_topic` for the scheduled summary pass.
+ * `TopicSummaryStore` on the Koishi table `memory_summary` (declare it with `defineTopicSummaryTable`).
  */
 export class KoishiTopicSummaryStore implements TopicSummaryStore {
   constructor(private ctx: Context) {}
@@ -25,9 +23,7 @@ export class KoishiTopicSummaryStore implements TopicSummaryStore {
   async get(ids: string[]) {
     const unique = [...new Set(ids)]
     const rows: TopicSummaryRow[] = []
-    for (let i = 0; i < unique.length; i += CHUNK) {
-      rows.push(...await this.ctx.database.get('memory_summary', { id: { $in: unique.slice(i, i + CHUNK) } }))
-    }
+    for (const part of chunks(unique)) rows.push(...await this.ctx.database.get('memory_summary', { id: { $in: part } }))
     return rows
   }
 
@@ -55,11 +51,15 @@ export class KoishiTopicSummaryStore implements TopicSummaryStore {
     return newestPerTopic(rows as TopicSummaryRow[]).map((row) => row.id)
   }
 
-  /** Active, unarchived topics of every channel, most recently active first. */
-  async activeTopics(limit: number): Promise<TopicRow[]> {
-    if (limit <= 0) return []
-    return this.ctx.database.get('memory_topic', { active: true, archived: false }, { limit, sort: { lastMessageAt: 'desc' } })
+  async removeTopics(topicIds: string[]) {
+    const ids: string[] = []
+    for (const part of chunks([...new Set(topicIds)])) {
+      ids.push(...(await this.ctx.database.get('memory_summary', { topicId: { $in: part } }, ['id'])).map((row) => row.id))
+      await this.ctx.database.remove('memory_summary', { topicId: { $in: part } })
+    }
+    return ids
   }
+
 }
 
 function newestPerTopic<T extends Pick<TopicSummaryRow, 'topicId' | 'version'>>(rows: T[]): T[] {
@@ -71,7 +71,9 @@ function newestPerTopic<T extends Pick<TopicSummaryRow, 'topicId' | 'version'>>(
   return [...best.values()]
 }
 
-export interface CreateTopicSummariesOptions extends Omit<TopicSummariesDeps, 'store' | 'vector' | 'activeTopics'> {
+export interface CreateTopicSummariesOptions extends Omit<TopicSummariesDeps, 'store' | 'vector' | 'activeTopics' | 'topics'> {
+  /** The topic store; its active topics feed the scheduled pass. */
+  topics: Pick<TopicStore, 'get'> & { activeAnywhere(limit: number): Promise<TopicRow[]> }
   /** The LanceDB index; left out, search has only its keyword leg. */
   index?: VectorIndex
   /** LanceDB table name. Default `topic_summaries`. */
@@ -79,9 +81,8 @@ export interface CreateTopicSummariesOptions extends Omit<TopicSummariesDeps, 's
 }
 
 /**
- * Declares `memory_summary` and builds `TopicSummaries` on the Koishi database (call after
- * `defineTopicTable` and `defineTables`): summaries in `memory_summary`, index work in
- * `memory_outbox`, the scheduled pass over `memory_topic`.
+ * Declares `memory_summary` and builds `TopicSummaries` on the Koishi database: summaries in
+ * `memory_summary`, index work in `memory_outbox`, the scheduled pass over the topic store's active topics.
  */
 export function createTopicSummaries(ctx: Context, options: CreateTopicSummariesOptions): TopicSummaries {
   defineTopicSummaryTable(ctx)
@@ -90,7 +91,7 @@ export function createTopicSummaries(ctx: Context, options: CreateTopicSummaries
   return new TopicSummaries({
     ...rest,
     store,
-    activeTopics: (limit) => store.activeTopics(limit),
+    activeTopics: (limit) => options.topics.activeAnywhere(limit),
     vector: index ? { index, outbox: new KoishiOutbox(ctx), table } : undefined,
   })
 }

@@ -1,6 +1,6 @@
 import { contentWords } from '../text/topic-words'
 import type { Language } from '../text/language'
-import type { MessageRow } from '../messages/table'
+import type { MessageRow } from '../messages'
 import { speaker } from './segment'
 
 /** Most messages quoted by an offline summary. */

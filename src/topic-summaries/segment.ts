@@ -1,4 +1,4 @@
-import type { MessageRow } from '../messages/table'
+import type { MessageRow } from '../messages'
 import { countTokens, cutLength } from '../text/token-count'
 
 /**

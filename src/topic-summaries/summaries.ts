@@ -1,11 +1,9 @@
 import type { Embedder, LLM } from '../providers/types'
 import type { Counters, Logger } from '../core/observability'
 import type { Scope } from '../scope'
-import type { TopicStore } from '../topics/store'
-import type { MessageStore } from '../messages/types'
+import type { TopicRow, TopicStore } from '../topics'
+import type { MessageRow, MessageStore } from '../messages'
 import type { VectorSide } from '../store/index-sync'
-import type { MessageRow } from '../messages/table'
-import type { TopicRow } from '../topics/table'
 import { generateSummary, GenerateOptions } from './generate'
 import { SummaryIndex } from './summary-index'
 import type { SummaryPrompts } from './prompts'
@@ -103,7 +101,8 @@ export class TopicSummaries {
     this.now = deps.now ?? (() => new Date())
     this.options = { ...DEFAULT_SUMMARY_OPTIONS, ...deps.options }
     if (deps.vector) {
-      this.index = new SummaryIndex({ ...deps.vector, embedder: deps.embedder, counters: deps.counters, logger: deps.logger, latestIds: () => deps.store.latestIds() })
+      const { index, outbox, table } = deps.vector
+      this.index = new SummaryIndex({ index, outbox, embedder: deps.embedder, counters: deps.counters, logger: deps.logger }, deps.store, table)
     }
   }
 
@@ -288,6 +287,13 @@ export class TopicSummaries {
     )
   }
 
+  /** Erases every summary of these topics (they may quote a forgotten user), index rows included. */
+  async eraseTopics(topicIds: string[]): Promise<void> {
+    if (!topicIds.length) return
+    const ids = await this.deps.store.removeTopics(topicIds)
+    await this.index?.table.remove(ids)
+  }
+
   /**
    * The raw messages of a topic (000 §3.4), oldest first, optionally only those in [since, until];
    * the newest `limit` of the range.
@@ -301,26 +307,5 @@ export class TopicSummaries {
     // read past the limit a little: byTopic cannot bound from below, so older rows are filtered here
     const rows = await this.deps.messages.byTopic(topicId, { before, limit: limit + 1000 })
     return rows.filter((m) => m.createdAt.getTime() >= since).slice(-limit)
-  }
-
-  /** Indexes summaries waiting in the outbox (call from the service's outbox timer and reindex). */
-  async drain(): Promise<{ indexed: number; pending: boolean }> {
-    if (!this.index) return { indexed: 0, pending: false }
-    return this.index.drain(async (ids) => {
-      const rows = await this.deps.store.get(ids)
-      const out: TopicSummaryRow[] = []
-      for (const row of rows) {
-        const newest = await this.deps.store.latest(row.topicId)
-        if (newest?.id === row.id) out.push(row)
-      }
-      return out
-    })
-  }
-
-  /** Queues the newest summary of every topic for indexing and drains (`memory.reindex`). */
-  async reindex(): Promise<{ indexed: number; pending: boolean }> {
-    if (!this.index) return { indexed: 0, pending: false }
-    await this.index.requeue(await this.deps.store.latestIds())
-    return this.drain()
   }
 }

@@ -1,6 +1,6 @@
-import { IndexSync, IndexSyncDeps } from '../store/index-sync'
+import { IndexedTable, IndexKind, IndexSyncDeps } from '../store/index-sync'
 import type { IndexHit } from '../store/vector-index'
-import type { SummaryChannel, TopicSummaryRow } from './types'
+import type { SummaryChannel, TopicSummaryRow, TopicSummaryStore } from './types'
 
 /** The LanceDB table of topic summaries. */
 export const SUMMARY_TABLE = 'topic_summaries'
@@ -10,42 +10,46 @@ export function indexText(row: Pick<TopicSummaryRow, 'title' | 'summary'>): stri
   return row.title ? `${row.title}\n${row.summary}` : row.summary
 }
 
-export interface SummaryIndexDeps extends IndexSyncDeps {
-  /** Ids of the newest version of every summarised topic, to queue when the embedder changed. */
-  latestIds(): Promise<string[]>
+/** Only the newest version of each topic's summary is indexed. */
+export function summaryIndexKind(store: Pick<TopicSummaryStore, 'get' | 'latest' | 'latestIds'>): IndexKind<TopicSummaryRow> {
+  return {
+    table: SUMMARY_TABLE,
+    name: 'topic summaries',
+    fields: (row) => ({
+      id: row.id,
+      text: indexText(row),
+      platform: row.platform,
+      user_id: '',
+      guild_id: row.guildId,
+      channel_id: row.channelId,
+      created_at: row.createdAt.getTime(),
+    }),
+    load: async (ids) => {
+      const out: TopicSummaryRow[] = []
+      for (const row of await store.get(ids)) {
+        if ((await store.latest(row.topicId))?.id === row.id) out.push(row)
+      }
+      return out
+    },
+    allIds: () => store.latestIds(),
+  }
 }
 
-/**
- * Keeps the LanceDB table `topic_summaries` in step with the database: only the newest version of
- * each topic's summary is indexed (`drain`'s `load` returns the rows still wanted there).
- */
-export class SummaryIndex extends IndexSync<TopicSummaryRow> {
-  constructor(deps: SummaryIndexDeps) {
-    super(deps, {
-      table: SUMMARY_TABLE,
-      name: 'topic summary',
-      plural: 'topic summaries',
-      text: indexText,
-      allIds: () => deps.latestIds(),
-    })
+/** Keeps the LanceDB table `topic_summaries` in step with the database. */
+export class SummaryIndex {
+  readonly table: IndexedTable<TopicSummaryRow>
+
+  constructor(deps: IndexSyncDeps, store: Pick<TopicSummaryStore, 'get' | 'latest' | 'latestIds'>, table?: string) {
+    this.table = new IndexedTable(deps, summaryIndexKind(store), table)
   }
 
   /** Indexes `row` (with its vector when already made) and drops `replacedIds`. Never throws. */
-  async put(row: TopicSummaryRow, replacedIds: string[], vector?: Float32Array): Promise<boolean> {
-    try {
-      await this.write([row], replacedIds, vector && [vector])
-      return true
-    } catch (error) {
-      this.deps.counters.inc('outbox.queued')
-      this.deps.logger.debug('topic summary %s waits in the outbox: %s', row.id, (error as Error).message)
-      await this.queue([row.id], replacedIds)
-      return false
-    }
+  put(row: TopicSummaryRow, replacedIds: string[], vector?: Float32Array): Promise<boolean> {
+    return this.table.put([row], replacedIds, vector && [vector])
   }
 
   /** Vector nearest neighbours within one channel. Throws when the store or the embedder is down. */
-  async nearest(channel: SummaryChannel, query: string, limit: number): Promise<IndexHit[]> {
-    const vector = await this.queryVector(query)
-    return this.deps.index.nearest(this.table, vector, { platform: channel.platform, channelId: channel.channelId }, limit)
+  nearest(channel: SummaryChannel, query: string, limit: number): Promise<IndexHit[]> {
+    return this.table.nearest(query, { platform: channel.platform, channelId: channel.channelId }, limit)
   }
 }

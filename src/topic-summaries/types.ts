@@ -82,4 +82,6 @@ export interface TopicSummaryStore {
   latestInChannel(channel: SummaryChannel, limit: number): Promise<TopicSummaryRow[]>
   /** Ids of the newest version of every summarised topic (to reindex). */
   latestIds(): Promise<string[]>
+  /** Removes every version of these topics' summaries; returns the ids removed. */
+  removeTopics(topicIds: string[]): Promise<string[]>
 }

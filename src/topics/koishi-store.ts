@@ -1,6 +1,6 @@
 import { Context } from 'koishi'
 import type { TopicStore } from './store'
-import type { ChannelRef } from '../messages/types'
+import type { ChannelRef } from '../messages'
 import { dbWhere } from '../scope'
 import type { TopicRow } from './table'
 
@@ -34,6 +34,16 @@ export class KoishiTopicStore implements TopicStore {
   async update(id: string, patch: Partial<TopicRow>) {
     const { id: _, ...rest } = patch
     await this.ctx.database.set('memory_topic', { id }, rest)
+  }
+
+  async remove(id: string) {
+    await this.ctx.database.remove('memory_topic', { id })
+  }
+
+  /** Active, unarchived topics of every channel, most recently active first (the scheduled summary pass). */
+  async activeAnywhere(limit: number): Promise<TopicRow[]> {
+    if (limit <= 0) return []
+    return this.ctx.database.get('memory_topic', { active: true, archived: false }, { limit, sort: { lastMessageAt: 'desc' } })
   }
 
   async closeIdle(before: Date, limit: number) {

@@ -1,5 +1,5 @@
 import type { TopicRow } from './table'
-import type { ChannelRef } from '../messages/types'
+import type { ChannelRef } from '../messages'
 
 /** Where topics live (the Koishi table `memory_topic`). */
 export interface TopicStore {
@@ -10,6 +10,7 @@ export interface TopicStore {
   list(channel: ChannelRef, limit: number, offset?: number): Promise<TopicRow[]>
   create(row: TopicRow): Promise<void>
   update(id: string, patch: Partial<TopicRow>): Promise<void>
+  remove(id: string): Promise<void>
   /**
    * Closes (active = false) the active topics whose last message is older than `before`, at most
    * `limit` of them, oldest first; returns them as closed.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { msUntilHour } from '../../src/service'
+import { msUntilHour } from '../../src/jobs/timers'
 import { assemblePrompt } from '../../src/context/prompt'
 import { boot, Harness, say } from './harness'
 import { chat, ScriptedServer } from './scripted-server'

@@ -10,7 +10,7 @@ import { quickSearch } from '../../src/context/search-tool'
 import { TermStats } from '../../src/context/term-stats'
 import type { BuiltContext } from '../../src/context/types'
 import type { MessageStore } from '../../src/messages/types'
-import { Counters, ExactIndex, quiet } from './fakes'
+import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'
 import { channel, row, T0, target } from './message-rows'
 
 async function setup(rows: MessageRow[], deps: Partial<ContextBuilderDeps> = {}, config: ConstructorParameters<typeof ContextBuilder>[1] = {}) {
@@ -19,7 +19,7 @@ async function setup(rows: MessageRow[], deps: Partial<ContextBuilderDeps> = {},
   const counters = new Counters()
   const embedder = new OfflineEmbedder()
   const index = new ExactIndex()
-  const messages = new MessageIndex({ index, embedder, counters, logger: quiet })
+  const messages = new MessageIndex({ index, embedder, counters, logger: quiet, rows: store, outbox: new MemoryOutbox() })
   await messages.index(rows)
   const termStats = new TermStats()
   for (const r of rows) termStats.add(r, r.content)

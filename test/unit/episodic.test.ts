@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { EpisodicMemory, episodeScope, episodeText, EPISODES_TABLE, InMemoryEpisodeStore } from '../../src/episodes/episodic'
-import { Counters, ExactIndex, quiet, SwitchableEmbedder } from './fakes'
+import { Counters, ExactIndex, MemoryOutbox, quiet, SwitchableEmbedder } from './fakes'
 import { row } from './message-rows'
 
 function setup() {
@@ -9,8 +9,9 @@ function setup() {
   const index = new ExactIndex()
   const embedder = new SwitchableEmbedder(new OfflineEmbedder())
   const counters = new Counters()
-  const episodic = new EpisodicMemory({ store, index, embedder, counters, logger: quiet })
-  return { store, index, embedder, counters, episodic }
+  const outbox = new MemoryOutbox()
+  const episodic = new EpisodicMemory({ store, index, embedder, counters, logger: quiet, outbox })
+  return { store, index, embedder, counters, episodic, outbox }
 }
 
 const topics = [

@@ -24,6 +24,8 @@ export class MemoryFacts implements FactRepository {
   async findByContent(scope: Scope, content: string) { return [...this.rows.values()].find((r) => matches(r, scope) && r.content === content) }
   async list(scope: Scope, limit: number, offset = 0) { return [...this.rows.values()].filter((r) => matches(r, scope)).slice(offset, offset + limit) }
   async count(scope?: Scope) { return [...this.rows.values()].filter((r) => !scope || matches(r, scope)).length }
+  async allIds() { return [...this.rows.keys()] }
+  async ofUser(platform: string, userId: string) { return [...this.rows.values()].filter((r) => r.platform === platform && r.userId === userId) }
   async remove(ids: string[]) { for (const id of ids) this.rows.delete(id) }
 }
 
@@ -34,6 +36,7 @@ export class MemoryOutbox implements Outbox {
     this.rows = this.rows.filter((r) => !(r.table === table && r.rowId === rowId))
     this.rows.push({ id: this.next++, table, rowId, op, attempts: 0, createdAt: new Date() })
   }
+  async addMany(table: string, rowIds: string[], op: OutboxRow['op']) { for (const rowId of rowIds) await this.add(table, rowId, op) }
   async take(table: string, limit: number) { return this.rows.filter((r) => r.table === table).slice(0, limit) }
   async done(ids: number[]) { this.rows = this.rows.filter((r) => !ids.includes(r.id)) }
   async retry(ids: number[]) { for (const r of this.rows) if (ids.includes(r.id)) r.attempts++ }
@@ -57,6 +60,8 @@ export class ExactIndex implements VectorIndex {
   async prepare() { return 'ok' as const }
   async upsert(_: string, rows: IndexRow[]) { this.check(); for (const row of rows) this.rows.set(row.id, row) }
   async delete(_: string, ids: string[]) { this.check(); for (const id of ids) this.rows.delete(id) }
+  /** Every table shares one map here: clearing one clears all. */
+  async clear() { this.check(); this.rows.clear() }
   async search(table: string, query: { vector: Float32Array; text: string; scope: Scope; limit: number }) {
     return this.nearest(table, query.vector, query.scope, query.limit)
   }

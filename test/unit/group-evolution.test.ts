@@ -517,14 +517,14 @@ describe('the vector index follows the database', () => {
     expect(outbox.rows.map((row) => row.op)).toEqual(['upsert', 'upsert'])
     expect(counters.get('outbox.queued')).toBe(2)
     index.down = false
-    expect(await memories.drain()).toEqual({ indexed: 2, pending: false })
+    expect(await memories.index!.table.drain()).toEqual({ indexed: 2, pending: false })
     expect(index.rows.size).toBe(2)
     expect(outbox.rows).toEqual([])
 
     // memory.reindex: every active memory queued again and indexed by the next drain
-    index.rows.clear()
-    expect(await memories.reindex()).toBe(2)
-    expect(await memories.drain()).toEqual({ indexed: 2, pending: false })
+    expect(await memories.index!.table.rebuild()).toBe(2)
+    expect(index.rows.size).toBe(0)
+    expect(await memories.index!.table.drain()).toEqual({ indexed: 2, pending: false })
     expect(index.rows.size).toBe(2)
   })
 })

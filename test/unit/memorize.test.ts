@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import type { Decision, MemoryJudge, Turn } from '../../src/facts/judge'
 import { memorize, MemorizeDeps } from '../../src/facts/memorize'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { FactIndex } from '../../src/facts/fact-index'
+import { factIndexKind } from '../../src/facts/fact-index'
+import { IndexedTable } from '../../src/store/index-sync'
 import { Counters, ExactIndex, MemoryFacts, MemoryOutbox, quiet, SwitchableEmbedder } from './fakes'
 
 class ScriptedJudge implements MemoryJudge {
@@ -39,9 +40,9 @@ describe('memorize', () => {
     embedder = new SwitchableEmbedder(new OfflineEmbedder({ dims: 256 }))
     counters = new Counters()
     let n = 0
-    const factIndex = new FactIndex({ index, embedder, outbox, table: 'memories', counters, logger: quiet })
+    const factIndex = new IndexedTable({ index, embedder, outbox, counters, logger: quiet }, factIndexKind('memories', facts))
     deps = {
-      judge, embedder, index, facts, factIndex, table: 'memories', counters, logger: quiet,
+      judge, embedder, facts, factIndex, counters, logger: quiet,
       dedupeThreshold: 0.85, commandPrefixes: ['/'], newId: () => `f${++n}`, now: () => new Date(1000),
     }
   })
@@ -100,7 +101,7 @@ describe('memorize', () => {
     expect(await outbox.size()).toBe(1)
     index.down = false
     const factIndex = deps.factIndex
-    expect(await factIndex.drain((ids) => facts.get(ids))).toEqual({ indexed: 1, pending: false })
+    expect(await factIndex.drain()).toEqual({ indexed: 1, pending: false })
     expect(await outbox.size()).toBe(0)
     expect(await index.texts('memories', ['f1'])).toHaveLength(1)
   })
@@ -110,8 +111,8 @@ describe('memorize', () => {
     await memorize(deps, { owner, turns, sourceIds: [] })
     expect(await facts.count()).toBe(1)
     expect(await outbox.size()).toBe(1)
-    expect((await deps.factIndex.drain((ids) => facts.get(ids))).pending).toBe(true)
+    expect((await deps.factIndex.drain()).pending).toBe(true)
     embedder.down = false
-    expect((await deps.factIndex.drain((ids) => facts.get(ids))).indexed).toBe(1)
+    expect((await deps.factIndex.drain()).indexed).toBe(1)
   })
 })

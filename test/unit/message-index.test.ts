@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { MessageIndex, MESSAGES_TABLE } from '../../src/messages/message-index'
-import { drainDeletes } from '../../src/store/index-sync'
+import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
 import { Counters, ExactIndex, MemoryOutbox, quiet, SwitchableEmbedder } from './fakes'
 import { channel, row } from './message-rows'
 
@@ -9,8 +9,10 @@ function setup(options: { batchSize?: number; maxPending?: number; maxAttempts?:
   const index = new ExactIndex()
   const embedder = new SwitchableEmbedder(new OfflineEmbedder())
   const counters = new Counters()
-  const messages = new MessageIndex({ index, embedder, counters, logger: quiet, ...options })
-  return { index, embedder, counters, messages }
+  const store = new InMemoryMessageStore()
+  const outbox = new MemoryOutbox()
+  const messages = new MessageIndex({ index, embedder, counters, logger: quiet, rows: store, outbox, ...options })
+  return { index, embedder, counters, messages, store, outbox }
 }
 
 describe('MessageIndex', () => {
@@ -78,31 +80,28 @@ describe('MessageIndex', () => {
     expect([...index.rows.keys()]).toEqual(['test:c1:m2', 'test:c1:m3', 'test:c1:m4'])
   })
 
-  it('rebuilds from database pages and removes rows', async () => {
-    const { index, messages } = setup()
-    async function* pages() {
-      yield [row('m1', 'ann', 'one', 0), row('m2', 'bob', 'two', 1)]
-      yield [row('m3', 'ann', 'three', 2)]
-    }
-    expect(await messages.rebuild(pages())).toBe(3)
+  it('rebuilds from the database, leaving out commands, and removes rows', async () => {
+    const { index, messages, store } = setup()
+    store.add(row('m1', 'ann', 'one', 0), row('m2', 'bob', 'two', 1), row('m3', 'ann', 'three', 2), row('m4', 'ann', '/help', 3, { isCommand: true }))
+    await index.upsert(MESSAGES_TABLE, [{ id: 'stale', text: 'gone', vector: new Float32Array(1), platform: 'test', user_id: 'x', guild_id: '', channel_id: 'c1', created_at: 0 }])
+    expect(await messages.indexed.rebuild()).toBe(3)
+    expect(await messages.indexed.drain()).toEqual({ indexed: 3, pending: false })
+    expect([...index.rows.keys()].sort()).toEqual(['test:c1:m1', 'test:c1:m2', 'test:c1:m3'])
     await messages.remove(['test:c1:m2'])
-    expect([...index.rows.keys()]).toEqual(['test:c1:m1', 'test:c1:m3'])
+    expect([...index.rows.keys()].sort()).toEqual(['test:c1:m1', 'test:c1:m3'])
   })
 
-  it('queues the removal of erased rows while the store is down, and drainDeletes carries it out', async () => {
-    const index = new ExactIndex()
-    const outbox = new MemoryOutbox()
-    const counters = new Counters()
-    const messages = new MessageIndex({ index, embedder: new OfflineEmbedder(), outbox, counters, logger: quiet })
+  it('queues the removal of erased rows while the store is down, and the drain carries it out', async () => {
+    const { index, outbox, counters, messages } = setup()
     const rows = [row('m1', 'ann', '我的手机号是 13800000000', 0), row('m2', 'bob', 'noted', 1)]
     await messages.index(rows)
     index.down = true
     await messages.remove([rows[0].id])
     expect(counters.get('messages.remove-failed')).toBe(1)
     expect(outbox.rows.map((r) => [r.table, r.rowId, r.op])).toEqual([[MESSAGES_TABLE, rows[0].id, 'delete']])
-    expect(await drainDeletes(index, outbox, MESSAGES_TABLE)).toEqual({ indexed: 0, pending: true })
+    expect(await messages.indexed.drain()).toEqual({ indexed: 0, pending: true })
     index.down = false
-    expect(await drainDeletes(index, outbox, MESSAGES_TABLE)).toEqual({ indexed: 1, pending: false })
+    expect(await messages.indexed.drain()).toEqual({ indexed: 1, pending: false })
     expect([...index.rows.keys()]).toEqual([rows[1].id])
     expect(outbox.rows).toEqual([])
   })

@@ -3,7 +3,7 @@ import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
 import { MessageIndex } from '../../src/messages/message-index'
 import { quickSearch, topicSearch, topicSearchTool, TopicTitles } from '../../src/context/search-tool'
-import { Counters, ExactIndex, quiet } from './fakes'
+import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'
 import { channel, row, T0 } from './message-rows'
 
 async function setup() {
@@ -16,7 +16,7 @@ async function setup() {
   ]
   const store = new InMemoryMessageStore()
   store.add(...rows)
-  const index = new MessageIndex({ index: new ExactIndex(), embedder: new OfflineEmbedder(), counters: new Counters(), logger: quiet })
+  const index = new MessageIndex({ index: new ExactIndex(), embedder: new OfflineEmbedder(), counters: new Counters(), logger: quiet, rows: store, outbox: new MemoryOutbox() })
   await index.index(rows)
   const topics: TopicTitles = {
     list: async () => [

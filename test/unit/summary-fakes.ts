@@ -26,6 +26,11 @@ export class MemorySummaries implements TopicSummaryStore {
     const topics = new Set([...this.rows.values()].map((r) => r.topicId))
     return [...topics].map((t) => this.ofTopic(t).at(-1)!.id)
   }
+  async removeTopics(topicIds: string[]) {
+    const gone = [...this.rows.values()].filter((r) => topicIds.includes(r.topicId)).map((r) => r.id)
+    for (const id of gone) this.rows.delete(id)
+    return gone
+  }
   private ofTopic(topicId: string) {
     return [...this.rows.values()].filter((r) => r.topicId === topicId).sort((a, b) => a.version - b.version)
   }

@@ -4,7 +4,6 @@ import { fuse, keywordScore, queryTerms, searchSummaries } from '../../src/topic
 import { TopicSummaries } from '../../src/topic-summaries/summaries'
 import type { TopicSummaryRow } from '../../src/topic-summaries/types'
 import type { Scope } from '../../src/scope'
-import { toIndexRow } from '../../src/store/index-sync'
 import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'
 import { MemoryMessages, MemoryTopics } from './topic-fakes'
 import { at, MemorySummaries, RuleEmbedder, summaryRow } from './summary-fakes'
@@ -32,8 +31,7 @@ async function setup(rows: TopicSummaryRow[], index = new ExactIndex()) {
   })
   for (const row of rows) {
     if ((await store.latest(row.topicId))?.id !== row.id) continue
-    const [vector] = await embedder.embed([indexText(row)])
-    await index.upsert(SUMMARY_TABLE, [toIndexRow(row, indexText(row), vector)])
+    await summaries.index!.table.write([row])
   }
   return { store, index, counters, summaries }
 }

@@ -83,6 +83,10 @@ export class MemoryTopics implements TopicStore {
     if (row) Object.assign(row, patch)
   }
 
+  async remove(id: string) {
+    this.rows.delete(id)
+  }
+
   async closeIdle(before: Date, limit: number) {
     const idle = [...this.rows.values()]
       .filter((r) => r.active && r.lastMessageAt < before)

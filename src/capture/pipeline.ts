@@ -1,0 +1,230 @@
+import type { Context, Session } from 'koishi'
+import type { ContextLog, TermStats } from '../context'
+import type { EpisodicMemory } from '../episodes'
+import type { Dialogue, FactOwner } from '../facts'
+import type { Counters, Logger } from '../core/observability'
+import type { KeyedQueue } from '../jobs/queue'
+import { messageRowId, MessageIndex, MessageRow, MessageStore } from '../messages'
+import type { RollingSummary } from '../channel-summaries'
+import type { TopicAttributor } from '../topics'
+import type { TopicSummaries } from '../topic-summaries'
+import { DialogueTracker } from './dialogue-tracker'
+import { MessageRecorder } from './recorder'
+import { renderPlainText, PlaceholderLocale } from './render'
+import { localMessageId, mentionsBot, ownerOf, rowOf, speakerName } from './session-rows'
+
+export interface CaptureOptions {
+  /** Which channels are recorded: all, only the listed ones, or all but the listed ones. */
+  mode: 'all' | 'allow' | 'deny'
+  channels: string[]
+  placeholders: PlaceholderLocale
+  /** Whether finished dialogues are memorised at all. */
+  memorize: boolean
+  /** A private chat's dialogue ends after this many user messages (0: never by count). */
+  privateEvery: number
+  /** A dialogue ends when the bot answers it. */
+  afterReply: boolean
+  commandPrefixes: string[]
+  topics: boolean
+  summaries: boolean
+}
+
+export interface CaptureDeps {
+  options: CaptureOptions
+  /** Writes captured rows to the database. */
+  write(rows: MessageRow[]): Promise<void>
+  messages: Pick<MessageStore, 'byIds'>
+  messageIndex: Pick<MessageIndex, 'add'>
+  termStats: Pick<TermStats, 'add'>
+  attributor: Pick<TopicAttributor, 'attribute'>
+  rolling: Pick<RollingSummary, 'note' | 'refresh'>
+  summaries: Pick<TopicSummaries, 'onTopicMessages'>
+  episodes: Pick<EpisodicMemory, 'record'>
+  contextLog: Pick<ContextLog, 'reply'>
+  queue: KeyedQueue
+  /** The post-dialogue chain (long-term memory). */
+  memorize(dialogue: Dialogue): Promise<unknown>
+  /** Whether `name` is one of the bot's commands. */
+  isCommandName(name: string, session: Session): boolean
+  schedule(callback: () => void, ms: number): () => void
+  counters: Counters
+  logger: Logger
+}
+
+/**
+ * Capture as one downward flow: a session becomes a stored row (recorder), then feeds short-term
+ * memory (term statistics, topic attribution, the rolling summary, episodes) and, when a dialogue
+ * ends, long-term memory (the post-dialogue chain). Nothing here waits on the reply path: the
+ * listeners append and queue.
+ */
+export class CapturePipeline {
+  readonly recorder: MessageRecorder
+  private readonly tracker = new DialogueTracker({ maxTurns: 20, maxDialogues: 5000 })
+  /** Captured rows per channel waiting for topic attribution, attributed in order by one job. */
+  private readonly unattributed = new Map<string, MessageRow[]>()
+
+  constructor(private readonly deps: CaptureDeps) {
+    this.recorder = new MessageRecorder(
+      {
+        write: async (rows) => {
+          await deps.write(rows)
+          // indexed for semantic neighbours once stored; never waits
+          deps.messageIndex.add(rows)
+        },
+      },
+      {
+        batchSize: 64,
+        intervalMs: 500,
+        maxBuffered: 10_000,
+        rootCacheSize: 20_000,
+        schedule: deps.schedule,
+        counters: deps.counters,
+        logger: deps.logger,
+      },
+    )
+  }
+
+  /** Listens to what users say and what the bot sends. */
+  listen(ctx: Context): void {
+    ctx.on('message', (session) => this.incoming(session))
+    ctx.on('before-send', (session, options) => this.outgoing(session, options?.session as Session | undefined))
+  }
+
+  /** Writes what is buffered; resolves when every earlier write has finished. */
+  flush(): Promise<void> {
+    return this.recorder.flush()
+  }
+
+  /** Drops what waits of a user (their words are being erased) and writes the rest. */
+  async forgetUser(platform: string, userId: string): Promise<void> {
+    this.tracker.drop(platform, userId)
+    this.recorder.dropUser(platform, userId)
+    await this.recorder.flush()
+  }
+
+  incoming(session: Session): void {
+    if (!session.channelId || session.userId === session.selfId || !this.records(session)) return
+    const { options } = this.deps
+    const content = renderPlainText(session.elements ?? [], options.placeholders)
+    const row = this.row(session, {
+      messageId: session.messageId || localMessageId(),
+      userId: session.userId!,
+      userName: speakerName(session) || session.userId!,
+      content,
+      role: 'user',
+      isMentionBot: mentionsBot(session),
+      isCommand: this.isCommand(session),
+      replyMessageId: session.quote?.id ?? '',
+      createdAt: new Date(session.timestamp || Date.now()),
+    })
+    this.recorder.add(row)
+    if (row.isCommand) return
+    this.shortTerm(row)
+    if (!options.memorize || !content) return
+    const owner = ownerOf(session)
+    const said = renderPlainText(session.elements ?? [], options.placeholders, session.selfId)
+    const waiting = this.tracker.user(owner, row.userName, said, row.id)
+    if (session.isDirect && options.privateEvery > 0 && waiting >= options.privateEvery) this.finishDialogue(owner)
+  }
+
+  outgoing(session: Session, replyTo?: Session): void {
+    if (!session.channelId || !this.records(session)) return
+    const content = renderPlainText(session.elements ?? [], this.deps.options.placeholders)
+    if (!content) return
+    const row = this.row(session, {
+      messageId: localMessageId(),
+      userId: session.selfId,
+      userName: session.bot?.user?.name || session.selfId,
+      content,
+      role: 'assistant',
+      isMentionBot: false,
+      isCommand: false,
+      replyMessageId: replyTo?.messageId ?? '',
+      createdAt: new Date(),
+    })
+    this.recorder.add(row)
+    this.shortTerm(row)
+    if (replyTo?.messageId && replyTo.userId !== replyTo.selfId) this.exchange(replyTo, row)
+    if (!replyTo?.userId || replyTo.userId === replyTo.selfId || !this.deps.options.memorize) return
+    const owner = ownerOf(replyTo)
+    if (this.tracker.assistant(owner, row.userName, content, row.id) && this.deps.options.afterReply) {
+      this.finishDialogue(owner)
+    }
+  }
+
+  private row(session: Session, fields: Parameters<typeof rowOf>[1]): MessageRow {
+    const root = fields.replyMessageId ? this.recorder.rootOf(session.platform, session.channelId!, fields.replyMessageId) : fields.messageId
+    return rowOf(session, fields, root)
+  }
+
+  private records(session: Session): boolean {
+    const { mode, channels } = this.deps.options
+    if (mode === 'all') return true
+    const listed = channels.includes(session.channelId!) || channels.includes(`${session.platform}:${session.channelId}`)
+    return mode === 'allow' ? listed : !listed
+  }
+
+  /** Whether the message calls one of the bot's commands (with or without a prefix). */
+  private isCommand(session: Session): boolean {
+    let text = (session.stripped?.content ?? '').trim()
+    const prefix = this.deps.options.commandPrefixes.find((prefix) => prefix && text.startsWith(prefix))
+    if (prefix) text = text.slice(prefix.length)
+    const name = text.split(/\s/, 1)[0]
+    return Boolean(name && this.deps.isCommandName(name, session))
+  }
+
+  /** What a stored message feeds besides its table: term statistics, topics, the rolling summary. */
+  private shortTerm(row: MessageRow): void {
+    const { termStats, rolling, queue } = this.deps
+    const channel = { platform: row.platform, guildId: row.guildId, channelId: row.channelId }
+    if (row.content) termStats.add(channel, row.content)
+    this.attributeLater(row)
+    if (rolling.note(channel)) {
+      queue.push(`rolling:${row.platform}:${row.channelId}`, () => this.recorder.flush().then(() => rolling.refresh(channel)))
+    }
+  }
+
+  /** The bot answered a user's message: the exchange becomes an episode and the context log learns the reply. */
+  private exchange(replyTo: Session, reply: MessageRow): void {
+    const { contextLog, episodes, messages, queue } = this.deps
+    void contextLog.reply({ platform: reply.platform, channelId: reply.channelId }, replyTo.messageId!, reply.content)
+    const userRowId = messageRowId(replyTo.platform, replyTo.channelId!, replyTo.messageId!)
+    queue.push(`episode:${replyTo.platform}:${replyTo.userId}`, async () => {
+      await this.recorder.flush()
+      const [user] = await messages.byIds([userRowId])
+      if (user && !user.isCommand) await episodes.record(user, reply)
+    })
+  }
+
+  /** Queues topic attribution; one job per channel takes every row waiting there, in order. */
+  private attributeLater(row: MessageRow): void {
+    const { options, queue, attributor, summaries, counters } = this.deps
+    if (!options.topics) return
+    const key = `${row.platform}:${row.channelId}`
+    const waiting = this.unattributed.get(key)
+    if (waiting) {
+      if (waiting.length < 1000) waiting.push(row)
+      else counters.inc('topic.dropped')
+      return
+    }
+    this.unattributed.set(key, [row])
+    const queued = queue.push(`topic:${key}`, async () => {
+      const rows = this.unattributed.get(key) ?? []
+      this.unattributed.delete(key)
+      // attribution writes the topic id onto the stored rows
+      await this.recorder.flush()
+      const topicIds = new Set<string>()
+      for (const next of rows) topicIds.add((await attributor.attribute(next)).topicId)
+      // the count trigger may call the LLM: a job of its own, never inside attribution
+      if (options.summaries) queue.push(`summaries:${key}`, () => summaries.onTopicMessages([...topicIds]))
+    })
+    if (!queued) this.unattributed.delete(key)
+  }
+
+  private finishDialogue(owner: FactOwner): void {
+    const dialogue = this.tracker.finish(owner)
+    if (!dialogue) return
+    // the messages must be in the database before a fact names them as its sources
+    this.deps.queue.push(`${owner.platform}:${owner.userId}`, () => this.recorder.flush().then(() => this.deps.memorize(dialogue)))
+  }
+}

@@ -1,0 +1,71 @@
+import { randomBytes } from 'node:crypto'
+import type { Session } from 'koishi'
+import type { ContextTarget } from '../context'
+import type { FactOwner } from '../facts'
+import { messageRowId, MessageRow } from '../messages'
+import { mentions, PlaceholderLocale, renderPlainText } from './render'
+
+/** A captured message row without the fields the recorder resolves (`rootMessageId`). */
+export type CapturedFields = Omit<MessageRow, 'id' | 'platform' | 'guildId' | 'channelId' | 'rootMessageId' | 'topicId'>
+
+/** Who may be told apart in a message: the speaker's display name, as Koishi knows it. */
+export function speakerName(session: Session): string | undefined {
+  return session.author?.nick || session.author?.name || session.username
+}
+
+/** Whether the message @-s the bot. */
+export function mentionsBot(session: Session): boolean {
+  return Boolean(session.stripped?.atSelf) || mentions(session.elements ?? [], session.selfId)
+}
+
+/** A stored message of the session's channel. `rootMessageId` is the root of its reply chain. */
+export function rowOf(session: Session, fields: CapturedFields, rootMessageId: string): MessageRow {
+  const channelId = session.channelId!
+  return {
+    ...fields,
+    id: messageRowId(session.platform, channelId, fields.messageId),
+    platform: session.platform,
+    guildId: session.guildId ?? '',
+    channelId,
+    rootMessageId,
+    topicId: '',
+  }
+}
+
+/** The message a context is built for, from a live session. */
+export function targetOf(session: Session, placeholders: PlaceholderLocale): ContextTarget {
+  const elements = session.elements ?? []
+  return {
+    platform: session.platform,
+    guildId: session.guildId ?? '',
+    channelId: session.channelId!,
+    userId: session.userId!,
+    userName: speakerName(session),
+    content: renderPlainText(elements, placeholders, session.selfId),
+    messageId: session.messageId,
+    replyMessageId: session.quote?.id,
+    mentions: elements.filter((el) => el.type === 'at' && el.attrs.id && el.attrs.id !== session.selfId).map((el) => String(el.attrs.id)),
+    isMentionBot: mentionsBot(session),
+    time: new Date(session.timestamp || Date.now()),
+  }
+}
+
+/** Whose fact a dialogue of this session may produce. */
+export function ownerOf(session: Session): FactOwner {
+  return {
+    platform: session.platform,
+    userId: session.userId!,
+    guildId: session.guildId ?? '',
+    channelId: session.channelId!,
+  }
+}
+
+/** An id for a message the platform gave none (the bot's own replies). */
+export function localMessageId(): string {
+  return `local-${randomBytes(8).toString('hex')}`
+}
+
+/** Whether `value` is a live Koishi session rather than a plain context target. */
+export function isSession(value: Session | ContextTarget): value is Session {
+  return typeof (value as Session).app === 'object' && 'event' in value
+}

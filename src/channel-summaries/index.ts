@@ -1,0 +1,5 @@
+export { defineChannelSummaryTable } from './table'
+export { KoishiChannelSummaries } from './koishi-store'
+export { RollingSummary } from './rolling-summary'
+export type { ChannelSummaryRecord, ChannelSummaryStore } from './rolling-summary'
+export { ExtractiveSummarizer, LlmSummarizer } from './summarizer'

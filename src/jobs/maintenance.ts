@@ -1,0 +1,56 @@
+import type { Logger } from '../core/observability'
+import type { GroupMemories } from '../group'
+import type { TopicSummaries } from '../topic-summaries'
+import type { TopicAttributor } from '../topics'
+import type { KeyedQueue } from './queue'
+
+export interface MaintenanceDeps {
+  queue: KeyedQueue
+  attributor: Pick<TopicAttributor, 'closeIdleTopics'>
+  summaries: Pick<TopicSummaries, 'onTopicsClosed' | 'scheduledPass'>
+  groups: Pick<GroupMemories, 'groupsWithNewMessages' | 'evolve'>
+  /** Whether a chat model is configured (group evolution needs one). */
+  hasModel: boolean
+  summariesEnabled: boolean
+  evolutionDays: number
+  logger: Logger
+}
+
+/** The background work the timers start: closing idle topics, summaries, group evolution. */
+export class Maintenance {
+  constructor(private readonly deps: MaintenanceDeps) {}
+
+  /** Closes idle topics and summarises them in the background. */
+  async closeIdleTopics() {
+    const { attributor, queue, summaries, summariesEnabled, logger } = this.deps
+    try {
+      const closed = await attributor.closeIdleTopics()
+      if (closed.length && summariesEnabled) queue.push('summaries:closed', () => summaries.onTopicsClosed(closed))
+      return closed
+    } catch (error) {
+      logger.warn('closing idle topics failed: %s', (error as Error).message)
+      return []
+    }
+  }
+
+  /** Queues the scheduled pass over active topics' summaries. */
+  summarizeTopics(): void {
+    this.deps.queue.push('summaries:scheduled', () => this.deps.summaries.scheduledPass())
+  }
+
+  /** Queues an evolution of every group with new messages; returns how many were queued. */
+  async evolveDueGroups(): Promise<number> {
+    const { groups, queue, hasModel, evolutionDays, logger } = this.deps
+    if (!hasModel) return 0
+    try {
+      let queued = 0
+      for (const group of await groups.groupsWithNewMessages(evolutionDays)) {
+        if (queue.push(`group:${group.platform}:${group.guildId}`, () => groups.evolve(group))) queued++
+      }
+      return queued
+    } catch (error) {
+      logger.warn('scheduled group evolution failed: %s', (error as Error).message)
+      return 0
+    }
+  }
+}

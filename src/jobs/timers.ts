@@ -1,0 +1,47 @@
+import type { Context } from 'koishi'
+
+/** What the timers start; each job runs in the background and never throws. */
+export interface TimedJobs {
+  /** Index work waiting in the outbox. */
+  drainOutbox(): void
+  /** Topics idle for long are closed (and summarised). */
+  closeIdleTopics(): void
+  /** The scheduled pass over active topics' summaries. */
+  summarizeTopics(): void
+  /** Groups with new messages evolve their memory. */
+  evolveGroups(): void
+}
+
+export interface TimerSettings {
+  retryIntervalSeconds: number
+  closeIntervalMinutes: number
+  /** 0: no scheduled summary pass. */
+  summaryIntervalMinutes: number
+  /** The local hour groups evolve at; undefined: no daily evolution. */
+  evolutionHour?: number
+}
+
+/** Starts the plugin's timers on `ctx`, so they stop with it. */
+export function startTimers(ctx: Context, settings: TimerSettings, jobs: TimedJobs): void {
+  jobs.drainOutbox()
+  ctx.setInterval(() => jobs.drainOutbox(), settings.retryIntervalSeconds * 1000)
+  ctx.setInterval(() => jobs.closeIdleTopics(), settings.closeIntervalMinutes * 60_000)
+  if (settings.summaryIntervalMinutes > 0) ctx.setInterval(() => jobs.summarizeTopics(), settings.summaryIntervalMinutes * 60_000)
+  const { evolutionHour } = settings
+  if (evolutionHour === undefined) return
+  const daily = () => {
+    ctx.setTimeout(() => {
+      daily()
+      jobs.evolveGroups()
+    }, msUntilHour(new Date(), evolutionHour))
+  }
+  daily()
+}
+
+/** Milliseconds from `now` to the next `hour`:00 local time (tomorrow's when it has passed). */
+export function msUntilHour(now: Date, hour: number): number {
+  const next = new Date(now)
+  next.setHours(hour, 0, 0, 0)
+  if (next <= now) next.setDate(next.getDate() + 1)
+  return next.getTime() - now.getTime()
+}

@@ -1,0 +1,7 @@
+export { defineMessageTable } from './table'
+export type { MessageRow } from './table'
+export type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore } from './types'
+export { KoishiMessageStore, messageRowId } from './koishi-store'
+export { InMemoryMessageStore } from './in-memory-store'
+export { MessageIndex, MESSAGES_TABLE } from './message-index'
+export type { MessageHit } from './message-index'

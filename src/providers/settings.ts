@@ -1,0 +1,23 @@
+export type EmbeddingProvider = 'offline' | 'gemini' | 'openai-compatible'
+export type LLMProvider = 'rules' | 'gemini' | 'openai-compatible'
+
+/** The embedding model the console configures. */
+export interface EmbeddingSettings {
+  provider: EmbeddingProvider
+  model: string
+  apiKey: string
+  baseURL: string
+  dims: number
+  sendDimensions: boolean
+  timeout: number
+}
+
+/** The chat model the console configures (`rules`: none, offline rules). */
+export interface LlmSettings {
+  provider: LLMProvider
+  model: string
+  apiKey: string
+  baseURL: string
+  temperature: number
+  timeout: number
+}

@@ -1,0 +1,5 @@
+export { defineTopicSummaryTable } from './table'
+export { createTopicSummaries, KoishiTopicSummaryStore } from './koishi-store'
+export { TopicSummaries } from './summaries'
+export type { SearchSummaries, SummaryHit } from './search'
+export type { TopicSummaryRow } from './types'

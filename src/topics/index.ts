@@ -1,0 +1,8 @@
+export { defineTopicTable } from './table'
+export type { TopicRow } from './table'
+export type { TopicStore } from './store'
+export { KoishiTopicStore } from './koishi-store'
+export { TopicAttributor } from './attributor'
+export type { Attribution } from './attributor'
+export { LlmTopicJudge } from './judge'
+export { rewordTopics } from './forget'
