@@ -50,7 +50,7 @@ export class GroupMemories {
     const now = deps.now ?? (() => new Date())
     const newId = deps.newId ?? newGroupId
     this.now = now
-    this.searchThreshold = deps.options?.searchThreshold ?? (deps.embedder.id.startsWith('offline') ? 0.3 : 0.7)
+    this.searchThreshold = deps.options?.searchThreshold ?? (deps.embedder.lexical ? 0.3 : 0.7)
     if (deps.vector) {
       const { index, outbox, table } = deps.vector
       this.index = new GroupIndex({ index, outbox, embedder: deps.embedder, counters: deps.counters, logger: deps.logger }, deps.store, table)

@@ -39,14 +39,9 @@ export const SEMANTIC_THRESHOLDS: TopicThresholds = { join: 0.7, low: 0.5 }
  */
 export const LEXICAL_THRESHOLDS: TopicThresholds = { join: 0.3, low: 0.1 }
 
-/** Default thresholds for an embedder id. */
-export function defaultTopicThresholds(embedderId: string): TopicThresholds {
-  return isLexical(embedderId) ? { ...LEXICAL_THRESHOLDS } : { ...SEMANTIC_THRESHOLDS }
-}
-
-/** The offline embedder (`offline-ngram-v1`) matches words, not meanings. */
-export function isLexical(embedderId: string) {
-  return embedderId.startsWith('offline-')
+/** Default thresholds for an embedder: lexical ones (the offline embedder) match words, not meanings. */
+export function defaultTopicThresholds(embedder: Pick<Embedder, 'lexical'>): TopicThresholds {
+  return embedder.lexical ? { ...LEXICAL_THRESHOLDS } : { ...SEMANTIC_THRESHOLDS }
 }
 
 /** The message with its stop words blanked out (`topicText`), or the message itself when nothing is left. */
@@ -79,7 +74,7 @@ export interface TopicAttributorOptions {
   embedder: Embedder
   /** The LLM judge; without one (the offline "rules" mode) the closest topic above `low` is joined. */
   judge?: TopicJudge
-  /** Default: `defaultTopicThresholds(embedder.id)`. */
+  /** Default: `defaultTopicThresholds(embedder)`. */
   thresholds?: Partial<TopicThresholds>
   /** A topic idle this long is not joined by similarity any more (and `closeIdleTopics` closes it). Default 1 h. */
   idleMs?: number
@@ -142,19 +137,19 @@ export class TopicAttributor {
   private readonly topicText?: (content: string) => string
 
   constructor(private options: TopicAttributorOptions) {
-    const thresholds = { ...defaultTopicThresholds(options.embedder.id), ...definedOnly(options.thresholds ?? {}) }
+    const thresholds = { ...defaultTopicThresholds(options.embedder), ...definedOnly(options.thresholds ?? {}) }
     if (!(thresholds.low <= thresholds.join)) throw new RangeError(`topic thresholds: low (${thresholds.low}) must not exceed join (${thresholds.join})`)
     this.thresholds = thresholds
     this.idleMs = options.idleMs ?? 60 * 60_000
     this.followMs = options.followMs ?? 10 * 60_000
     this.maxActive = options.maxActive ?? 20
-    this.authorBonus = options.authorBonus ?? (isLexical(options.embedder.id) ? 0.05 : 0.03)
+    this.authorBonus = options.authorBonus ?? (options.embedder.lexical ? 0.05 : 0.03)
     this.judgeCandidates = options.judgeCandidates ?? 3
     this.judgeMessages = options.judgeMessages ?? 5
     this.centroidWindow = Math.max(1, options.centroidWindow ?? 50)
     this.now = options.now ?? (() => new Date())
     this.newId = options.newId ?? (() => randomBytes(6).toString('hex'))
-    this.topicText = options.topicText ?? (isLexical(options.embedder.id) ? lexicalTopicText : undefined)
+    this.topicText = options.topicText ?? (options.embedder.lexical ? lexicalTopicText : undefined)
   }
 
   /** Finds (or opens) the topic of a stored message and records it on the message and the topic. */

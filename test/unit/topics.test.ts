@@ -72,8 +72,8 @@ describe('TopicAttributor', () => {
 
   describe('thresholds', () => {
     it('uses the measured lexical thresholds for the offline embedder and the seed ones otherwise', () => {
-      expect(defaultTopicThresholds('offline-ngram-v1')).toEqual(LEXICAL_THRESHOLDS)
-      expect(defaultTopicThresholds('gemini:gemini-embedding-001')).toEqual({ join: 0.7, low: 0.5 })
+      expect(defaultTopicThresholds(new OfflineEmbedder())).toEqual(LEXICAL_THRESHOLDS)
+      expect(defaultTopicThresholds({ lexical: undefined })).toEqual({ join: 0.7, low: 0.5 })
       expect(attributor({ thresholds: { join: 0.5 } }).thresholds).toEqual({ join: 0.5, low: LEXICAL_THRESHOLDS.low })
       expect(() => attributor({ thresholds: { join: 0.2, low: 0.4 } })).toThrow(RangeError)
     })
