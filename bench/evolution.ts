@@ -37,7 +37,12 @@ const MESSAGES = intOption(options, 'messages', 200)
 const WARMUP = 3
 const OUT = options.out
 
-const quiet: Logger = { debug() {}, info() {}, warn: (...args) => console.warn('[memory]', ...args), error: (...args) => console.error('[memory]', ...args) }
+const quiet: Logger = {
+  debug() {},
+  info() {},
+  warn: (...args) => console.warn('[memory]', ...args),
+  error: (...args) => console.error('[memory]', ...args),
+}
 
 const TOPICS = ['新番', '前端开发', '火锅', '爬山', '开黑', '摄影', 'Rust', '咖啡', '跑步', '读书']
 
@@ -56,29 +61,74 @@ const stats = (values: number[]) => ({
 function answerFor(n: number, salt: string): string {
   const lines: string[] = []
   for (let id = 1; id <= n; id++) {
-    if (id % 5 === 0) lines.push(JSON.stringify({ action: 'update', old_id: id, statement: `群组成员经常讨论${TOPICS[id % TOPICS.length]}，最近更偏好第${id}种玩法（${salt}）`, change_reason: '新讨论强化了这一点' }))
+    if (id % 5 === 0)
+      lines.push(
+        JSON.stringify({
+          action: 'update',
+          old_id: id,
+          statement: `群组成员经常讨论${TOPICS[id % TOPICS.length]}，最近更偏好第${id}种玩法（${salt}）`,
+          change_reason: '新讨论强化了这一点',
+        }),
+      )
     else if (id % 10 === 3) lines.push(JSON.stringify({ action: 'delete', old_id: id, change_reason: '最近没有相关讨论' }))
     else lines.push(JSON.stringify({ action: 'keep', old_id: id }))
   }
-  for (let i = 0; i < Math.ceil(n / 10); i++) lines.push(JSON.stringify({ action: 'create', statement: `成员形成了新的习惯：每周${i + 1}聊${TOPICS[i % TOPICS.length]}（${salt}）`, change_reason: '多次出现' }))
+  for (let i = 0; i < Math.ceil(n / 10); i++)
+    lines.push(
+      JSON.stringify({
+        action: 'create',
+        statement: `成员形成了新的习惯：每周${i + 1}聊${TOPICS[i % TOPICS.length]}（${salt}）`,
+        change_reason: '多次出现',
+      }),
+    )
   return lines.join('\n')
 }
 
-async function seedGroup(app: Awaited<ReturnType<typeof bootApp>>['app'], store: KoishiGroupStore, group: GroupRef, now: Date): Promise<GroupMemoryRow[]> {
+async function seedGroup(
+  app: Awaited<ReturnType<typeof bootApp>>['app'],
+  store: KoishiGroupStore,
+  group: GroupRef,
+  now: Date,
+): Promise<GroupMemoryRow[]> {
   const rows: GroupMemoryRow[] = []
   for (let i = 0; i < MEMORIES; i++) {
     const at = new Date(now.getTime() - 10 * 86_400_000 + i * 1000)
     rows.push({
-      id: `${group.guildId}m${i}`, platform: group.platform, guildId: group.guildId,
-      statement: `群组成员经常讨论${TOPICS[i % TOPICS.length]}，第${i}条记忆`, version: 1, parentId: '', supersededBy: '', changeSummary: '',
-      status: 'active', deprecatedReason: '', statusBy: '', tags: [], strength: 0.5 + (i % 10) / 100, runId: '', createdAt: at, updatedAt: at,
+      id: `${group.guildId}m${i}`,
+      platform: group.platform,
+      guildId: group.guildId,
+      statement: `群组成员经常讨论${TOPICS[i % TOPICS.length]}，第${i}条记忆`,
+      version: 1,
+      parentId: '',
+      supersededBy: '',
+      changeSummary: '',
+      status: 'active',
+      deprecatedReason: '',
+      statusBy: '',
+      tags: [],
+      strength: 0.5 + (i % 10) / 100,
+      runId: '',
+      createdAt: at,
+      updatedAt: at,
     })
   }
   for (const row of rows) await store.putMemory(row)
   const messages: MessageRow[] = Array.from({ length: MESSAGES + 20 }, (_, i) => ({
-    id: `bench:${group.guildId}:${i}`, messageId: String(i), platform: group.platform, guildId: group.guildId, channelId: group.guildId,
-    userId: `u${i % 7}`, userName: `成员${i % 7}`, content: `我们今天聊聊${TOPICS[i % TOPICS.length]}吧，第${i}条消息，顺便说说周末的安排`,
-    role: 'user', isMentionBot: false, isCommand: false, replyMessageId: '', rootMessageId: String(i), topicId: '', createdAt: new Date(now.getTime() - 3_600_000 + i * 1000),
+    id: `bench:${group.guildId}:${i}`,
+    messageId: String(i),
+    platform: group.platform,
+    guildId: group.guildId,
+    channelId: group.guildId,
+    userId: `u${i % 7}`,
+    userName: `成员${i % 7}`,
+    content: `我们今天聊聊${TOPICS[i % TOPICS.length]}吧，第${i}条消息，顺便说说周末的安排`,
+    role: 'user',
+    isMentionBot: false,
+    isCommand: false,
+    replyMessageId: '',
+    rootMessageId: String(i),
+    topicId: '',
+    createdAt: new Date(now.getTime() - 3_600_000 + i * 1000),
   }))
   await app.database.upsert('memory_message', messages)
   return rows
@@ -91,11 +141,22 @@ async function main() {
     let answer = ''
     const llm: LLM = { id: 'instant', generate: async () => answer }
     const group = createGroupMemories(app, {
-      index: app.memory.index, embedder: app.memory.providers.embedder, llm: () => llm,
-      counters: app.memory.counters, logger: quiet, options: { maxMemories: MEMORIES, maxMessages: MESSAGES },
+      index: app.memory.index,
+      embedder: app.memory.providers.embedder,
+      llm: () => llm,
+      counters: app.memory.counters,
+      logger: quiet,
+      options: { maxMemories: MEMORIES, maxMessages: MESSAGES },
     })
     const store = new KoishiGroupStore(app)
-    const phases: Record<'load' | 'input' | 'parse' | 'apply' | 'index' | 'total', number[]> = { load: [], input: [], parse: [], apply: [], index: [], total: [] }
+    const phases: Record<'load' | 'input' | 'parse' | 'apply' | 'index' | 'total', number[]> = {
+      load: [],
+      input: [],
+      parse: [],
+      apply: [],
+      index: [],
+      total: [],
+    }
     const evolve: number[] = []
     let checks = { updated: 0, created: 0, deleted: 0 }
 
@@ -110,7 +171,12 @@ async function main() {
       // the phases, one by one, as GroupEvolver runs them
       const t0 = performance.now()
       const lease = await store.getLease(g)
-      const messages = await store.recentMessages(g, { since: new Date(now.getTime() - 86_400_000), after: lease?.watermark ?? new Date(0), limit: MESSAGES, roles: ['user'] })
+      const messages = await store.recentMessages(g, {
+        since: new Date(now.getTime() - 86_400_000),
+        after: lease?.watermark ?? new Date(0),
+        limit: MESSAGES,
+        roles: ['user'],
+      })
       const memories = await store.activeMemories(g, MEMORIES)
       const t1 = performance.now()
       const input = evolutionInput(memories, messages, 500)
@@ -121,10 +187,18 @@ async function main() {
       const owner = `bench:${run}`
       await store.acquireLease(g, owner, now, new Date(now.getTime() + 600_000))
       const plan = makePlan({
-        runId: `r${run}`, group: g, now, watermark: messages[messages.length - 1].createdAt, kept: resolution.kept,
+        runId: `r${run}`,
+        group: g,
+        now,
+        watermark: messages[messages.length - 1].createdAt,
+        kept: resolution.kept,
         input: { memories: memories.length, messages: messages.length },
         issues: { invalid_lines: 0, ignored_lines: 0, repaired_lines: 0, rejected_ops: 0, stale_ops: 0 },
-        ops: resolution.ops, newId: (() => { let n = 0; return () => `p${run}n${++n}` })(),
+        ops: resolution.ops,
+        newId: (() => {
+          let n = 0
+          return () => `p${run}n${++n}`
+        })(),
       })
       await store.patchLease(g, owner, { pending: JSON.stringify(plan) })
       const outcome = await applyPlan(store, plan, now)
@@ -133,7 +207,8 @@ async function main() {
       const t4 = performance.now()
       await group.index!.sync(outcome.upserts, outcome.deletes)
       const t5 = performance.now()
-      if (messages.length !== MESSAGES || memories.length !== MEMORIES) throw new Error(`loaded ${messages.length} messages and ${memories.length} memories`)
+      if (messages.length !== MESSAGES || memories.length !== MEMORIES)
+        throw new Error(`loaded ${messages.length} messages and ${memories.length} memories`)
 
       // the same through evolve(), on a second fresh group
       const e: GroupRef = { platform: 'bench', guildId: `e${run}` }
@@ -161,8 +236,12 @@ async function main() {
       date: new Date().toISOString(),
       machine: machine(),
       setup: {
-        runs: RUNS, memories: MEMORIES, messages: MESSAGES, database: 'SQLite (:memory:) via @minatojs/driver-sqlite',
-        index: 'LanceDB 0.31 (LanceIndex, hybrid parallel)', embedder: app.memory.providers.embedder.id,
+        runs: RUNS,
+        memories: MEMORIES,
+        messages: MESSAGES,
+        database: 'SQLite (:memory:) via @minatojs/driver-sqlite',
+        index: 'LanceDB 0.31 (LanceIndex, hybrid parallel)',
+        embedder: app.memory.providers.embedder.id,
         answer_ops: { ...checks, kept: MEMORIES - checks.updated - checks.deleted },
       },
       phases: Object.fromEntries(Object.entries(phases).map(([name, values]) => [name, stats(values)])),

@@ -31,6 +31,8 @@ import { OfflineEmbedder } from '../src/providers/offline-embedder'
 import { lanceWhere } from '../src/scope'
 import { makeFacts, makeQuery, makeUsers, rng, type SyntheticUser } from './synthetic-facts'
 
+// by require, as the store loads it (CommonJS), so both share one copy of its Arrow classes
+// eslint-disable-next-line @typescript-eslint/no-require-imports
 const lancedb = require('@lancedb/lancedb') as typeof import('@lancedb/lancedb')
 
 function arg(name: string, fallback: string): string {
@@ -46,7 +48,12 @@ const USERS = 200
 const BATCH = 5000
 const LIMIT = 10
 
-const quiet: Logger = { debug() {}, info() {}, warn: (...args) => console.warn('[index]', ...args), error: (...args) => console.error('[index]', ...args) }
+const quiet: Logger = {
+  debug() {},
+  info() {},
+  warn: (...args) => console.warn('[index]', ...args),
+  error: (...args) => console.error('[index]', ...args),
+}
 const log = (...args: unknown[]) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args)
 
 function percentile(values: number[], p: number): number {
@@ -136,7 +143,7 @@ async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], 
     if (batch.length === BATCH) await flush()
   }
   if (batch.length) await flush()
-  let start = performance.now()
+  const start = performance.now()
   await index.optimize()
   const optimizeMs = performance.now() - start
   await plain!.optimize()

@@ -24,10 +24,12 @@ import { LanceIndex } from '../src/store/lance-index'
 import type { MessageRow } from '../src/messages/table'
 import { contentTerms } from '../src/text/keywords'
 import { countTokens, renderLine, TOKENIZER } from '../src/text/token-count'
-import { ContextBuilder, ContextBuilderConfig } from '../src/context/context-builder'
+import type { ContextBuilderConfig } from '../src/context/context-builder'
+import { ContextBuilder } from '../src/context/context-builder'
 import { InMemoryMessageStore } from '../src/messages/in-memory-store'
 import { MessageIndex } from '../src/messages/message-index'
-import { RelevanceScorer, ScorerWeights, SIGNALS } from '../src/context/scorer'
+import type { ScorerWeights } from '../src/context/scorer'
+import { RelevanceScorer, SIGNALS } from '../src/context/scorer'
 import { quickSearch } from '../src/context/search-tool'
 import { ExtractiveSummarizer } from '../src/channel-summaries/summarizer'
 import { TermStats } from '../src/context/term-stats'
@@ -53,8 +55,17 @@ function sets(): Record<string, number> {
   return out
 }
 
-interface Turn { speaker: string; dia_id: string; text: string; blip_caption?: string }
-interface Qa { question: string; evidence: string[]; category: number }
+interface Turn {
+  speaker: string
+  dia_id: string
+  text: string
+  blip_caption?: string
+}
+interface Qa {
+  question: string
+  evidence: string[]
+  category: number
+}
 
 const MONTHS = ['january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december']
 
@@ -75,7 +86,9 @@ function loadConversation(file: string) {
   const id = file.replace(/^.*\//, '').replace(/\.json$/, '')
   const rows: MessageRow[] = []
   const byDia = new Map<string, string>()
-  const sessions = Object.keys(data).filter((key) => /^session_\d+$/.test(key)).sort((a, b) => Number(a.slice(8)) - Number(b.slice(8)))
+  const sessions = Object.keys(data)
+    .filter((key) => /^session_\d+$/.test(key))
+    .sort((a, b) => Number(a.slice(8)) - Number(b.slice(8)))
   for (const key of sessions) {
     const start = parseLocomoDate(data[`${key}_date_time`])
     ;(data[key] as Turn[]).forEach((turn, i) => {
@@ -101,10 +114,16 @@ function loadConversation(file: string) {
       byDia.set(turn.dia_id, row.id)
     })
   }
-  const qa = (data.qa as Qa[]).filter((q) => q.category >= 1 && q.category <= 4).map((q) => ({
-    ...q,
-    evidence: q.evidence.flatMap((e) => e.split(';')).map((e) => e.trim()).flatMap((e) => byDia.get(e) ?? []),
-  })).filter((q) => q.evidence.length)
+  const qa = (data.qa as Qa[])
+    .filter((q) => q.category >= 1 && q.category <= 4)
+    .map((q) => ({
+      ...q,
+      evidence: q.evidence
+        .flatMap((e) => e.split(';'))
+        .map((e) => e.trim())
+        .flatMap((e) => byDia.get(e) ?? []),
+    }))
+    .filter((q) => q.evidence.length)
   return { id, rows, qa, speakerA: data.speaker_a as string }
 }
 
@@ -133,7 +152,10 @@ class Bm25 {
   private docs: Map<string, number>[]
   private df = new Map<string, number>()
   private avg: number
-  constructor(private rows: MessageRow[], private terms: (text: string) => string[]) {
+  constructor(
+    private rows: MessageRow[],
+    private terms: (text: string) => string[],
+  ) {
     this.docs = rows.map((row) => {
       const tf = new Map<string, number>()
       for (const t of terms(row.content)) tf.set(t, (tf.get(t) ?? 0) + 1)
@@ -146,18 +168,21 @@ class Bm25 {
   select(query: string, budget: number): Set<string> {
     const q = new Set(this.terms(query))
     const n = this.docs.length
-    const scored = this.docs.map((tf, i) => {
-      const len = [...tf.values()].reduce((a, b) => a + b, 0)
-      let s = 0
-      for (const t of q) {
-        const f = tf.get(t)
-        if (!f) continue
-        const df = this.df.get(t) ?? 0
-        const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
-        s += idf * (f * 2.2) / (f + 1.2 * (0.25 + 0.75 * len / this.avg))
-      }
-      return { i, s }
-    }).filter((x) => x.s > 0).sort((a, b) => b.s - a.s)
+    const scored = this.docs
+      .map((tf, i) => {
+        const len = [...tf.values()].reduce((a, b) => a + b, 0)
+        let s = 0
+        for (const t of q) {
+          const f = tf.get(t)
+          if (!f) continue
+          const df = this.df.get(t) ?? 0
+          const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5))
+          s += (idf * (f * 2.2)) / (f + 1.2 * (0.25 + (0.75 * len) / this.avg))
+        }
+        return { i, s }
+      })
+      .filter((x) => x.s > 0)
+      .sort((a, b) => b.s - a.s)
     const out = new Set<string>()
     let used = 0
     for (const { i } of scored) {
@@ -172,7 +197,10 @@ class Bm25 {
 }
 
 function plainTerms(text: string) {
-  return text.toLowerCase().split(/[^\p{L}\p{N}']+/u).filter(Boolean)
+  return text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}']+/u)
+    .filter(Boolean)
 }
 
 async function main() {
@@ -196,7 +224,9 @@ async function main() {
     else if (key === 'halfLifeHours') halfLifeHours = value
     else (config as Record<string, number | boolean>)[key] = key === 'embedCandidates' ? Boolean(value) : value
   }
-  const files = readdirSync(dataDir).filter((f) => f.endsWith('.json')).sort()
+  const files = readdirSync(dataDir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
   const dir = mkdtempSync(join(tmpdir(), 'locomo-quick-'))
   const counters = new Counters()
   const index = new LanceIndex({ dir, logger: quiet, counters, optimizeEveryMs: 0, optimizeEveryWrites: 0, hybrid: 'parallel' })
@@ -210,7 +240,11 @@ async function main() {
   const totals = new Map<string, Tally>()
   const tally = (key: string, ours: number, bm25: number, bm25plain: number, recent: number) => {
     const t = totals.get(key) ?? { n: 0, ours: 0, bm25: 0, bm25plain: 0, recent: 0 }
-    t.n++; t.ours += ours; t.bm25 += bm25; t.bm25plain += bm25plain; t.recent += recent
+    t.n++
+    t.ours += ours
+    t.bm25 += bm25
+    t.bm25plain += bm25plain
+    t.recent += recent
     totals.set(key, t)
   }
   let fullTokens = 0
@@ -226,20 +260,27 @@ async function main() {
     await index.optimize(messages.table)
     fullTokens += conv.rows.reduce((s, r) => s + costOf(r), 0)
     const summaryText = withSummary
-      ? await new ExtractiveSummarizer().summarize({ previous: '', messages: conv.rows.slice(0, -20).map((r) => ({ name: r.userName, content: r.content })), maxTokens: 300 })
+      ? await new ExtractiveSummarizer().summarize({
+          previous: '',
+          messages: conv.rows.slice(0, -20).map((r) => ({ name: r.userName, content: r.content })),
+          maxTokens: 300,
+        })
       : ''
     const termStats = new TermStats()
     for (const row of conv.rows) termStats.add(row, row.content)
-    const builder = new ContextBuilder({
-      store,
-      termStats: statsMode === 'channel' ? termStats : undefined,
-      summary: withSummary ? async () => summaryText : undefined,
-      search: quickSearch(messages),
-      embedder,
-      counters,
-      logger: quiet,
-      scorer: new RelevanceScorer({ weights, threshold, halfLifeHours }),
-    }, config)
+    const builder = new ContextBuilder(
+      {
+        store,
+        termStats: statsMode === 'channel' ? termStats : undefined,
+        summary: withSummary ? async () => summaryText : undefined,
+        search: quickSearch(messages),
+        embedder,
+        counters,
+        logger: quiet,
+        scorer: new RelevanceScorer({ weights, threshold, halfLifeHours }),
+      },
+      config,
+    )
     const bm25 = new Bm25(conv.rows, contentTerms)
     const bm25plain = new Bm25(conv.rows, plainTerms)
     const last = conv.rows[conv.rows.length - 1].createdAt
@@ -247,8 +288,13 @@ async function main() {
     const who = asker === 'speaker' ? conv.speakerA : 'Questioner'
     for (const qa of conv.qa) {
       const target: ContextTarget = {
-        platform: 'locomo', guildId: conv.id, channelId: conv.id,
-        userId: who.toLowerCase(), userName: who, content: qa.question, time,
+        platform: 'locomo',
+        guildId: conv.id,
+        channelId: conv.id,
+        userId: who.toLowerCase(),
+        userName: who,
+        content: qa.question,
+        time,
       }
       for (const budget of budgets) {
         const built = await builder.build(target, { tokenBudget: budget })
@@ -257,7 +303,12 @@ async function main() {
         builds++
         const chosen = new Set(built.messages.map((m) => m.id))
         const recall = (set: Set<string>) => qa.evidence.filter((e) => set.has(e)).length / qa.evidence.length
-        const r = [recall(chosen), recall(bm25.select(qa.question, budget)), recall(bm25plain.select(qa.question, budget)), recall(recentBaseline(conv.rows, budget))] as const
+        const r = [
+          recall(chosen),
+          recall(bm25.select(qa.question, budget)),
+          recall(bm25plain.select(qa.question, budget)),
+          recall(recentBaseline(conv.rows, budget)),
+        ] as const
         tally(`${budget}`, ...r)
         tally(`${budget}/c${qa.category}`, ...r)
       }
@@ -267,20 +318,28 @@ async function main() {
   rmSync(dir, { recursive: true, force: true })
 
   const fmt = (x: number) => x.toFixed(3)
-  console.log(`tokenizer ${TOKENIZER}; asker ${asker}; at ${at}; stats ${statsMode}; summary ${withSummary}; overrides ${JSON.stringify(overrides)}; ${builds} builds, avg ${(buildMs / builds).toFixed(1)} ms; ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  console.log(
+    `tokenizer ${TOKENIZER}; asker ${asker}; at ${at}; stats ${statsMode}; summary ${withSummary}; overrides ${JSON.stringify(overrides)}; ${builds} builds, avg ${(buildMs / builds).toFixed(1)} ms; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+  )
   console.log('budget      n   ours   bm25  bm25w  recent')
   const result: Record<string, unknown> = {}
   for (const budget of budgets) {
     for (const key of [`${budget}`, ...[1, 2, 3, 4].map((c) => `${budget}/c${c}`)]) {
       const t = totals.get(key)
       if (!t) continue
-      console.log(`${key.padEnd(9)} ${String(t.n).padStart(4)}  ${fmt(t.ours / t.n)}  ${fmt(t.bm25 / t.n)}  ${fmt(t.bm25plain / t.n)}  ${fmt(t.recent / t.n)}`)
+      console.log(
+        `${key.padEnd(9)} ${String(t.n).padStart(4)}  ${fmt(t.ours / t.n)}  ${fmt(t.bm25 / t.n)}  ${fmt(t.bm25plain / t.n)}  ${fmt(t.recent / t.n)}`,
+      )
       result[key] = { n: t.n, ours: t.ours / t.n, bm25: t.bm25 / t.n, bm25_plain: t.bm25plain / t.n, recent: t.recent / t.n }
     }
   }
   console.log(`full history ${fullTokens} tokens; signals ${SIGNALS.join(', ')}`)
   const out = arg('out', '')
-  if (out) writeFileSync(out, JSON.stringify({ tokenizer: TOKENIZER, asker, at, overrides, results: result, full_history_tokens: fullTokens }, null, 2))
+  if (out)
+    writeFileSync(
+      out,
+      JSON.stringify({ tokenizer: TOKENIZER, asker, at, overrides, results: result, full_history_tokens: fullTokens }, null, 2),
+    )
 }
 
 main().catch((error) => {

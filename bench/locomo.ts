@@ -31,7 +31,8 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { App, h } from 'koishi'
+import type { App } from 'koishi'
+import { h } from 'koishi'
 import type { BuiltContext, ContextOptions, ContextTarget } from '../src/context/types'
 import { bootApp, log, revision, runInfo, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
@@ -100,8 +101,13 @@ export function loadConversation(file: string): Conversation {
   const turns: Turn[] = []
   for (const k of sessions) {
     const start = parseLocomoTime(raw[`session_${k}_date_time`])
-    raw[`session_${k}`].forEach((turn: any, i: number) => {
-      turns.push({ diaId: String(turn.dia_id).trim(), speaker: String(turn.speaker), content: turnText(turn), time: new Date(start.getTime() + i * TURN_GAP_MS) })
+    raw[`session_${k}`].forEach((turn: { dia_id: unknown; speaker: unknown; text?: string; blip_caption?: string }, i: number) => {
+      turns.push({
+        diaId: String(turn.dia_id).trim(),
+        speaker: String(turn.speaker),
+        content: turnText(turn),
+        time: new Date(start.getTime() + i * TURN_GAP_MS),
+      })
     })
   }
   const known = new Set(turns.map((t) => t.diaId))
@@ -203,7 +209,9 @@ async function main() {
   const runStart = performance.now()
 
   const conversations = loadConversations(dataDir)
-  log(`LoCoMo: ${conversations.length} conversations, ${conversations.reduce((n, c) => n + c.turns.length, 0)} turns, ${conversations.reduce((n, c) => n + c.questions.length, 0)} questions of categories 1–4`)
+  log(
+    `LoCoMo: ${conversations.length} conversations, ${conversations.reduce((n, c) => n + c.turns.length, 0)} turns, ${conversations.reduce((n, c) => n + c.questions.length, 0)} questions of categories 1–4`,
+  )
 
   // `--config '{"topics":{"enabled":false}}'`: plugin settings for an ablation, recorded in the JSON
   const pluginConfig = options.config ? JSON.parse(options.config) : {}
@@ -215,7 +223,10 @@ async function main() {
 
     const scores = new Map<string, Map<string, Score>>() // budget → category → scores
     for (const b of budgets) scores.set(String(b), new Map(CATEGORIES.map((c) => [c, { ours: [], bm25: [], recent: [] }])))
-    const oursStats = new Map<string, { tokens: number[]; recount: number[]; over: number; fallback: number; ms: number[]; unknown: number }>()
+    const oursStats = new Map<
+      string,
+      { tokens: number[]; recount: number[]; over: number; fallback: number; ms: number[]; unknown: number }
+    >()
     for (const b of budgets) oursStats.set(String(b), { tokens: [], recount: [], over: 0, fallback: 0, ms: [], unknown: 0 })
     const historyTokens: Record<string, number> = {}
     let replayMs = 0
@@ -235,7 +246,9 @@ async function main() {
       const askAt = new Date(conv.turns[conv.turns.length - 1].time.getTime() + askAfterMinutes * 60_000)
       const asker = askerIsA ? { userId: userIdOf(conv.speakers[0]), userName: conv.speakers[0] } : { userId: ASKER, userName: 'asker' }
       noEvidence += conv.noEvidence
-      log(`${conv.id}: replayed ${conv.turns.length} turns in ${Math.round(performance.now() - t0)} ms; ${historyTokens[conv.id]} tokens; ${conv.questions.length} questions`)
+      log(
+        `${conv.id}: replayed ${conv.turns.length} turns in ${Math.round(performance.now() - t0)} ms; ${historyTokens[conv.id]} tokens; ${conv.questions.length} questions`,
+      )
 
       for (const q of conv.questions.slice(0, limitQuestions)) {
         questionsScored++
@@ -303,7 +316,16 @@ async function main() {
               per_category: Object.fromEntries(
                 CATEGORIES.map((c) => {
                   const s = byCategory.get(c)!
-                  return [c, { name: CATEGORY_NAMES[c], questions: s.bm25.length, ours: value(s.ours), bm25: round4(mean(s.bm25)), recent: round4(mean(s.recent)) }]
+                  return [
+                    c,
+                    {
+                      name: CATEGORY_NAMES[c],
+                      questions: s.bm25.length,
+                      ours: value(s.ours),
+                      bm25: round4(mean(s.bm25)),
+                      recent: round4(mean(s.recent)),
+                    },
+                  ]
                 }),
               ),
               ours_context: build
@@ -328,9 +350,12 @@ async function main() {
       questions_without_valid_evidence: noEvidence,
       conversations: conversations.length,
       turns: conversations.reduce((n, c) => n + c.turns.length, 0),
-      ours_note: build ? 'ctx.memory.buildContext(target, { tokenBudget })' : 'null: ctx.memory.buildContext does not exist yet in this build',
+      ours_note: build
+        ? 'ctx.memory.buildContext(target, { tokenBudget })'
+        : 'null: ctx.memory.buildContext does not exist yet in this build',
       setup: {
-        turn_line: "'speaker: text' (image turns: text + ' [shares <blip caption>]'); a turn costs its line's tokens + 1 (line break), for the baselines, the full history and the recount of ours",
+        turn_line:
+          "'speaker: text' (image turns: text + ' [shares <blip caption>]'); a turn costs its line's tokens + 1 (line break), for the baselines, the full history and the recount of ours",
         turn_gap_ms: TURN_GAP_MS,
         question: `asked by ${askerIsA ? 'the first speaker' : `a third user ('${ASKER}')`} in the conversation's channel, ${askAfterMinutes} min after its last turn; not captured`,
         recent: 'newest turns while they fit (contiguous window)',

@@ -28,7 +28,8 @@ import type { MemoryService } from '../src/service'
 import { bootApp, log, revision, runInfo, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
 import { Bm25 } from './lib/bm25'
-import { RankingMetrics, rankingMetrics, round4 } from './lib/metrics'
+import type { RankingMetrics } from './lib/metrics'
+import { rankingMetrics, round4 } from './lib/metrics'
 import { words } from '../src/text/tokens'
 
 const ROOT = path.resolve(__dirname, '..')
@@ -49,13 +50,20 @@ export interface MadialDialogue {
   relevant: string[]
 }
 
-function readJsonl(file: string): any[] {
-  return fs.readFileSync(file, 'utf8').split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line))
+/** One line of the data set's JSON Lines: an object of fields (shape checked where read). */
+type JsonRecord = Record<string, unknown>
+
+function readJsonl(file: string): JsonRecord[] {
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as JsonRecord)
 }
 
 export function loadMemories(dir: string): MadialMemory[] {
   return readJsonl(path.join(dir, 'memory.jsonl')).flatMap((line) =>
-    Object.entries(line).map(([key, value]: [string, any]) => ({
+    Object.entries(line as Record<string, JsonRecord>).map(([key, value]) => ({
       id: String(value.id ?? key),
       userId: String(value['user-id']),
       time: String(value.time ?? ''),
@@ -69,7 +77,7 @@ export function loadDialogues(dir: string): MadialDialogue[] {
     id: String(d.id),
     userId: String(d['user-id']),
     dialogue: d.dialogue as string[],
-    testTurn: Number(d['test-turn'][0]),
+    testTurn: Number((d['test-turn'] as unknown[])[0]),
     relevant: (d['relevant-id'] as unknown[]).map(String),
   }))
 }
@@ -110,7 +118,10 @@ function parseLine(line: string): { speaker: string; text: string } | null {
 
 /** Query variants measured as prototypes. Each is a general rule, nothing specific to this data. */
 export function prototypeQueries(d: MadialDialogue): Record<string, string> {
-  const lines = d.dialogue.slice(0, d.testTurn).map(parseLine).filter((x): x is { speaker: string; text: string } => !!x)
+  const lines = d.dialogue
+    .slice(0, d.testTurn)
+    .map(parseLine)
+    .filter((x): x is { speaker: string; text: string } => !!x)
   const texts = lines.map((l) => l.text)
   return {
     // the dialogue without the `<BOD>` marker and the `<Speaker>:"…"` markup
@@ -120,7 +131,10 @@ export function prototypeQueries(d: MadialDialogue): Record<string, string> {
     // the same text on one line, so the reranker weighs every line alike (no LINE_DECAY)
     one_line: texts.join(' '),
     // only the user's lines (the assistant's lines are not the user's memories)
-    user_lines: lines.filter((l) => l.speaker.toLowerCase() !== 'assistant').map((l) => l.text).join('\n'),
+    user_lines: lines
+      .filter((l) => l.speaker.toLowerCase() !== 'assistant')
+      .map((l) => l.text)
+      .join('\n'),
   }
 }
 
@@ -194,7 +208,9 @@ async function main() {
       times.push(performance.now() - start)
       ours.push({ id: d.id, relevant: d.relevant, ranked })
     }
-    const short = ours.filter((x) => x.ranked.length < Math.min(10, memories.filter((m) => m.userId === dialogues.find((d) => d.id === x.id)!.userId).length))
+    const short = ours.filter(
+      (x) => x.ranked.length < Math.min(10, memories.filter((m) => m.userId === dialogues.find((d) => d.id === x.id)!.userId).length),
+    )
     if (short.length) log(`warning: ${short.length} queries returned fewer than 10 memories`)
 
     // Baselines: the published rankings, scored by the same code over the same dialogues.
@@ -210,8 +226,17 @@ async function main() {
     const bm25Rank = (tokenize?: (text: string) => string[]) =>
       dialogues.map((d) => {
         const mine = memories.filter((m) => m.userId === d.userId)
-        const index = new Bm25(mine.map((m) => m.event), { tokenize })
-        return { relevant: d.relevant, ranked: index.rank(madialQuery(d)).slice(0, topK).map((i) => mine[i].id) }
+        const index = new Bm25(
+          mine.map((m) => m.event),
+          { tokenize },
+        )
+        return {
+          relevant: d.relevant,
+          ranked: index
+            .rank(madialQuery(d))
+            .slice(0, topK)
+            .map((i) => mine[i].id),
+        }
       })
     const bm25Items = bm25Rank()
 

@@ -2,38 +2,15 @@ import { randomBytes } from 'node:crypto'
 import { resolve } from 'node:path'
 import type { Context } from 'koishi'
 import { CapturePipeline } from './capture/pipeline'
-import {
-  defineChannelSummaryTable,
-  ExtractiveSummarizer,
-  KoishiChannelSummaries,
-  LlmSummarizer,
-  RollingSummary,
-} from './channel-summaries'
+import { defineChannelSummaryTable, ExtractiveSummarizer, KoishiChannelSummaries, LlmSummarizer, RollingSummary } from './channel-summaries'
 import type { Config } from './config'
-import {
-  ContextBuilder,
-  ContextLog,
-  defineContextTable,
-  KoishiContextLog,
-  quickSearch,
-  RelevanceScorer,
-  TermStats,
-} from './context'
+import { ContextBuilder, ContextLog, defineContextTable, KoishiContextLog, quickSearch, RelevanceScorer, TermStats } from './context'
 import { definedOnly } from './core/defined'
 import type { Counters, Logger } from './core/observability'
 import { defineEpisodeTable, EpisodicMemory, KoishiEpisodes } from './episodes'
 import { Eraser } from './erase/eraser'
-import {
-  createJudge,
-  defaultLexicalShare,
-  defineFactTable,
-  Dialogue,
-  factIndexKind,
-  KoishiFactRepository,
-  memorize,
-  MemorizeOutcome,
-  Retriever,
-} from './facts'
+import type { Dialogue, MemorizeOutcome } from './facts'
+import { createJudge, defaultLexicalShare, defineFactTable, factIndexKind, KoishiFactRepository, memorize, Retriever } from './facts'
 import { createGroupMemories } from './group'
 import { Maintenance } from './jobs/maintenance'
 import { KeyedQueue } from './jobs/queue'
@@ -66,10 +43,14 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   )
   const { embedder, llm } = providers
   const { prompts } = config
-  const judge = createJudge(llm, {
-    decision: { zh: prompts.decisionZh, en: prompts.decisionEn },
-    summarizer: { zh: prompts.summarizerZh, en: prompts.summarizerEn },
-  }, { counters, logger: log })
+  const judge = createJudge(
+    llm,
+    {
+      decision: { zh: prompts.decisionZh, en: prompts.decisionEn },
+      summarizer: { zh: prompts.summarizerZh, en: prompts.summarizerEn },
+    },
+    { counters, logger: log },
+  )
 
   const registry = new IndexRegistry({ logger: log })
   const index = new LanceIndex({
@@ -99,19 +80,30 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
 
   const facts = new KoishiFactRepository(ctx)
   const factIndex = new IndexedTable(sync, factIndexKind(config.store.factsTable, facts))
-  const retriever = new Retriever({ index, embedder, table: config.store.factsTable, counters, logger: log, lexicalShare: config.retrieval.lexicalShare })
-  const memorizeDialogue = (dialogue: Dialogue): Promise<MemorizeOutcome> => memorize({
-    judge,
+  const retriever = new Retriever({
+    index,
     embedder,
-    facts,
-    factIndex,
+    table: config.store.factsTable,
     counters,
     logger: log,
-    dedupeThreshold: config.retrieval.dedupeThreshold,
-    commandPrefixes: config.memorize.commandPrefixes,
-    newId: newFactId,
-    now: () => new Date(),
-  }, dialogue)
+    lexicalShare: config.retrieval.lexicalShare,
+  })
+  const memorizeDialogue = (dialogue: Dialogue): Promise<MemorizeOutcome> =>
+    memorize(
+      {
+        judge,
+        embedder,
+        facts,
+        factIndex,
+        counters,
+        logger: log,
+        dedupeThreshold: config.retrieval.dedupeThreshold,
+        commandPrefixes: config.memorize.commandPrefixes,
+        newId: newFactId,
+        now: () => new Date(),
+      },
+      dialogue,
+    )
 
   const groups = createGroupMemories(ctx, {
     index,
@@ -192,37 +184,48 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
 
   const retrieveFacts = async (target: { userId: string; content: string; platform: string; guildId: string }, topK: number) =>
     target.userId
-      ? retriever.retrieve({ platform: target.platform, userId: target.userId, guildId: target.guildId || undefined }, target.content, topK, config.retrieval.minScore)
+      ? retriever.retrieve(
+          { platform: target.platform, userId: target.userId, guildId: target.guildId || undefined },
+          target.content,
+          topK,
+          config.retrieval.minScore,
+        )
       : []
-  const contextBuilder = new ContextBuilder({
-    store: messages,
-    search: quickSearch(messageIndex),
-    embedder,
-    termStats,
-    longTerm: retrieveFacts,
-    summary: (channel) => rolling.get(channel),
-    // a group chat also sees what the group as a whole remembers (recall never throws)
-    group: (target) => groups.recall({ platform: target.platform, guildId: target.guildId }, target.content, { limit: 5, threshold: 0.05 }),
-    onBuilt: (target, context) => contextLog.record(target, context),
-    counters,
-    logger: log,
-    scorer: new RelevanceScorer(definedOnly({
-      weights: definedOnly(config.context.weights ?? {}),
-      threshold: config.context.threshold,
-      halfLifeHours: config.context.halfLifeHours,
-    })),
-  }, definedOnly({
-    tokenBudget: config.context.tokenBudget,
-    timeoutMs: config.context.timeoutMs,
-    maxMessages: config.context.maxMessages,
-    timeWindowHours: config.context.timeWindowHours,
-    longTermShare: config.context.longTermShare,
-    summaryShare: config.context.summaryShare,
-    groupShare: config.context.groupShare,
-    summaryCoverage: config.context.summaryCoverage,
-    recencyFloor: config.context.recencyFloor,
-    lexicalShare,
-  }))
+  const contextBuilder = new ContextBuilder(
+    {
+      store: messages,
+      search: quickSearch(messageIndex),
+      embedder,
+      termStats,
+      longTerm: retrieveFacts,
+      summary: (channel) => rolling.get(channel),
+      // a group chat also sees what the group as a whole remembers (recall never throws)
+      group: (target) =>
+        groups.recall({ platform: target.platform, guildId: target.guildId }, target.content, { limit: 5, threshold: 0.05 }),
+      onBuilt: (target, context) => contextLog.record(target, context),
+      counters,
+      logger: log,
+      scorer: new RelevanceScorer(
+        definedOnly({
+          weights: definedOnly(config.context.weights ?? {}),
+          threshold: config.context.threshold,
+          halfLifeHours: config.context.halfLifeHours,
+        }),
+      ),
+    },
+    definedOnly({
+      tokenBudget: config.context.tokenBudget,
+      timeoutMs: config.context.timeoutMs,
+      maxMessages: config.context.maxMessages,
+      timeWindowHours: config.context.timeWindowHours,
+      longTermShare: config.context.longTermShare,
+      summaryShare: config.context.summaryShare,
+      groupShare: config.context.groupShare,
+      summaryCoverage: config.context.summaryCoverage,
+      recencyFloor: config.context.recencyFloor,
+      lexicalShare,
+    }),
+  )
 
   const eraser = new Eraser({
     capture,

@@ -129,7 +129,9 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
   }),
   store: Schema.object({
     path: Schema.string().default('data/memory/lancedb'),
-    factsTable: Schema.string().pattern(/^[A-Za-z0-9_]+$/).default('memories'),
+    factsTable: Schema.string()
+      .pattern(/^[A-Za-z0-9_]+$/)
+      .default('memories'),
     optimizeEveryWrites: Schema.natural().min(1).default(200),
     optimizeIntervalMinutes: Schema.natural().min(1).default(30),
     retryIntervalSeconds: Schema.natural().min(1).default(30),

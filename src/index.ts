@@ -1,4 +1,4 @@
-import { Context } from 'koishi'
+import type { Context } from 'koishi'
 import { registerCommands } from './commands'
 import { mountGroupApi } from './http/group-routes'
 import { Config } from './config'

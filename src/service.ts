@@ -1,15 +1,19 @@
-import { Context, Service, Session } from 'koishi'
+import type { Context, Session } from 'koishi'
+import { Service } from 'koishi'
 import { isSession, targetOf } from './capture/session-rows'
-import { composeMemory, MemoryParts } from './compose'
+import type { MemoryParts } from './compose'
+import { composeMemory } from './compose'
 import type { Config } from './config'
-import { assemblePrompt, BuiltContext, ChatMessage, ContextOptions, ContextTarget, topicSearchTool, quickSearch, withTimeout } from './context'
+import type { BuiltContext, ChatMessage, ContextOptions, ContextTarget } from './context'
+import { assemblePrompt, topicSearchTool, quickSearch, withTimeout } from './context'
 import { Counters } from './core/observability'
 import { episodeScope } from './episodes'
 import type { Dialogue, FactRow, MemorizeOutcome, RetrievedMemory } from './facts'
 import { formatForPrompt } from './facts'
 import type { UserRef } from './erase/eraser'
 import { startTimers } from './jobs/timers'
-import { Scope, sessionScope } from './scope'
+import type { Scope } from './scope'
+import { sessionScope } from './scope'
 import type { DrainResult, RebuildResult } from './store/index-sync'
 
 declare module 'koishi' {
@@ -58,7 +62,10 @@ export class MemoryService extends Service {
   readonly contextBuilder: MemoryParts['contextBuilder']
   private log = this.ctx.logger('memory')
 
-  constructor(ctx: Context, public config: Config) {
+  constructor(
+    ctx: Context,
+    public config: Config,
+  ) {
     super(ctx, 'memory')
     const parts = (this.parts = composeMemory(ctx, config, this.counters, this.log))
     ;({
@@ -79,17 +86,21 @@ export class MemoryService extends Service {
   protected async start() {
     await this.index.open()
     const { config, parts } = this
-    startTimers(this.ctx, {
-      retryIntervalSeconds: config.store.retryIntervalSeconds,
-      closeIntervalMinutes: config.topics.closeIntervalMinutes,
-      summaryIntervalMinutes: config.summaries.enabled ? config.summaries.scheduleIntervalMinutes : 0,
-      evolutionHour: config.group.timer ? config.group.hour : undefined,
-    }, {
-      drainOutbox: () => void this.flushOutbox(),
-      closeIdleTopics: () => void parts.maintenance.closeIdleTopics(),
-      summarizeTopics: () => parts.maintenance.summarizeTopics(),
-      evolveGroups: () => void parts.maintenance.evolveDueGroups(),
-    })
+    startTimers(
+      this.ctx,
+      {
+        retryIntervalSeconds: config.store.retryIntervalSeconds,
+        closeIntervalMinutes: config.topics.closeIntervalMinutes,
+        summaryIntervalMinutes: config.summaries.enabled ? config.summaries.scheduleIntervalMinutes : 0,
+        evolutionHour: config.group.timer ? config.group.hour : undefined,
+      },
+      {
+        drainOutbox: () => void this.flushOutbox(),
+        closeIdleTopics: () => void parts.maintenance.closeIdleTopics(),
+        summarizeTopics: () => parts.maintenance.summarizeTopics(),
+        evolveGroups: () => void parts.maintenance.evolveDueGroups(),
+      },
+    )
   }
 
   protected async stop() {
@@ -182,7 +193,10 @@ export class MemoryService extends Service {
    * Chat messages for a model: system prompt + long-term memories + conversation summary + chosen
    * context (+ related earlier exchanges) + the current message.
    */
-  async assemblePrompt(session: Session, options: ContextOptions & { system?: string; style?: 'messages' | 'transcript' } = {}): Promise<ChatMessage[]> {
+  async assemblePrompt(
+    session: Session,
+    options: ContextOptions & { system?: string; style?: 'messages' | 'transcript' } = {},
+  ): Promise<ChatMessage[]> {
     const target = targetOf(session, this.config.capture.placeholders)
     const [context, episodes] = await Promise.all([this.buildContext(target, options), this.recallEpisodes(session, target.content)])
     return assemblePrompt({
@@ -202,15 +216,23 @@ export class MemoryService extends Service {
 
   /** `topicSearch` of this session's channel as an LLM tool definition (name, JSON schema, handler). */
   searchTool(session: Session) {
-    return topicSearchTool({
-      search: quickSearch(this.parts.messageIndex),
-      store: this.messages,
-      topics: {
-        list: async (channel, { limit }) =>
-          (await this.topics.list(channel, limit)).map((topic) => ({ id: topic.id, title: topic.title, updatedAt: topic.updatedAt, active: topic.active })),
+    return topicSearchTool(
+      {
+        search: quickSearch(this.parts.messageIndex),
+        store: this.messages,
+        topics: {
+          list: async (channel, { limit }) =>
+            (await this.topics.list(channel, limit)).map((topic) => ({
+              id: topic.id,
+              title: topic.title,
+              updatedAt: topic.updatedAt,
+              active: topic.active,
+            })),
+        },
+        summaries: this.summaries.searchSummaries,
       },
-      summaries: this.summaries.searchSummaries,
-    }, { platform: session.platform, channelId: session.channelId })
+      { platform: session.platform, channelId: session.channelId },
+    )
   }
 
   /** The raw messages of a topic, oldest first, optionally within a time range (000 §3.4). */

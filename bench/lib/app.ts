@@ -1,5 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { cpus, loadavg, release, arch, tmpdir, totalmem, type } from 'node:os'
+import { execFileSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { App } from 'koishi'
 import mock from '@koishijs/plugin-mock'
@@ -39,14 +40,13 @@ export async function bootApp(config: memory.ConfigInput = {}): Promise<BenchApp
 
 /** Machine facts for the JSON and the docs. */
 export function machine() {
-  const os = require('node:os') as typeof import('node:os')
   return {
-    cpu: os.cpus()[0]?.model ?? 'unknown',
-    cores: os.cpus().length,
-    memory_gb: Math.round(os.totalmem() / 2 ** 30),
-    platform: `${os.type()} ${os.release()} ${os.arch()}`,
+    cpu: cpus()[0]?.model ?? 'unknown',
+    cores: cpus().length,
+    memory_gb: Math.round(totalmem() / 2 ** 30),
+    platform: `${type()} ${release()} ${arch()}`,
     node: process.version,
-    loadavg_1m: Math.round(os.loadavg()[0] * 100) / 100,
+    loadavg_1m: Math.round(loadavg()[0] * 100) / 100,
   }
 }
 
@@ -57,7 +57,6 @@ export const log = (...args: unknown[]) => console.error(`[${new Date().toISOStr
  * working tree, so uncommitted changes there are part of the measurement).
  */
 export function revision(root: string) {
-  const { execFileSync } = require('node:child_process') as typeof import('node:child_process')
   const git = (...args: string[]) => {
     try {
       // trimEnd: porcelain lines start with a status column that may be a space

@@ -4,13 +4,15 @@ import type { EpisodicMemory } from '../episodes'
 import type { Dialogue, FactOwner } from '../facts'
 import type { Counters, Logger } from '../core/observability'
 import type { KeyedQueue } from '../jobs/queue'
-import { messageRowId, MessageIndex, MessageRow, MessageStore } from '../messages'
+import type { MessageIndex, MessageRow, MessageStore } from '../messages'
+import { messageRowId } from '../messages'
 import type { RollingSummary } from '../channel-summaries'
 import type { TopicAttributor } from '../topics'
 import type { TopicSummaries } from '../topic-summaries'
 import { DialogueTracker } from './dialogue-tracker'
 import { MessageRecorder } from './recorder'
-import { renderPlainText, PlaceholderLocale } from './render'
+import type { PlaceholderLocale } from './render'
+import { renderPlainText } from './render'
 import { localMessageId, mentionsBot, ownerOf, rowOf, speakerName } from './session-rows'
 
 export interface CaptureOptions {
@@ -153,7 +155,9 @@ export class CapturePipeline {
   }
 
   private row(session: Session, fields: Parameters<typeof rowOf>[1]): MessageRow {
-    const root = fields.replyMessageId ? this.recorder.rootOf(session.platform, session.channelId!, fields.replyMessageId) : fields.messageId
+    const root = fields.replyMessageId
+      ? this.recorder.rootOf(session.platform, session.channelId!, fields.replyMessageId)
+      : fields.messageId
     return rowOf(session, fields, root)
   }
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../core/observability'
-import { Counters } from '../core/observability'
+import type { Counters } from '../core/observability'
 import type { MessageRow } from '../messages'
 
 export interface MessageSink {
@@ -66,14 +66,16 @@ export class MessageRecorder {
     this.timer = undefined
     const rows = this.buffer.splice(0)
     if (rows.length) {
-      this.writing = this.writing.then(() => this.sink.write(rows)).catch((error) => {
-        // keep the rows for the next flush, as far as the buffer bound allows
-        const room = Math.max(0, this.options.maxBuffered - this.buffer.length)
-        this.buffer.unshift(...rows.slice(0, room))
-        this.options.counters.inc('capture.write-failed')
-        this.options.counters.inc('capture.dropped', rows.length - Math.min(room, rows.length))
-        this.options.logger.warn('could not store %d messages, will retry: %s', rows.length, (error as Error).message)
-      })
+      this.writing = this.writing
+        .then(() => this.sink.write(rows))
+        .catch((error) => {
+          // keep the rows for the next flush, as far as the buffer bound allows
+          const room = Math.max(0, this.options.maxBuffered - this.buffer.length)
+          this.buffer.unshift(...rows.slice(0, room))
+          this.options.counters.inc('capture.write-failed')
+          this.options.counters.inc('capture.dropped', rows.length - Math.min(room, rows.length))
+          this.options.logger.warn('could not store %d messages, will retry: %s', rows.length, (error as Error).message)
+        })
     }
     return this.writing
   }

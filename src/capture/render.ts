@@ -1,15 +1,35 @@
 /** The structural shape of a Koishi/Satori message element. */
 export interface ElementLike {
   type: string
-  attrs: Record<string, any>
+  attrs: Record<string, unknown>
   children: ElementLike[]
 }
 
 export type PlaceholderLocale = 'zh' | 'en'
 
 const PLACEHOLDERS: Record<PlaceholderLocale, Record<string, string>> = {
-  zh: { img: '[图片]', image: '[图片]', audio: '[语音]', video: '[视频]', file: '[文件]', face: '[表情]', mface: '[表情]', forward: '[聊天记录]', card: '[卡片]' },
-  en: { img: '[image]', image: '[image]', audio: '[voice]', video: '[video]', file: '[file]', face: '[sticker]', mface: '[sticker]', forward: '[forwarded messages]', card: '[card]' },
+  zh: {
+    img: '[图片]',
+    image: '[图片]',
+    audio: '[语音]',
+    video: '[视频]',
+    file: '[文件]',
+    face: '[表情]',
+    mface: '[表情]',
+    forward: '[聊天记录]',
+    card: '[卡片]',
+  },
+  en: {
+    img: '[image]',
+    image: '[image]',
+    audio: '[voice]',
+    video: '[video]',
+    file: '[file]',
+    face: '[sticker]',
+    mface: '[sticker]',
+    forward: '[forwarded messages]',
+    card: '[card]',
+  },
 }
 
 /**
@@ -49,7 +69,11 @@ export function renderPlainText(elements: ElementLike[], locale: PlaceholderLoca
     }
   }
   visit(elements)
-  return out.join('').replace(/[ \t]+/g, ' ').replace(/\n{2,}/g, '\n').trim()
+  return out
+    .join('')
+    .replace(/[ \t]+/g, ' ')
+    .replace(/\n{2,}/g, '\n')
+    .trim()
 }
 
 /** True when the elements mention `selfId`. */

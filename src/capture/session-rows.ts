@@ -2,8 +2,10 @@ import { randomBytes } from 'node:crypto'
 import type { Session } from 'koishi'
 import type { ContextTarget } from '../context'
 import type { FactOwner } from '../facts'
-import { messageRowId, MessageRow } from '../messages'
-import { mentions, PlaceholderLocale, renderPlainText } from './render'
+import type { MessageRow } from '../messages'
+import { messageRowId } from '../messages'
+import type { PlaceholderLocale } from './render'
+import { mentions, renderPlainText } from './render'
 
 /** A captured message row without the fields the recorder resolves (`rootMessageId`). */
 export type CapturedFields = Omit<MessageRow, 'id' | 'platform' | 'guildId' | 'channelId' | 'rootMessageId' | 'topicId'>

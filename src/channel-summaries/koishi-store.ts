@@ -1,4 +1,4 @@
-import { Context } from 'koishi'
+import type { Context } from 'koishi'
 import type { ChannelRef } from '../messages'
 import type { ChannelSummaryRecord, ChannelSummaryStore } from './rolling-summary'
 

@@ -74,7 +74,10 @@ export class RollingSummary {
   /** Messages seen per channel since its last check, so a refresh is not queried for every message. */
   private seen = new Map<string, number>()
 
-  constructor(private deps: RollingSummaryDeps, config: Partial<RollingSummaryConfig> = {}) {
+  constructor(
+    private deps: RollingSummaryDeps,
+    config: Partial<RollingSummaryConfig> = {},
+  ) {
     this.config = Object.freeze({ ...DEFAULT_ROLLING_SUMMARY, ...config })
   }
 
@@ -119,7 +122,14 @@ export class RollingSummary {
       const left = fresh.slice(0, Math.max(0, fresh.length - keepRecent))
       const due = previous ? left.length >= refreshEvery : left.length >= minMessages
       if (!due) return 'not-due'
-      const input = { previous: previous?.summary ?? '', messages: left.filter((row) => !row.isCommand).map(toLine).filter((line) => line.content), maxTokens }
+      const input = {
+        previous: previous?.summary ?? '',
+        messages: left
+          .filter((row) => !row.isCommand)
+          .map(toLine)
+          .filter((line) => line.content),
+        maxTokens,
+      }
       const { summary, summarizer } = await this.summarize(input)
       const newest = left[left.length - 1]
       await summaries.save({

@@ -1,6 +1,7 @@
 import type { LLM } from '../providers/types'
 import { contentTerms } from '../text/keywords'
-import { detectLanguage, Language } from '../text/language'
+import type { Language } from '../text/language'
+import { detectLanguage } from '../text/language'
 import { splitSentences } from '../text/sentences'
 import { countTokens, truncateToTokens } from '../text/token-count'
 
@@ -31,30 +32,35 @@ export interface ConversationSummarizer {
 }
 
 const PROMPTS: Record<Language, (input: SummarizeInput) => string> = {
-  zh: (input) => [
-    '你在为群聊/私聊维护一份滚动摘要，供聊天机器人回复时参考。',
-    `请把"已有摘要"和"新消息"合并成一份新的摘要：简洁、客观、用第三人称，保留人名、事实、计划、偏好、时间和未解决的问题，去掉寒暄和重复；不超过 ${input.maxTokens} 个 token。只输出摘要正文。`,
-    '',
-    `已有摘要：${input.previous || '（无）'}`,
-    '',
-    '新消息：',
-    ...input.messages.map((line) => `${line.name}: ${line.content}`),
-  ].join('\n'),
-  en: (input) => [
-    'You maintain a rolling summary of a chat, which a chatbot reads before it replies.',
-    `Merge the "summary so far" and the "new messages" into one new summary: concise, factual, third person; keep names, facts, plans, preferences, dates and open questions; drop greetings and repetition; at most ${input.maxTokens} tokens. Output only the summary text.`,
-    '',
-    `Summary so far: ${input.previous || '(none)'}`,
-    '',
-    'New messages:',
-    ...input.messages.map((line) => `${line.name}: ${line.content}`),
-  ].join('\n'),
+  zh: (input) =>
+    [
+      '你在为群聊/私聊维护一份滚动摘要，供聊天机器人回复时参考。',
+      `请把"已有摘要"和"新消息"合并成一份新的摘要：简洁、客观、用第三人称，保留人名、事实、计划、偏好、时间和未解决的问题，去掉寒暄和重复；不超过 ${input.maxTokens} 个 token。只输出摘要正文。`,
+      '',
+      `已有摘要：${input.previous || '（无）'}`,
+      '',
+      '新消息：',
+      ...input.messages.map((line) => `${line.name}: ${line.content}`),
+    ].join('\n'),
+  en: (input) =>
+    [
+      'You maintain a rolling summary of a chat, which a chatbot reads before it replies.',
+      `Merge the "summary so far" and the "new messages" into one new summary: concise, factual, third person; keep names, facts, plans, preferences, dates and open questions; drop greetings and repetition; at most ${input.maxTokens} tokens. Output only the summary text.`,
+      '',
+      `Summary so far: ${input.previous || '(none)'}`,
+      '',
+      'New messages:',
+      ...input.messages.map((line) => `${line.name}: ${line.content}`),
+    ].join('\n'),
 }
 
 /** A summariser over a chat model, prompted in the conversation's language. */
 export class LlmSummarizer implements ConversationSummarizer {
   readonly id: string
-  constructor(private llm: LLM, private options: { temperature?: number } = {}) {
+  constructor(
+    private llm: LLM,
+    private options: { temperature?: number } = {},
+  ) {
     this.id = `llm:${llm.id}`
   }
 
@@ -122,10 +128,16 @@ export class ExtractiveSummarizer implements ConversationSummarizer {
       chosen.push(sentence)
       used += cost
     }
-    return chosen.sort((a, b) => a.order - b.order).map((sentence) => sentence.text).join('\n')
+    return chosen
+      .sort((a, b) => a.order - b.order)
+      .map((sentence) => sentence.text)
+      .join('\n')
   }
 }
 
 function splitSummary(summary: string): string[] {
-  return summary.split('\n').map((line) => line.trim()).filter(Boolean)
+  return summary
+    .split('\n')
+    .map((line) => line.trim())
+    .filter(Boolean)
 }

@@ -1,6 +1,7 @@
-import { Command, Context, Session } from 'koishi'
+import type { Command, Context, Session } from 'koishi'
 import type { Config } from '../config'
-import { GroupMemoryError, GroupRef } from '../group'
+import type { GroupRef } from '../group'
+import { GroupMemoryError } from '../group'
 
 type Resolved = { group: GroupRef } | { error: string }
 
@@ -12,9 +13,10 @@ function resolveGroup(session: Session, named: string | undefined, authority: nu
   const own = session.guildId ? { platform: session.platform, guildId: session.guildId } : undefined
   if (!named) return own ? { group: own } : { error: session.text('commands.memory.messages.not-group') }
   const colon = named.indexOf(':')
-  const group = colon > 0 ? { platform: named.slice(0, colon), guildId: named.slice(colon + 1) } : { platform: session.platform, guildId: named }
+  const group =
+    colon > 0 ? { platform: named.slice(0, colon), guildId: named.slice(colon + 1) } : { platform: session.platform, guildId: named }
   const isOwn = own && own.platform === group.platform && own.guildId === group.guildId
-  if (!isOwn && ((session.user as any)?.authority ?? 0) < authority) {
+  if (!isOwn && ((session.user as { authority?: number } | undefined)?.authority ?? 0) < authority) {
     return { error: session.text('commands.memory.messages.group-forbidden') }
   }
   return { group }
@@ -38,7 +40,8 @@ async function inGroup(session: Session, named: string | undefined, authority: n
 export function registerGroupCommands(ctx: Context, config: Config) {
   const authority = config.group.authority
 
-  ctx.command('memory.evolve [group:string]', { authority })
+  ctx
+    .command('memory.evolve [group:string]', { authority })
     .userFields(['authority'])
     .option('days', '-d <days:posint>')
     .action(async ({ session, options }, named) => {
@@ -47,8 +50,10 @@ export function registerGroupCommands(ctx: Context, config: Config) {
         const result = await ctx.memory.evolve(target, { days: options!.days })
         if (result.status !== 'evolved') return session.text(`.${result.status}`, [result.message ?? ''])
         const issues = result.issues.invalid_lines + result.issues.rejected_ops
-        return session.text('.evolved', result.stats)
-          + (issues ? session.text('.issues', { invalid: result.issues.invalid_lines, rejected: result.issues.rejected_ops }) : '')
+        return (
+          session.text('.evolved', result.stats) +
+          (issues ? session.text('.issues', { invalid: result.issues.invalid_lines, rejected: result.issues.rejected_ops }) : '')
+        )
       })
     })
 
@@ -74,25 +79,23 @@ export function registerGroupCommands(ctx: Context, config: Config) {
       })
     })
 
-  groupSubcommand('.search <query:text>')
-    .action(async ({ session, options }, query) => {
-      if (!session) return
-      if (!query?.trim()) return session.text('commands.memory.recall.messages.missing-query')
-      return inGroup(session, options!.group, authority, async (target) => {
-        const found = await ctx.memory.groups.search(target, query)
-        if (!found.results.length) return session.text('.empty')
-        return found.results.map((r, i) => session.text('.item', [i + 1, r.statement, r.score.toFixed(2), r.memory_id])).join('\n')
-      })
+  groupSubcommand('.search <query:text>').action(async ({ session, options }, query) => {
+    if (!session) return
+    if (!query?.trim()) return session.text('commands.memory.recall.messages.missing-query')
+    return inGroup(session, options!.group, authority, async (target) => {
+      const found = await ctx.memory.groups.search(target, query)
+      if (!found.results.length) return session.text('.empty')
+      return found.results.map((r, i) => session.text('.item', [i + 1, r.statement, r.score.toFixed(2), r.memory_id])).join('\n')
     })
+  })
 
-  groupSubcommand('.history <id:string>')
-    .action(async ({ session, options }, id) => {
-      if (!session || !id) return
-      return inGroup(session, options!.group, authority, async (target) => {
-        const history = await ctx.memory.groups.history(target, id)
-        return history.history.map((h) => session.text('.item', [h.version, h.statement, h.status, h.change_summary || '-'])).join('\n')
-      })
+  groupSubcommand('.history <id:string>').action(async ({ session, options }, id) => {
+    if (!session || !id) return
+    return inGroup(session, options!.group, authority, async (target) => {
+      const history = await ctx.memory.groups.history(target, id)
+      return history.history.map((h) => session.text('.item', [h.version, h.statement, h.status, h.change_summary || '-'])).join('\n')
     })
+  })
 
   groupSubcommand('.changes')
     .option('days', '-d <days:posint>', { fallback: 7 })
@@ -101,34 +104,33 @@ export function registerGroupCommands(ctx: Context, config: Config) {
       return inGroup(session, options!.group, authority, async (target) => {
         const changes = await ctx.memory.groups.changes(target, { days: options!.days })
         if (!changes.changes.length) return session.text('.empty', [options!.days])
-        return changes.changes.map((c) => session.text('.item', [c.action, c.memory_id, c.new_statement || c.old_statement, c.change_reason || '-'])).join('\n')
+        return changes.changes
+          .map((c) => session.text('.item', [c.action, c.memory_id, c.new_statement || c.old_statement, c.change_reason || '-']))
+          .join('\n')
       })
     })
 
-  groupSubcommand('.delete <id:string> [reason:text]', { authority })
-    .action(async ({ session, options }, id, reason) => {
-      if (!session || !id) return
-      return inGroup(session, options!.group, authority, async (target) => {
-        await ctx.memory.groups.remove(target, id, reason)
-        return session.text('.done', [id])
-      })
+  groupSubcommand('.delete <id:string> [reason:text]', { authority }).action(async ({ session, options }, id, reason) => {
+    if (!session || !id) return
+    return inGroup(session, options!.group, authority, async (target) => {
+      await ctx.memory.groups.remove(target, id, reason)
+      return session.text('.done', [id])
     })
+  })
 
-  groupSubcommand('.restore <id:string>', { authority })
-    .action(async ({ session, options }, id) => {
-      if (!session || !id) return
-      return inGroup(session, options!.group, authority, async (target) => {
-        await ctx.memory.groups.restore(target, id)
-        return session.text('.done', [id])
-      })
+  groupSubcommand('.restore <id:string>', { authority }).action(async ({ session, options }, id) => {
+    if (!session || !id) return
+    return inGroup(session, options!.group, authority, async (target) => {
+      await ctx.memory.groups.restore(target, id)
+      return session.text('.done', [id])
     })
+  })
 
-  groupSubcommand('.strength <id:string> <value:number>', { authority })
-    .action(async ({ session, options }, id, value) => {
-      if (!session || !id) return
-      return inGroup(session, options!.group, authority, async (target) => {
-        const result = await ctx.memory.groups.setStrength(target, id, value)
-        return session.text('.done', [id, result.memory.strength.toFixed(2)])
-      })
+  groupSubcommand('.strength <id:string> <value:number>', { authority }).action(async ({ session, options }, id, value) => {
+    if (!session || !id) return
+    return inGroup(session, options!.group, authority, async (target) => {
+      const result = await ctx.memory.groups.setStrength(target, id, value)
+      return session.text('.done', [id, result.memory.strength.toFixed(2)])
     })
+  })
 }

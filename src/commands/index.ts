@@ -1,4 +1,5 @@
-import { Context, h, Session } from 'koishi'
+import type { Context, Session } from 'koishi'
+import { h } from 'koishi'
 import type { Config } from '../config'
 import { sessionScope } from '../scope'
 import { registerGroupCommands } from './group'
@@ -10,9 +11,7 @@ function parseUser(session: Session, target: string) {
   const [at] = h.select(h.parse(target), 'at')
   if (at?.attrs.id) return { platform: session.platform, userId: String(at.attrs.id) }
   const split = target.indexOf(':')
-  return split > 0
-    ? { platform: target.slice(0, split), userId: target.slice(split + 1) }
-    : { platform: session.platform, userId: target }
+  return split > 0 ? { platform: target.slice(0, split), userId: target.slice(split + 1) } : { platform: session.platform, userId: target }
 }
 
 function preview(text: string, max = 80) {
@@ -25,19 +24,19 @@ export function registerCommands(ctx: Context, config: Config) {
   registerTopicCommands(ctx)
   registerReindexCommand(ctx)
 
-  root.subcommand('.recall <query:text>')
-    .action(async ({ session }, query) => {
-      if (!session?.userId) return
-      if (!query?.trim()) return session.text('.missing-query')
-      const memories = await ctx.memory.retrieve(session, query)
-      if (!memories.length) return session.text('.empty')
-      return [
-        session.text('.header', [memories.length]),
-        ...memories.map((memory, i) => session.text('.item', [i + 1, memory.content, memory.score.toFixed(2), memory.id])),
-      ].join('\n')
-    })
+  root.subcommand('.recall <query:text>').action(async ({ session }, query) => {
+    if (!session?.userId) return
+    if (!query?.trim()) return session.text('.missing-query')
+    const memories = await ctx.memory.retrieve(session, query)
+    if (!memories.length) return session.text('.empty')
+    return [
+      session.text('.header', [memories.length]),
+      ...memories.map((memory, i) => session.text('.item', [i + 1, memory.content, memory.score.toFixed(2), memory.id])),
+    ].join('\n')
+  })
 
-  root.subcommand('.list')
+  root
+    .subcommand('.list')
     .userFields(['authority'])
     .option('user', '-u <user:string>')
     .option('page', '-p <page:posint>', { fallback: 1 })
@@ -55,10 +54,7 @@ export function registerCommands(ctx: Context, config: Config) {
       const scope = session.guildId ? { ...owner, guildId: session.guildId } : owner
       const pageSize = 10
       const page = options!.page ?? 1
-      const [rows, total] = await Promise.all([
-        ctx.memory.list(scope, pageSize, (page - 1) * pageSize),
-        ctx.memory.facts.count(scope),
-      ])
+      const [rows, total] = await Promise.all([ctx.memory.list(scope, pageSize, (page - 1) * pageSize), ctx.memory.facts.count(scope)])
       if (!rows.length) return session.text(total ? '.no-page' : '.empty', [page])
       return [
         session.text('.header', [total, page, Math.ceil(total / pageSize)]),
@@ -66,7 +62,8 @@ export function registerCommands(ctx: Context, config: Config) {
       ].join('\n')
     })
 
-  root.subcommand('.forget [id:string]')
+  root
+    .subcommand('.forget [id:string]')
     .option('all', '-a')
     .option('yes', '-y')
     .action(async ({ session, options }, id) => {
@@ -83,44 +80,46 @@ export function registerCommands(ctx: Context, config: Config) {
       return erased.length ? session.text('.erased', [id]) : session.text('.not-found', [id])
     })
 
-  root.subcommand('.stats [hours:posint]')
-    .action(async ({ session }, hours = 24) => {
-      if (!session) return
-      const m = await ctx.memory.contextLog.metrics(hours)
-      return session.text('.body', {
-        hours,
-        contexts: m.contexts,
-        buildMs: m.averageBuildMs.toFixed(1),
-        relevance: m.averageRelevance.toFixed(2),
-        messages: m.averageMessages.toFixed(1),
-        tokens: Math.round(m.averageTokens),
-        savings: (m.tokenSavings * 100).toFixed(0),
-        perHour: m.contextsPerHour.toFixed(1),
-        groups: m.groupsServed,
-        fallback: (m.fallbackRate * 100).toFixed(1),
-      })
+  root.subcommand('.stats [hours:posint]').action(async ({ session }, hours = 24) => {
+    if (!session) return
+    const m = await ctx.memory.contextLog.metrics(hours)
+    return session.text('.body', {
+      hours,
+      contexts: m.contexts,
+      buildMs: m.averageBuildMs.toFixed(1),
+      relevance: m.averageRelevance.toFixed(2),
+      messages: m.averageMessages.toFixed(1),
+      tokens: Math.round(m.averageTokens),
+      savings: (m.tokenSavings * 100).toFixed(0),
+      perHour: m.contextsPerHour.toFixed(1),
+      groups: m.groupsServed,
+      fallback: (m.fallbackRate * 100).toFixed(1),
     })
+  })
 
-  root.subcommand('.status')
-    .action(async ({ session }) => {
-      if (!session) return
-      const status = await ctx.memory.status()
-      const mine = session.userId ? await ctx.memory.facts.count(sessionScope(session)) : 0
-      const counters = status.counters
-      return session.text('.body', {
-        embedder: status.embedder,
-        llm: status.llm,
-        breakers: Object.entries(status.breakers).map(([name, state]) => `${name}=${state}`).join(', '),
-        queue: status.queue,
-        buffer: status.captureBuffer,
-        outbox: status.outbox,
-        facts: status.facts,
-        mine,
-        stored: counters['memorize.stored'] ?? 0,
-        updated: counters['memorize.updated'] ?? 0,
-        skipped: Object.entries(counters).filter(([key]) => key.startsWith('memorize.skipped.')).reduce((sum, [, n]) => sum + n, 0),
-        rejected: counters['memorize.rejected'] ?? 0,
-        failed: (counters['memorize.failed.decide'] ?? 0) + (counters['memorize.failed.summarize'] ?? 0),
-      })
+  root.subcommand('.status').action(async ({ session }) => {
+    if (!session) return
+    const status = await ctx.memory.status()
+    const mine = session.userId ? await ctx.memory.facts.count(sessionScope(session)) : 0
+    const counters = status.counters
+    return session.text('.body', {
+      embedder: status.embedder,
+      llm: status.llm,
+      breakers: Object.entries(status.breakers)
+        .map(([name, state]) => `${name}=${state}`)
+        .join(', '),
+      queue: status.queue,
+      buffer: status.captureBuffer,
+      outbox: status.outbox,
+      facts: status.facts,
+      mine,
+      stored: counters['memorize.stored'] ?? 0,
+      updated: counters['memorize.updated'] ?? 0,
+      skipped: Object.entries(counters)
+        .filter(([key]) => key.startsWith('memorize.skipped.'))
+        .reduce((sum, [, n]) => sum + n, 0),
+      rejected: counters['memorize.rejected'] ?? 0,
+      failed: (counters['memorize.failed.decide'] ?? 0) + (counters['memorize.failed.summarize'] ?? 0),
     })
+  })
 }

@@ -1,4 +1,4 @@
-import { Context, Session } from 'koishi'
+import type { Context, Session } from 'koishi'
 import type { TopicRow } from '../topics'
 
 /** A topic the caller may see: one of the caller's channel, or any with authority ≥ 3. */
@@ -7,14 +7,16 @@ async function visibleTopic(ctx: Context, session: Session, id: string | undefin
   const topic = id ? await ctx.memory.topics.get(id) : (await ctx.memory.topics.active(channel, 1))[0]
   if (!topic) return session.text(id ? 'commands.memory.messages.topic-not-found' : 'commands.memory.messages.no-topic')
   const own = topic.platform === session.platform && topic.channelId === session.channelId
-  if (!own && ((session.user as any)?.authority ?? 0) < 3) return session.text('commands.memory.messages.topic-not-found')
+  if (!own && ((session.user as { authority?: number } | undefined)?.authority ?? 0) < 3)
+    return session.text('commands.memory.messages.topic-not-found')
   return topic
 }
 
 const score = (value?: number) => (value === undefined ? '—' : value.toFixed(2))
 
 export function registerTopicCommands(ctx: Context) {
-  ctx.command('memory.summarize [topic:string]', { authority: 2 })
+  ctx
+    .command('memory.summarize [topic:string]', { authority: 2 })
     .userFields(['authority'])
     .action(async ({ session }, id) => {
       if (!session?.channelId) return
@@ -26,7 +28,8 @@ export function registerTopicCommands(ctx: Context) {
       return session.text(row.fallback ? '.created-offline' : '.created', [row.title, row.version, row.summary])
     })
 
-  ctx.command('memory.topic <id:string>')
+  ctx
+    .command('memory.topic <id:string>')
     .userFields(['authority'])
     .action(async ({ session }, id) => {
       if (!session?.channelId) return
@@ -39,14 +42,24 @@ export function registerTopicCommands(ctx: Context) {
       const q = latest.quality
       return [
         head,
-        session.text('.summary', [latest.version, versions.length, latest.fallback ? session.text('.offline') : latest.model, latest.summary]),
+        session.text('.summary', [
+          latest.version,
+          versions.length,
+          latest.fallback ? session.text('.offline') : latest.model,
+          latest.summary,
+        ]),
         session.text('.meta', [
           latest.participants.join(', '),
           latest.firstMessageAt.toLocaleString(),
           latest.lastMessageAt.toLocaleString(),
           latest.messageCount,
         ]),
-        session.text('.keywords', [Object.entries(latest.keywords).slice(0, 8).map(([word, weight]) => `${word}(${weight.toFixed(2)})`).join(' ')]),
+        session.text('.keywords', [
+          Object.entries(latest.keywords)
+            .slice(0, 8)
+            .map(([word, weight]) => `${word}(${weight.toFixed(2)})`)
+            .join(' '),
+        ]),
         session.text('.quality', [score(q.coverage), score(q.coherence), score(q.relevance), score(q.llmScore), score(q.overall)]),
       ].join('\n')
     })

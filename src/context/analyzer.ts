@@ -1,4 +1,5 @@
-import { extractKeywords, Keyword } from '../text/keywords'
+import type { Keyword } from '../text/keywords'
+import { extractKeywords } from '../text/keywords'
 import { normalizeText, words } from '../text/tokens'
 
 /**
@@ -69,7 +70,10 @@ export function analyzeMessage(message: AnalyzableMessage, options: AnalyzeOptio
 }
 
 /** How the message hangs in a conversation: a quote, a thread member, or an @ at its start. */
-export function extractReplyInfo(message: AnalyzableMessage, mentions = extractMentions(message.content, message.mentions)): ReplyInfo | undefined {
+export function extractReplyInfo(
+  message: AnalyzableMessage,
+  mentions = extractMentions(message.content, message.mentions),
+): ReplyInfo | undefined {
   const messageId = message.replyMessageId ?? ''
   const rootMessageId = message.rootMessageId ?? ''
   if (messageId) return { messageId, rootMessageId: rootMessageId || messageId, kind: 'quote' }
@@ -92,7 +96,8 @@ export function extractMentions(content: string, ids: string[] = []): string[] {
   return [...out]
 }
 
-const NOTIFICATION_START = /^\s*(?:[【\[]\s*(?:通知|公告|提醒|重要|notice|announcement|reminder|update)\s*[】\]]|(?:通知|公告|温馨提示|提醒)\s*[:：]|(?:notice|announcement|reminder|psa|fyi)\s*[:：-])/i
+const NOTIFICATION_START =
+  /^\s*(?:[【[]\s*(?:通知|公告|提醒|重要|notice|announcement|reminder|update)\s*[】\]]|(?:通知|公告|温馨提示|提醒)\s*[:：]|(?:notice|announcement|reminder|psa|fyi)\s*[:：-])/i
 const NOTIFICATION_MENTION = /@(?:all|everyone|here|全体成员|所有人)(?![\p{L}\p{N}])/iu
 
 /** A question mark ending a sentence (URLs are removed before this is tested). */
@@ -100,17 +105,175 @@ const QUESTION_MARK = /？|\?(?=[\s\p{Emoji_Presentation}\p{Extended_Pictographi
 const URL = /\b[a-z][a-z0-9+.-]*:\/\/\S+/gi
 /** Chinese sentence-final particles and question phrases. */
 const ZH_QUESTION_END = /(?:吗|嘛|么|呢|没|不)[\s。~～…!！]*$/
-const ZH_QUESTION_WORDS = ['为啥', '如何', '谁', '几', '是否', '是不是', '有没有', '能不能', '会不会', '要不要', '可不可以', '对不对', '好不好', '行不行', '咋', '啥']
+const ZH_QUESTION_WORDS = [
+  '为啥',
+  '如何',
+  '谁',
+  '几',
+  '是否',
+  '是不是',
+  '有没有',
+  '能不能',
+  '会不会',
+  '要不要',
+  '可不可以',
+  '对不对',
+  '好不好',
+  '行不行',
+  '咋',
+  '啥',
+]
 /** Question words that the segmenter often glues to what follows (几点, 哪里, 什么样, 多少钱 …). */
-const ZH_QUESTION_PREFIXES = ['什么', '为什么', '怎么', '怎样', '哪', '几点', '几个', '几号', '几天', '几时', '几岁', '几次', '多少', '多久', '多大', '多长']
+const ZH_QUESTION_PREFIXES = [
+  '什么',
+  '为什么',
+  '怎么',
+  '怎样',
+  '哪',
+  '几点',
+  '几个',
+  '几号',
+  '几天',
+  '几时',
+  '几岁',
+  '几次',
+  '多少',
+  '多久',
+  '多大',
+  '多长',
+]
 const EN_QUESTION_WORDS = new Set(['what', 'why', 'how', 'when', 'where', 'who', 'whom', 'whose', 'which'])
-const EN_ANSWER_START = new Set(['yes', 'yeah', 'yep', 'no', 'nope', 'because', 'since', 'it', "it's", 'its', 'they', "they're", 'that', "that's", 'sure', 'probably', 'maybe', 'i', "i'm", "i'd", "i've", 'we', 'the', 'you'])
-const ZH_ANSWER_START = ['是的', '对', '不是', '没有', '因为', '应该', '可以', '不行', '不能', '答案', '我觉得', '我认为', '其实', '在', '有', '会', '能', '好像', '大概', '估计']
+const EN_ANSWER_START = new Set([
+  'yes',
+  'yeah',
+  'yep',
+  'no',
+  'nope',
+  'because',
+  'since',
+  'it',
+  "it's",
+  'its',
+  'they',
+  "they're",
+  'that',
+  "that's",
+  'sure',
+  'probably',
+  'maybe',
+  'i',
+  "i'm",
+  "i'd",
+  "i've",
+  'we',
+  'the',
+  'you',
+])
+const ZH_ANSWER_START = [
+  '是的',
+  '对',
+  '不是',
+  '没有',
+  '因为',
+  '应该',
+  '可以',
+  '不行',
+  '不能',
+  '答案',
+  '我觉得',
+  '我认为',
+  '其实',
+  '在',
+  '有',
+  '会',
+  '能',
+  '好像',
+  '大概',
+  '估计',
+]
 const CASUAL_UNITS = new Set([
-  'ok', 'okay', 'kk', 'lol', 'lmao', 'haha', 'hahaha', 'hehe', 'hi', 'hello', 'hey', 'bye', 'thanks', 'thx', 'ty', 'yes', 'no', 'yeah', 'nope',
-  'wow', 'cool', 'nice', 'great', 'sure', 'good', 'night', 'morning', 'gn', 'gm', 'xd', 'omg', 'wtf', 'hmm', 'oh', 'ah', 'yay', 'awesome', 'thank', 'you',
-  '哈', '哈哈', '哈哈哈', '嘿嘿', '嘻嘻', '呵呵', '好', '好的', '好吧', '嗯', '嗯嗯', '哦', '噢', '啊', '哇', '草', '笑死', '牛', '强', '确实', '是的', '对', '行',
-  '谢谢', '多谢', '感谢', '晚安', '早安', '早', '午安', '你好', '在吗', '拜拜', '再见', '收到', '了解', '明白', '666', '233', '2333', '可以', '没问题', '加油',
+  'ok',
+  'okay',
+  'kk',
+  'lol',
+  'lmao',
+  'haha',
+  'hahaha',
+  'hehe',
+  'hi',
+  'hello',
+  'hey',
+  'bye',
+  'thanks',
+  'thx',
+  'ty',
+  'yes',
+  'no',
+  'yeah',
+  'nope',
+  'wow',
+  'cool',
+  'nice',
+  'great',
+  'sure',
+  'good',
+  'night',
+  'morning',
+  'gn',
+  'gm',
+  'xd',
+  'omg',
+  'wtf',
+  'hmm',
+  'oh',
+  'ah',
+  'yay',
+  'awesome',
+  'thank',
+  'you',
+  '哈',
+  '哈哈',
+  '哈哈哈',
+  '嘿嘿',
+  '嘻嘻',
+  '呵呵',
+  '好',
+  '好的',
+  '好吧',
+  '嗯',
+  '嗯嗯',
+  '哦',
+  '噢',
+  '啊',
+  '哇',
+  '草',
+  '笑死',
+  '牛',
+  '强',
+  '确实',
+  '是的',
+  '对',
+  '行',
+  '谢谢',
+  '多谢',
+  '感谢',
+  '晚安',
+  '早安',
+  '早',
+  '午安',
+  '你好',
+  '在吗',
+  '拜拜',
+  '再见',
+  '收到',
+  '了解',
+  '明白',
+  '666',
+  '233',
+  '2333',
+  '可以',
+  '没问题',
+  '加油',
 ])
 
 /**

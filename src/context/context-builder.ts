@@ -7,10 +7,12 @@ import { contentTerms, matchTerms } from '../text/keywords'
 import { countTokens, renderLine, truncateToTokens } from '../text/token-count'
 import { normalizeText } from '../text/tokens'
 import { splitSentences } from '../text/sentences'
-import { CandidateRelation, RelevanceScorer, ScoredSignals, ScoringFeatures } from './scorer'
+import type { CandidateRelation, ScoredSignals, ScoringFeatures } from './scorer'
+import { RelevanceScorer } from './scorer'
 import type { QuickSearch } from './search-tool'
-import { bm25, termStatsOf, TermStatsView } from '../text/bm25'
-import { TermStats } from './term-stats'
+import type { TermStatsView } from '../text/bm25'
+import { bm25, termStatsOf } from '../text/bm25'
+import type { TermStats } from './term-stats'
 import type { BuiltContext, CandidateSource, ContextMessage, ContextOptions, ContextTarget } from './types'
 
 /**
@@ -203,7 +205,10 @@ export class ContextBuilder {
   private readonly texts = new Lru<TextFeatures>(8192)
   private readonly clock: () => number
 
-  constructor(private deps: ContextBuilderDeps, config: Partial<ContextBuilderConfig> = {}) {
+  constructor(
+    private deps: ContextBuilderDeps,
+    config: Partial<ContextBuilderConfig> = {},
+  ) {
     this.config = Object.freeze({ ...DEFAULT_CONTEXT_CONFIG, ...config })
     this.scorer = deps.scorer ?? new RelevanceScorer()
     this.clock = deps.clock ?? (() => performance.now())
@@ -249,11 +254,14 @@ export class ContextBuilder {
   private async fallback(target: ContextTarget, settings: ContextBuilderConfig, started: number): Promise<BuiltContext> {
     let rows: MessageRow[] = []
     try {
-      rows = await withTimeout(this.deps.store.window(target, {
-        since: new Date(target.time.getTime() - settings.timeWindowHours * 3_600_000),
-        before: target.time,
-        limit: settings.maxMessages,
-      }), Math.min(settings.timeoutMs, 2000))
+      rows = await withTimeout(
+        this.deps.store.window(target, {
+          since: new Date(target.time.getTime() - settings.timeWindowHours * 3_600_000),
+          before: target.time,
+          limit: settings.maxMessages,
+        }),
+        Math.min(settings.timeoutMs, 2000),
+      )
     } catch (error) {
       this.deps.counters.inc('context.fallback-empty')
       this.deps.logger.debug('recent window unavailable: %s', (error as Error).message)
@@ -274,7 +282,15 @@ export class ContextBuilder {
       messages.push(message)
       total += message.tokens + 1
     }
-    return { longTerm: [], summary: '', messages: messages.reverse(), tokens: total, windowTokens, fallback: true, buildMs: this.clock() - started }
+    return {
+      longTerm: [],
+      summary: '',
+      messages: messages.reverse(),
+      tokens: total,
+      windowTokens,
+      fallback: true,
+      buildMs: this.clock() - started,
+    }
   }
 
   private async select(target: ContextTarget, settings: ContextBuilderConfig, started: number): Promise<BuiltContext> {
@@ -283,19 +299,25 @@ export class ContextBuilder {
     const since = new Date(before.getTime() - settings.timeWindowHours * 3_600_000)
     const targetVector = this.embedTarget(target)
 
-    const longTerm = this.deps.longTerm && settings.longTermShare > 0
-      ? this.deps.longTerm(target, settings.longTermTopK).catch(() => [] as RetrievedMemory[])
-      : Promise.resolve([] as RetrievedMemory[])
-    const summary = this.deps.summary && settings.summaryShare > 0
-      ? this.deps.summary(target).catch(() => undefined)
-      : Promise.resolve(undefined)
-    const groupMemories = this.deps.group && target.guildId && settings.groupShare > 0
-      ? this.deps.group(target).catch(() => [])
-      : Promise.resolve([])
+    const longTerm =
+      this.deps.longTerm && settings.longTermShare > 0
+        ? this.deps.longTerm(target, settings.longTermTopK).catch(() => [] as RetrievedMemory[])
+        : Promise.resolve([] as RetrievedMemory[])
+    const summary =
+      this.deps.summary && settings.summaryShare > 0 ? this.deps.summary(target).catch(() => undefined) : Promise.resolve(undefined)
+    const groupMemories =
+      this.deps.group && target.guildId && settings.groupShare > 0 ? this.deps.group(target).catch(() => []) : Promise.resolve([])
 
     const candidates = new Map<string, Candidate>()
     const add = (row: MessageRow, source: CandidateSource, extra: Partial<Candidate> = {}) => {
-      if (isTarget(row, target) || row.isCommand || row.createdAt > before || row.platform !== target.platform || row.channelId !== target.channelId) return undefined
+      if (
+        isTarget(row, target) ||
+        row.isCommand ||
+        row.createdAt > before ||
+        row.platform !== target.platform ||
+        row.channelId !== target.channelId
+      )
+        return undefined
       let candidate = candidates.get(row.id)
       if (!candidate) candidates.set(row.id, (candidate = { row, sources: new Set() }))
       candidate.sources.add(source)
@@ -309,17 +331,26 @@ export class ContextBuilder {
       const chain = await this.replyChain(target, settings.replyDepth)
       chain.forEach((row, i) => add(row, 'reply-chain', { replyDepth: i + 1 }))
       const own = target.messageId ? (await store.byMessageIds(target, [target.messageId]))[0] : undefined
-      const root = own?.rootMessageId && own.rootMessageId !== own.messageId ? own.rootMessageId : chain.at(-1)?.rootMessageId || chain.at(-1)?.messageId
-      const topicId = own?.topicId || chain.find((row) => row.topicId)?.topicId || (await this.deps.topicOf?.(target).catch(() => undefined)) || ''
+      const root =
+        own?.rootMessageId && own.rootMessageId !== own.messageId
+          ? own.rootMessageId
+          : chain.at(-1)?.rootMessageId || chain.at(-1)?.messageId
+      const topicId =
+        own?.topicId || chain.find((row) => row.topicId)?.topicId || (await this.deps.topicOf?.(target).catch(() => undefined)) || ''
       await Promise.all([
-        root && settings.threadLimit > 0 ? (async () => {
-          const [rootRow] = await store.byMessageIds(target, [root])
-          if (rootRow) add(rootRow, 'thread-root', { sameThread: true })
-          for (const row of await store.byRoot(target, root, { before, limit: settings.threadLimit })) add(row, 'thread-root', { sameThread: true })
-        })() : undefined,
-        topicId && settings.topicLimit > 0 ? (async () => {
-          for (const row of await store.byTopic(topicId, { before, limit: settings.topicLimit })) add(row, 'topic')
-        })() : undefined,
+        root && settings.threadLimit > 0
+          ? (async () => {
+              const [rootRow] = await store.byMessageIds(target, [root])
+              if (rootRow) add(rootRow, 'thread-root', { sameThread: true })
+              for (const row of await store.byRoot(target, root, { before, limit: settings.threadLimit }))
+                add(row, 'thread-root', { sameThread: true })
+            })()
+          : undefined,
+        topicId && settings.topicLimit > 0
+          ? (async () => {
+              for (const row of await store.byTopic(topicId, { before, limit: settings.topicLimit })) add(row, 'topic')
+            })()
+          : undefined,
       ])
       return topicId
     })()
@@ -336,7 +367,10 @@ export class ContextBuilder {
     await this.fillSimilarities([...candidates.values()], vector, settings)
     let scored = this.score(target, topicId, [...candidates.values()], settings)
     if (settings.adjacentTurns > 0 && settings.adjacentHits > 0 && scored.length) {
-      const best = scored.filter((item) => item.content > 0).slice(0, settings.adjacentHits).map((item) => item.candidate.row)
+      const best = scored
+        .filter((item) => item.content > 0)
+        .slice(0, settings.adjacentHits)
+        .map((item) => item.candidate.row)
       for (const { row, of, distance, factor } of await this.around(target, best, settings.adjacentTurns)) {
         const candidate = add(row, 'adjacent')
         if (!candidate || candidate.row.id === of.id || !continues(of, row)) continue
@@ -366,7 +400,13 @@ export class ContextBuilder {
       groupTokens += cost
     }
     used += groupTokens
-    const summaryText = this.summaryFor(target, (await summary) ?? '', [...candidates.values()], Math.floor(settings.tokenBudget * settings.summaryShare) - 1, settings)
+    const summaryText = this.summaryFor(
+      target,
+      (await summary) ?? '',
+      [...candidates.values()],
+      Math.floor(settings.tokenBudget * settings.summaryShare) - 1,
+      settings,
+    )
     if (summaryText) used += countTokens(summaryText) + 1
 
     const chosen: ContextMessage[] = []
@@ -386,7 +426,15 @@ export class ContextBuilder {
 
     let windowTokens = 0
     for (const row of windowRows) if (!isTarget(row, target) && !row.isCommand) windowTokens += this.features(row).tokens + 1
-    const built: BuiltContext = { longTerm: memories, summary: summaryText, messages: chosen, tokens: used, windowTokens, fallback: false, buildMs: this.clock() - started }
+    const built: BuiltContext = {
+      longTerm: memories,
+      summary: summaryText,
+      messages: chosen,
+      tokens: used,
+      windowTokens,
+      fallback: false,
+      buildMs: this.clock() - started,
+    }
     if (group.length) built.group = group
     return built
   }
@@ -422,7 +470,9 @@ export class ContextBuilder {
     const { search, store } = this.deps
     if (!search || settings.semanticLimit < 1 || !target.content.trim()) return []
     try {
-      const hits = (await search(target, target.content, { limit: settings.semanticLimit, vector })).filter((hit) => hit.createdAt <= target.time)
+      const hits = (await search(target, target.content, { limit: settings.semanticLimit, vector })).filter(
+        (hit) => hit.createdAt <= target.time,
+      )
       if (!hits.length) return []
       const similarity = new Map(hits.map((hit) => [hit.id, hit.similarity]))
       return (await store.byIds(hits.map((hit) => hit.id))).map((row) => ({ row, similarity: similarity.get(row.id) }))
@@ -440,18 +490,20 @@ export class ContextBuilder {
    */
   private async around(channel: ChannelRef, rows: MessageRow[], turns: number) {
     const { store } = this.deps
-    const found = await Promise.all(rows.map(async (row) => {
-      const [earlier, later] = await Promise.all([
-        store.window(channel, { before: row.createdAt, limit: turns }),
-        store.after ? store.after(channel, { since: new Date(row.createdAt.getTime() + 1), limit: turns }) : Promise.resolve([]),
-      ])
-      const speakers = new Set([row, ...earlier, ...later].map((near) => near.userId)).size
-      const factor = speakers > 2 ? 0.5 : 1
-      return [
-        ...earlier.map((near, i) => ({ row: near, of: row, distance: earlier.length - i, factor })),
-        ...later.map((near, i) => ({ row: near, of: row, distance: i + 1, factor })),
-      ]
-    }))
+    const found = await Promise.all(
+      rows.map(async (row) => {
+        const [earlier, later] = await Promise.all([
+          store.window(channel, { before: row.createdAt, limit: turns }),
+          store.after ? store.after(channel, { since: new Date(row.createdAt.getTime() + 1), limit: turns }) : Promise.resolve([]),
+        ])
+        const speakers = new Set([row, ...earlier, ...later].map((near) => near.userId)).size
+        const factor = speakers > 2 ? 0.5 : 1
+        return [
+          ...earlier.map((near, i) => ({ row: near, of: row, distance: earlier.length - i, factor })),
+          ...later.map((near, i) => ({ row: near, of: row, distance: i + 1, factor })),
+        ]
+      }),
+    )
     return found.flat()
   }
 
@@ -525,7 +577,9 @@ export class ContextBuilder {
     // Likewise the best lexical match counts as 1 only when it covers `FULL_COVERAGE` of the target's
     // keyword weight (Chinese is segmented differently from one sentence to the next, so even a good
     // match shares only part of the words, characters and bigrams).
-    const similarities = pool.flatMap((candidate) => (candidate.similarity === undefined ? [] : [candidate.similarity])).sort((a, b) => a - b)
+    const similarities = pool
+      .flatMap((candidate) => (candidate.similarity === undefined ? [] : [candidate.similarity]))
+      .sort((a, b) => a - b)
     const bestSimilarity = similarities.length ? similarities[similarities.length - 1] : 0
     const quantile = Math.min(1, Math.max(0, settings.similarityFloor))
     const floor = similarities.length > 1 ? Math.max(0, similarities[Math.floor((similarities.length - 1) * quantile)]) : 0
@@ -554,7 +608,13 @@ export class ContextBuilder {
         semantic: similarities.length ? (1 - share) * embedding + share * lexicalPart : lexicalPart,
         topic: topicId && row.topicId ? (row.topicId === topicId ? 'same' : 'other') : undefined,
       }
-      const candidateScoring: ScoringFeatures = { userId: row.userId, userName: row.userName, mentions: features.mentions, keywords: [], time: row.createdAt }
+      const candidateScoring: ScoringFeatures = {
+        userId: row.userId,
+        userName: row.userName,
+        mentions: features.mentions,
+        keywords: [],
+        time: row.createdAt,
+      }
       const signals = this.scorer.signals(targetScoring, candidateScoring, relation)
       first.set(row.id, { candidate, score: this.scorer.combine(signals), content: this.scorer.content(signals), signals })
     }
@@ -584,12 +644,15 @@ export class ContextBuilder {
     for (const item of first.values()) {
       if (!item.candidate.near || item.candidate.sources.has('time-window')) continue
       let carried = 0
-      for (const { id, distance, factor } of item.candidate.near) carried = Math.max(carried, (first.get(id)?.content ?? 0) * Math.pow(decay, distance) * factor)
+      for (const { id, distance, factor } of item.candidate.near)
+        carried = Math.max(carried, (first.get(id)?.content ?? 0) * Math.pow(decay, distance) * factor)
       if (carried <= item.content) continue
       item.signals.adjacent = carried
       item.score = this.scorer.combine(item.signals)
     }
-    return [...first.values()].sort((a, b) => b.score - a.score || b.candidate.row.createdAt.getTime() - a.candidate.row.createdAt.getTime())
+    return [...first.values()].sort(
+      (a, b) => b.score - a.score || b.candidate.row.createdAt.getTime() - a.candidate.row.createdAt.getTime(),
+    )
   }
 
   /**
@@ -608,12 +671,17 @@ export class ContextBuilder {
     const stats = this.stats(target, pool)
     const ideal = query.reduce((sum, term) => sum + stats.idf(term), 0)
     if (!(ideal > 0)) return whole
-    const sentences = summary.split('\n').flatMap((line) => splitSentences(line)).map((text, order) => {
-      const list = matchTerms(text)
-      const terms = new Map<string, number>()
-      for (const term of list) terms.set(term, (terms.get(term) ?? 0) + 1)
-      return { text, order, coverage: bm25(query, { terms, length: list.length }, stats) / ideal, tokens: countTokens(text) + 1 }
-    }).filter((sentence) => sentence.coverage >= settings.summaryCoverage).sort((a, b) => b.coverage - a.coverage || b.order - a.order)
+    const sentences = summary
+      .split('\n')
+      .flatMap((line) => splitSentences(line))
+      .map((text, order) => {
+        const list = matchTerms(text)
+        const terms = new Map<string, number>()
+        for (const term of list) terms.set(term, (terms.get(term) ?? 0) + 1)
+        return { text, order, coverage: bm25(query, { terms, length: list.length }, stats) / ideal, tokens: countTokens(text) + 1 }
+      })
+      .filter((sentence) => sentence.coverage >= settings.summaryCoverage)
+      .sort((a, b) => b.coverage - a.coverage || b.order - a.order)
     const kept: typeof sentences = []
     let used = 0
     for (const sentence of sentences) {
@@ -621,7 +689,13 @@ export class ContextBuilder {
       kept.push(sentence)
       used += sentence.tokens
     }
-    return truncateToTokens(kept.sort((a, b) => a.order - b.order).map((sentence) => sentence.text).join('\n'), cap)
+    return truncateToTokens(
+      kept
+        .sort((a, b) => a.order - b.order)
+        .map((sentence) => sentence.text)
+        .join('\n'),
+      cap,
+    )
   }
 
   private stats(channel: ChannelRef, pool: Candidate[]): TermStatsView {

@@ -71,7 +71,10 @@ let sequence = 0
 export class ContextLog {
   private writes = 0
 
-  constructor(private store: ContextLogStore, private options: ContextLogOptions) {}
+  constructor(
+    private store: ContextLogStore,
+    private options: ContextLogOptions,
+  ) {}
 
   /** Records a built context in the background. Never throws, never waits. */
   record(target: ContextTarget, context: BuiltContext): void {
@@ -93,7 +96,10 @@ export class ContextLog {
       reply: '',
       createdAt: now,
     }
-    void this.store.add(record).then(() => this.maybePrune(now)).catch((error) => this.failed(error))
+    void this.store
+      .add(record)
+      .then(() => this.maybePrune(now))
+      .catch((error) => this.failed(error))
   }
 
   /** Attaches the bot's reply to the context built for `triggerMessageId`. Never throws. */

@@ -1,4 +1,4 @@
-import { Context } from 'koishi'
+import type { Context } from 'koishi'
 import { chunks } from '../core/chunks'
 import type { ContextLogStore, ContextRecord } from './context-log'
 
@@ -10,9 +10,15 @@ export class KoishiContextLog implements ContextLogStore {
   }
 
   async setReply(platform: string, channelId: string, triggerMessageId: string, reply: string) {
-    const [row] = await this.ctx.database.get('memory_context', { platform, channelId, triggerMessageId }, {
-      limit: 1, sort: { createdAt: 'desc' }, fields: ['id'],
-    })
+    const [row] = await this.ctx.database.get(
+      'memory_context',
+      { platform, channelId, triggerMessageId },
+      {
+        limit: 1,
+        sort: { createdAt: 'desc' },
+        fields: ['id'],
+      },
+    )
     if (row) await this.ctx.database.set('memory_context', { id: row.id }, { reply })
   }
 
@@ -27,7 +33,11 @@ export class KoishiContextLog implements ContextLogStore {
 
   async prune(before: Date, keep: number) {
     const old = await this.ctx.database.get('memory_context', { createdAt: { $lt: before } }, ['id'])
-    const surplus = await this.ctx.database.get('memory_context', {}, { fields: ['id'], sort: { createdAt: 'desc' }, offset: keep, limit: 100_000 })
+    const surplus = await this.ctx.database.get(
+      'memory_context',
+      {},
+      { fields: ['id'], sort: { createdAt: 'desc' }, offset: keep, limit: 100_000 },
+    )
     const ids = [...new Set([...old, ...surplus].map((row) => row.id))]
     for (const part of chunks(ids)) await this.ctx.database.remove('memory_context', { id: { $in: part } })
     return ids.length

@@ -1,4 +1,5 @@
-import { detectLanguage, Language } from '../text/language'
+import type { Language } from '../text/language'
+import { detectLanguage } from '../text/language'
 import { countTokens } from '../text/token-count'
 import type { RecalledEpisode } from '../episodes'
 import type { BuiltContext } from './types'
@@ -32,8 +33,20 @@ export interface PromptInput {
 }
 
 const HEADINGS: Record<Language, { longTerm: string; group: string; summary: string; episodes: string; transcript: string }> = {
-  zh: { longTerm: '关于用户的长期记忆：', group: '关于本群的记忆：', summary: '对话背景：', episodes: '与该用户之前的相关对话：', transcript: '相关的聊天记录：' },
-  en: { longTerm: 'Long-term memories about the user:', group: 'What this group remembers:', summary: 'Conversation so far:', episodes: 'Earlier exchanges with this user:', transcript: 'Relevant chat messages:' },
+  zh: {
+    longTerm: '关于用户的长期记忆：',
+    group: '关于本群的记忆：',
+    summary: '对话背景：',
+    episodes: '与该用户之前的相关对话：',
+    transcript: '相关的聊天记录：',
+  },
+  en: {
+    longTerm: 'Long-term memories about the user:',
+    group: 'What this group remembers:',
+    summary: 'Conversation so far:',
+    episodes: 'Earlier exchanges with this user:',
+    transcript: 'Relevant chat messages:',
+  },
 }
 
 export function assemblePrompt(input: PromptInput): ChatMessage[] {
@@ -42,7 +55,8 @@ export function assemblePrompt(input: PromptInput): ChatMessage[] {
   const out: ChatMessage[] = []
   if (input.system.trim()) out.push({ role: 'system', content: input.system.trim() })
   const { longTerm, summary, messages } = input.context
-  if (longTerm.length) out.push({ role: 'system', content: [headings.longTerm, ...longTerm.map((memory) => `- ${memory.content}`)].join('\n') })
+  if (longTerm.length)
+    out.push({ role: 'system', content: [headings.longTerm, ...longTerm.map((memory) => `- ${memory.content}`)].join('\n') })
   if (input.context.group?.length) {
     out.push({ role: 'system', content: [headings.group, ...input.context.group.map((memory) => `- ${memory.statement}`)].join('\n') })
   }
@@ -52,12 +66,18 @@ export function assemblePrompt(input: PromptInput): ChatMessage[] {
     out.push({ role: 'system', content: [headings.episodes, ...lines].join('\n') })
   }
   if (input.style === 'transcript') {
-    if (messages.length) out.push({ role: 'system', content: [headings.transcript, ...messages.map((message) => `${message.userName}: ${message.content}`)].join('\n') })
+    if (messages.length)
+      out.push({
+        role: 'system',
+        content: [headings.transcript, ...messages.map((message) => `${message.userName}: ${message.content}`)].join('\n'),
+      })
   } else {
     for (const message of messages) {
-      out.push(message.role === 'assistant'
-        ? { role: 'assistant', content: message.content }
-        : { role: 'user', content: `${message.userName}: ${message.content}` })
+      out.push(
+        message.role === 'assistant'
+          ? { role: 'assistant', content: message.content }
+          : { role: 'user', content: `${message.userName}: ${message.content}` },
+      )
     }
   }
   out.push({ role: 'user', content: input.current.name ? `${input.current.name}: ${input.current.content}` : input.current.content })

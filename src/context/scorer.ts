@@ -35,7 +35,15 @@ export interface ScorerWeights {
 export type SignalName = keyof ScorerWeights
 export type Signals = Record<SignalName, number>
 
-export const SIGNALS: readonly SignalName[] = ['replyChain', 'userContinuity', 'timeDecay', 'mentionRelation', 'keywordOverlap', 'semantic', 'sameTopic']
+export const SIGNALS: readonly SignalName[] = [
+  'replyChain',
+  'userContinuity',
+  'timeDecay',
+  'mentionRelation',
+  'keywordOverlap',
+  'semantic',
+  'sameTopic',
+]
 
 export const DEFAULT_WEIGHTS: Readonly<ScorerWeights> = Object.freeze({
   replyChain: 0.4,
@@ -100,7 +108,8 @@ export class RelevanceScorer {
   constructor(options: ScorerOptions = {}) {
     const weights = { ...DEFAULT_WEIGHTS, ...options.weights }
     for (const name of SIGNALS) {
-      if (!Number.isFinite(weights[name]) || weights[name] < 0) throw new RangeError(`scorer weight ${name} must be a number ≥ 0, got ${weights[name]}`)
+      if (!Number.isFinite(weights[name]) || weights[name] < 0)
+        throw new RangeError(`scorer weight ${name} must be a number ≥ 0, got ${weights[name]}`)
     }
     this.weights = Object.freeze(weights)
     this.threshold = options.threshold ?? 0.3

@@ -74,7 +74,12 @@ export interface TopicSearchResult {
  * the code that calls this for a session, never by the model. Throws only on a bad scope; a failing
  * index or database yields what could still be found.
  */
-export async function topicSearch(deps: TopicSearchDeps, query: string, scope: Scope, options: TopicSearchOptions = {}): Promise<TopicSearchResult> {
+export async function topicSearch(
+  deps: TopicSearchDeps,
+  query: string,
+  scope: Scope,
+  options: TopicSearchOptions = {},
+): Promise<TopicSearchResult> {
   if (!scope.platform || !scope.channelId) throw new TypeError('topicSearch needs a scope with a platform and a channel')
   const channel: ChannelRef = { platform: scope.platform, guildId: scope.guildId ?? '', channelId: scope.channelId }
   const limit = options.limit ?? 8
@@ -83,9 +88,12 @@ export async function topicSearch(deps: TopicSearchDeps, query: string, scope: S
     matchTopics(deps.topics, channel, query, options.topicLimit ?? 5).catch(() => []),
     findExcerpts(deps, channel, query, limit, around).catch(() => []),
     deps.summaries
-      ? deps.summaries(query, { platform: channel.platform, channelId: channel.channelId }, { limit: options.topicLimit ?? 5 })
-        .then((hits) => hits.map((hit) => ({ topicId: hit.row.topicId, title: hit.row.title, summary: hit.row.summary, score: hit.score })))
-        .catch(() => [])
+      ? deps
+          .summaries(query, { platform: channel.platform, channelId: channel.channelId }, { limit: options.topicLimit ?? 5 })
+          .then((hits) =>
+            hits.map((hit) => ({ topicId: hit.row.topicId, title: hit.row.title, summary: hit.row.summary, score: hit.score })),
+          )
+          .catch(() => [])
       : [],
   ])
   return { topics, excerpts, summaries }
@@ -97,37 +105,51 @@ async function matchTopics(topics: TopicTitles | undefined, channel: ChannelRef,
   if (!wanted.length) return []
   const listed = await topics.list(channel, { limit: 200 })
   return listed
-    .map((topic) => ({ id: topic.id, title: topic.title, updatedAt: topic.updatedAt, score: keywordOverlap(wanted, extractKeywords(topic.title)) }))
+    .map((topic) => ({
+      id: topic.id,
+      title: topic.title,
+      updatedAt: topic.updatedAt,
+      score: keywordOverlap(wanted, extractKeywords(topic.title)),
+    }))
     .filter((topic) => topic.score > 0)
     .sort((a, b) => b.score - a.score || b.updatedAt.getTime() - a.updatedAt.getTime())
     .slice(0, limit)
 }
 
-async function findExcerpts(deps: TopicSearchDeps, channel: ChannelRef, query: string, limit: number, around: number): Promise<FoundMessage[][]> {
+async function findExcerpts(
+  deps: TopicSearchDeps,
+  channel: ChannelRef,
+  query: string,
+  limit: number,
+  around: number,
+): Promise<FoundMessage[][]> {
   const hits = await deps.search(channel, query, { limit })
   if (!hits.length) return []
   const similarity = new Map(hits.map((hit) => [hit.id, hit.similarity]))
-  const rows = (await deps.store.byIds(hits.map((hit) => hit.id))).filter((row) => row.platform === channel.platform && row.channelId === channel.channelId)
+  const rows = (await deps.store.byIds(hits.map((hit) => hit.id))).filter(
+    (row) => row.platform === channel.platform && row.channelId === channel.channelId,
+  )
   const seen = new Set<string>()
   const groups: MessageRow[][] = []
   for (const row of rows) {
     if (seen.has(row.id)) continue
     const before = around > 0 ? await deps.store.window(channel, { before: row.createdAt, limit: around }) : []
-    const after = around > 0 && deps.store.after
-      ? (await deps.store.after(channel, { since: new Date(row.createdAt.getTime() + 1), limit: around }))
-      : []
+    const after =
+      around > 0 && deps.store.after ? await deps.store.after(channel, { since: new Date(row.createdAt.getTime() + 1), limit: around }) : []
     const group = [...before, row, ...after].filter((item) => !seen.has(item.id))
     for (const item of group) seen.add(item.id)
     groups.push(group)
   }
-  return groups.map((group) => group.map((row) => ({
-    id: row.id,
-    userName: row.userName,
-    content: row.content,
-    createdAt: row.createdAt,
-    hit: similarity.has(row.id),
-    similarity: similarity.get(row.id),
-  })))
+  return groups.map((group) =>
+    group.map((row) => ({
+      id: row.id,
+      userName: row.userName,
+      content: row.content,
+      createdAt: row.createdAt,
+      hit: similarity.has(row.id),
+      similarity: similarity.get(row.id),
+    })),
+  )
 }
 
 /** A function-calling tool as OpenAI-compatible APIs, Gemini and ChatLuna describe it. */
@@ -149,12 +171,17 @@ export interface TopicSearchToolResult {
  * `topicSearch` as a tool a reply plugin or ChatLuna can register for the model. The scope is bound
  * here, from the session the tool is created for; the model only chooses the query.
  */
-export function topicSearchTool(deps: TopicSearchDeps, scope: Scope, options: TopicSearchOptions = {}): ToolDefinition<{ query: string; limit?: number }, TopicSearchToolResult> {
+export function topicSearchTool(
+  deps: TopicSearchDeps,
+  scope: Scope,
+  options: TopicSearchOptions = {},
+): ToolDefinition<{ query: string; limit?: number }, TopicSearchToolResult> {
   return {
     name: 'search_chat_history',
-    description: 'Search earlier messages of this chat (and its discussion topics) for what was said about something. '
-      + 'Use it when the conversation refers to something said before that is not in the context. '
-      + '搜索本群/本聊天较早的消息和话题，找回之前聊过的内容。',
+    description:
+      'Search earlier messages of this chat (and its discussion topics) for what was said about something. ' +
+      'Use it when the conversation refers to something said before that is not in the context. ' +
+      '搜索本群/本聊天较早的消息和话题，找回之前聊过的内容。',
     parameters: {
       type: 'object',
       properties: {
@@ -181,7 +208,8 @@ function renderResult(result: TopicSearchResult): string {
   for (const summary of result.summaries) lines.push(`Topic summary (${summary.title}): ${summary.summary}`)
   for (const group of result.excerpts) {
     lines.push('---')
-    for (const message of group) lines.push(`[${message.createdAt.toISOString().slice(0, 16).replace('T', ' ')}] ${message.userName}: ${message.content}`)
+    for (const message of group)
+      lines.push(`[${message.createdAt.toISOString().slice(0, 16).replace('T', ' ')}] ${message.userName}: ${message.content}`)
   }
   return lines.length ? lines.join('\n') : 'No earlier messages match.'
 }

@@ -1,4 +1,5 @@
-import { statsView, TermStatsView } from '../text/bm25'
+import type { TermStatsView } from '../text/bm25'
+import { statsView } from '../text/bm25'
 import { matchTerms } from '../text/keywords'
 import type { ChannelRef } from '../messages'
 

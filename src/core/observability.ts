@@ -1,8 +1,9 @@
+/** The part of Koishi's logger the modules use (printf-style: `%s`, `%d`). */
 export interface Logger {
-  debug(format: any, ...args: any[]): void
-  info(format: any, ...args: any[]): void
-  warn(format: any, ...args: any[]): void
-  error(format: any, ...args: any[]): void
+  debug(format: unknown, ...args: unknown[]): void
+  info(format: unknown, ...args: unknown[]): void
+  warn(format: unknown, ...args: unknown[]): void
+  error(format: unknown, ...args: unknown[]): void
 }
 
 /** Named counters shown by `memory.status`. */

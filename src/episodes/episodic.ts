@@ -1,6 +1,7 @@
 import type { Scope } from '../scope'
 import type { MessageRow } from '../messages'
-import { IndexedTable, IndexKind, IndexSyncDeps } from '../store/index-sync'
+import type { IndexKind, IndexSyncDeps } from '../store/index-sync'
+import { IndexedTable } from '../store/index-sync'
 
 /**
  * Episodic memory (seed 004 phase 2): every exchange of a user with the bot — the user's message and
@@ -137,25 +138,29 @@ export class EpisodicMemory {
     const similarCount = options.similar ?? 3
     const { store, counters, logger } = this.deps
     const [recent, similar] = await Promise.all([
-      recentCount > 0 ? store.recent(scope, recentCount).catch((error) => {
-        logger.debug('recent episodes unavailable: %s', (error as Error).message)
-        return [] as Episode[]
-      }) : Promise.resolve([] as Episode[]),
-      similarCount > 0 && query.trim() ? (async () => {
-        try {
-          // enough hits that `similar` remain once those that are also recent are set aside
-          const hits = await this.indexed.search(query, scope, similarCount + recentCount)
-          const rows = new Map((await store.get(hits.map((hit) => hit.id))).map((episode) => [episode.id, episode]))
-          return hits.flatMap((hit) => {
-            const episode = rows.get(hit.id)
-            return episode ? [{ episode, similarity: hit.similarity }] : []
+      recentCount > 0
+        ? store.recent(scope, recentCount).catch((error) => {
+            logger.debug('recent episodes unavailable: %s', (error as Error).message)
+            return [] as Episode[]
           })
-        } catch (error) {
-          counters.inc('episodes.recall-failed')
-          logger.debug('similar episodes unavailable: %s', (error as Error).message)
-          return []
-        }
-      })() : Promise.resolve([]),
+        : Promise.resolve([] as Episode[]),
+      similarCount > 0 && query.trim()
+        ? (async () => {
+            try {
+              // enough hits that `similar` remain once those that are also recent are set aside
+              const hits = await this.indexed.search(query, scope, similarCount + recentCount)
+              const rows = new Map((await store.get(hits.map((hit) => hit.id))).map((episode) => [episode.id, episode]))
+              return hits.flatMap((hit) => {
+                const episode = rows.get(hit.id)
+                return episode ? [{ episode, similarity: hit.similarity }] : []
+              })
+            } catch (error) {
+              counters.inc('episodes.recall-failed')
+              logger.debug('similar episodes unavailable: %s', (error as Error).message)
+              return []
+            }
+          })()
+        : Promise.resolve([]),
     ])
     const out = new Map<string, RecalledEpisode>()
     for (const episode of recent) out.set(episode.id, { ...episode, reason: 'recent' })
@@ -193,10 +198,13 @@ export class InMemoryEpisodeStore implements EpisodeStore {
   }
   async recent(scope: Scope, limit: number) {
     return [...this.rows.values()]
-      .filter((row) => (scope.platform === undefined || row.platform === scope.platform)
-        && (scope.userId === undefined || row.userId === scope.userId)
-        && (scope.guildId === undefined || row.guildId === scope.guildId)
-        && (scope.channelId === undefined || row.channelId === scope.channelId))
+      .filter(
+        (row) =>
+          (scope.platform === undefined || row.platform === scope.platform) &&
+          (scope.userId === undefined || row.userId === scope.userId) &&
+          (scope.guildId === undefined || row.guildId === scope.guildId) &&
+          (scope.channelId === undefined || row.channelId === scope.channelId),
+      )
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
       .slice(0, limit)
   }

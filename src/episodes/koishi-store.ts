@@ -1,5 +1,6 @@
-import { Context } from 'koishi'
-import { dbWhere, Scope } from '../scope'
+import type { Context } from 'koishi'
+import type { Scope } from '../scope'
+import { dbWhere } from '../scope'
 import type { Episode, EpisodeStore } from './episodic'
 
 export class KoishiEpisodes implements EpisodeStore {

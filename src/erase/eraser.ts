@@ -4,7 +4,8 @@ import type { EpisodicMemory } from '../episodes'
 import type { FactIndex, FactRepository, FactRow } from '../facts'
 import type { ErasedMessage, KoishiMessageStore, MessageIndex, MessageStore } from '../messages'
 import type { TopicSummaries } from '../topic-summaries'
-import { rewordTopics, TopicStore } from '../topics'
+import type { TopicStore } from '../topics'
+import { rewordTopics } from '../topics'
 
 /** Whose memory is erased: a user on a platform. */
 export interface UserRef {
@@ -50,7 +51,10 @@ export class Eraser {
     await this.eraseFacts(owner, rows)
     const said = await messages.ofUser(owner.platform, owner.userId)
     // the bot's answers to the user can quote them, so they go too
-    const replies = await messages.repliesTo(owner.platform, said.map((row) => row.messageId))
+    const replies = await messages.repliesTo(
+      owner.platform,
+      said.map((row) => row.messageId),
+    )
     await this.eraseMessages(owner, [...said, ...replies])
     return rows.length
   }
@@ -77,7 +81,8 @@ export class Eraser {
     await messageIndex.remove(ids)
     await episodes.remove(ids)
     await contextLog.removeUser(owner.platform, owner.userId)
-    for (const channelId of new Set(erased.map((row) => row.channelId))) await channelSummaries.remove({ platform: owner.platform, channelId })
+    for (const channelId of new Set(erased.map((row) => row.channelId)))
+      await channelSummaries.remove({ platform: owner.platform, channelId })
     await topicSummaries.eraseTopics(topicIds)
     await messages.remove(ids)
     await rewordTopics({ topics, messages }, owner.userId, topicIds)

@@ -1,11 +1,14 @@
 import { z } from 'zod'
 import { generateStructured } from '../providers/structured'
-import { LLM, ProviderError } from '../providers/types'
-import { Counters, Logger } from '../core/observability'
-import { detectLanguage, Language } from '../text/language'
+import type { LLM } from '../providers/types'
+import { ProviderError } from '../providers/types'
+import type { Counters, Logger } from '../core/observability'
+import type { Language } from '../text/language'
+import { detectLanguage } from '../text/language'
 import { stripThinking } from '../text/json'
 import type { Decision, MemoryJudge, Turn } from './judge'
-import { fillPrompt, JudgePrompts } from './prompts'
+import type { JudgePrompts } from './prompts'
+import { fillPrompt } from './prompts'
 
 export interface LlmJudgeOptions {
   counters?: Counters
@@ -30,9 +33,7 @@ const DECISION_JSON_SCHEMA = {
 
 /** `name: content` lines, one per turn (line breaks inside a message become spaces). */
 export function renderConversation(conversation: Turn[]): string {
-  return conversation
-    .map((turn) => `${turn.name?.trim() || turn.role}: ${turn.content.replace(/\s*\n\s*/g, ' ').trim()}`)
-    .join('\n')
+  return conversation.map((turn) => `${turn.name?.trim() || turn.role}: ${turn.content.replace(/\s*\n\s*/g, ' ').trim()}`).join('\n')
 }
 
 /**
@@ -40,7 +41,10 @@ export function renderConversation(conversation: Turn[]): string {
  * the whole conversation when the users said nothing with letters.
  */
 export function conversationLanguage(conversation: Turn[]): Language {
-  const userText = conversation.filter((t) => t.role === 'user').map((t) => t.content).join('\n')
+  const userText = conversation
+    .filter((t) => t.role === 'user')
+    .map((t) => t.content)
+    .join('\n')
   const allText = conversation.map((t) => t.content).join('\n')
   return detectLanguage(userText, detectLanguage(allText))
 }
@@ -66,7 +70,7 @@ export function cleanSummary(answer: string): string {
     .filter((line) => line && !/^(?:```|~~~)/.test(line))
   for (let line of lines) {
     line = line.replace(/\*\*/g, '').replace(LIST_MARKER, '').replace(SUMMARY_LABEL, '').trim()
-    for (let changed = true; changed; ) {
+    for (let changed = true; changed;) {
       changed = false
       for (const [open, close] of QUOTES) {
         if (line.length >= 2 && line.startsWith(open) && line.endsWith(close)) {

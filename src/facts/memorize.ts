@@ -1,6 +1,6 @@
 import type { Embedder } from '../providers/types'
 import type { Logger } from '../core/observability'
-import { Counters } from '../core/observability'
+import type { Counters } from '../core/observability'
 import type { Scope } from '../scope'
 import type { FactIndex } from './fact-index'
 import type { FactRepository } from './repository'

@@ -1,4 +1,5 @@
-import { classifyTurn, TurnKind } from '../text/chat-noise'
+import type { TurnKind } from '../text/chat-noise'
+import { classifyTurn } from '../text/chat-noise'
 import type { Turn } from './judge'
 
 /** Why a dialogue was not worth asking the judge about. */

@@ -1,5 +1,7 @@
-import { $, Context } from 'koishi'
-import { dbWhere, Scope } from '../scope'
+import type { Context } from 'koishi'
+import { $ } from 'koishi'
+import type { Scope } from '../scope'
+import { dbWhere } from '../scope'
 import type { FactRow } from './table'
 
 /** Where facts live for good (the Koishi database). */

@@ -1,4 +1,5 @@
-import { bm25, countTerms, TermCounts, termStatsOf } from '../text/bm25'
+import type { TermCounts } from '../text/bm25'
+import { bm25, countTerms, termStatsOf } from '../text/bm25'
 import { matchTerms } from '../text/keywords'
 
 /**

@@ -1,6 +1,6 @@
 import type { Embedder } from '../providers/types'
 import type { Logger } from '../core/observability'
-import { Counters } from '../core/observability'
+import type { Counters } from '../core/observability'
 import type { Scope } from '../scope'
 import type { VectorIndex } from '../store/vector-index'
 import { defaultLexicalShare, Reranker } from './rerank'
@@ -52,7 +52,11 @@ export class Retriever {
       counters.inc('retrieve.ok')
       const share = this.deps.lexicalShare ?? defaultLexicalShare(embedder)
       return this.reranker
-        .rerank(query, hits.filter((hit) => hit.similarity >= minScore), share)
+        .rerank(
+          query,
+          hits.filter((hit) => hit.similarity >= minScore),
+          share,
+        )
         .slice(0, topK)
         .map((hit) => ({
           id: hit.id,

@@ -1,4 +1,5 @@
-import { detectLanguage, Language } from '../text/language'
+import type { Language } from '../text/language'
+import { detectLanguage } from '../text/language'
 import type { Decision, MemoryJudge, Turn } from './judge'
 
 /**
@@ -75,9 +76,7 @@ const ZH_RULES: Rule[] = [
   },
   {
     category: 'plan',
-    test: (s) =>
-      /(?:我|咱)/.test(s) &&
-      (new RegExp(ZH_DATE).test(s) || /(?:打算|计划|准备|决定|想要|要去|约了|报名了|预定|预订)/.test(s)),
+    test: (s) => /(?:我|咱)/.test(s) && (new RegExp(ZH_DATE).test(s) || /(?:打算|计划|准备|决定|想要|要去|约了|报名了|预定|预订)/.test(s)),
   },
 ]
 
@@ -110,8 +109,9 @@ function rewriteZh(sentence: string, name: string): string {
 
 const EN_FIRST_PERSON = /\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we'll|we've|our|us)\b/
 const EN_KIN =
-  "(?:wife|husband|girlfriend|boyfriend|partner|fianc[eé]e?|mom|mum|mother|mommy|dad|father|daddy|parents?|son|daughter|kids?|children|child|baby|brother|sister|siblings?|grandma|grandmother|grandpa|grandfather|grandparents?|aunt|uncle|cousin|niece|nephew|friends?|best friend|bff|colleagues?|coworkers?|co-workers?|boss|manager|roommate|flatmate|classmate|neighbou?r|family|dog|cat|pet|puppy|kitten)"
-const EN_MONTH = '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)'
+  '(?:wife|husband|girlfriend|boyfriend|partner|fianc[eé]e?|mom|mum|mother|mommy|dad|father|daddy|parents?|son|daughter|kids?|children|child|baby|brother|sister|siblings?|grandma|grandmother|grandpa|grandfather|grandparents?|aunt|uncle|cousin|niece|nephew|friends?|best friend|bff|colleagues?|coworkers?|co-workers?|boss|manager|roommate|flatmate|classmate|neighbou?r|family|dog|cat|pet|puppy|kitten)'
+const EN_MONTH =
+  '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)'
 const EN_DAYS = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend'
 const EN_DATE = new RegExp(
   [
@@ -128,7 +128,10 @@ const EN_OBJECT_FREE = /^(?:it|that|this|them|those|these|you|so much|a lot)?$/
 const EN_RULES: Rule[] = [
   {
     category: 'request',
-    test: (s) => /(?<!\b(?:i|you|we) )\bremember (?:that|this|my|i|i'm|me|we)\b|\bdon't forget\b|\bdo not forget\b|\bplease remember\b|\bkeep in mind\b/.test(s),
+    test: (s) =>
+      /(?<!\b(?:i|you|we) )\bremember (?:that|this|my|i|i'm|me|we)\b|\bdon't forget\b|\bdo not forget\b|\bplease remember\b|\bkeep in mind\b/.test(
+        s,
+      ),
   },
   {
     category: 'identity',
@@ -140,9 +143,15 @@ const EN_RULES: Rule[] = [
   {
     category: 'preference',
     test: (s) => {
-      const m = /\bi (?:(?:really|also|just|absolutely|totally|actually|kinda|kind of|sort of|truly|still|always|do|don't|do not|don't really|never|honestly) )*(?:like|love|hate|prefer|enjoy|adore|dislike|can't stand|cannot stand|don't eat|don't drink)\b/.exec(s)
+      const m =
+        /\bi (?:(?:really|also|just|absolutely|totally|actually|kinda|kind of|sort of|truly|still|always|do|don't|do not|don't really|never|honestly) )*(?:like|love|hate|prefer|enjoy|adore|dislike|can't stand|cannot stand|don't eat|don't drink)\b/.exec(
+          s,
+        )
       if (m) {
-        const rest = s.slice(m.index + m[0].length).replace(/[^a-z0-9' ]+/g, ' ').trim()
+        const rest = s
+          .slice(m.index + m[0].length)
+          .replace(/[^a-z0-9' ]+/g, ' ')
+          .trim()
         return !EN_OBJECT_FREE.test(rest)
       }
       return /\bmy (?:favou?rite|fave)\b|\bmy hobby\b|\bmy hobbies\b/.test(s)
@@ -166,16 +175,91 @@ function isEnQuestion(sentence: string): boolean {
   return /^(?:do|does|did|can|could|would|will|is|are|am|should|shall|what|what's|who|who's|how|why|where|which|whats)\b/.test(core)
 }
 
-const EN_REQUEST_WRAPPER = /^(?:(?:please|pls|hey|ok|okay|also|and)[,\s]+)*(?:remember|don't forget|do not forget|keep in mind|note)(?:\s+that)?[,:]?\s+/i
+const EN_REQUEST_WRAPPER =
+  /^(?:(?:please|pls|hey|ok|okay|also|and)[,\s]+)*(?:remember|don't forget|do not forget|keep in mind|note)(?:\s+that)?[,:]?\s+/i
 
 const EN_MODALS = new Set(['can', 'could', 'will', 'would', 'should', 'must', 'might', 'may', 'shall'])
 const EN_PAST = new Set([
-  'was', 'went', 'had', 'did', 'got', 'made', 'saw', 'met', 'bought', 'took', 'came', 'left', 'found', 'gave', 'told',
-  'said', 'thought', 'felt', 'knew', 'began', 'ran', 'ate', 'drank', 'wrote', 'read', 'put', 'lost', 'won', 'paid', 'sold',
-  'sent', 'spent', 'built', 'broke', 'chose', 'fell', 'flew', 'forgot', 'grew', 'heard', 'kept', 'led', 'lent', 'lay', 'meant',
-  'rode', 'rose', 'sang', 'sat', 'slept', 'spoke', 'stood', 'swam', 'taught', 'understood', 'woke', 'wore', 'used',
+  'was',
+  'went',
+  'had',
+  'did',
+  'got',
+  'made',
+  'saw',
+  'met',
+  'bought',
+  'took',
+  'came',
+  'left',
+  'found',
+  'gave',
+  'told',
+  'said',
+  'thought',
+  'felt',
+  'knew',
+  'began',
+  'ran',
+  'ate',
+  'drank',
+  'wrote',
+  'read',
+  'put',
+  'lost',
+  'won',
+  'paid',
+  'sold',
+  'sent',
+  'spent',
+  'built',
+  'broke',
+  'chose',
+  'fell',
+  'flew',
+  'forgot',
+  'grew',
+  'heard',
+  'kept',
+  'led',
+  'lent',
+  'lay',
+  'meant',
+  'rode',
+  'rose',
+  'sang',
+  'sat',
+  'slept',
+  'spoke',
+  'stood',
+  'swam',
+  'taught',
+  'understood',
+  'woke',
+  'wore',
+  'used',
 ])
-const EN_ADVERBS = new Set(['really', 'also', 'just', 'always', 'usually', 'often', 'never', 'still', 'actually', 'absolutely', 'totally', 'truly', 'honestly', 'sometimes', 'rarely', 'mostly', 'only', 'even', 'kinda'])
+const EN_ADVERBS = new Set([
+  'really',
+  'also',
+  'just',
+  'always',
+  'usually',
+  'often',
+  'never',
+  'still',
+  'actually',
+  'absolutely',
+  'totally',
+  'truly',
+  'honestly',
+  'sometimes',
+  'rarely',
+  'mostly',
+  'only',
+  'even',
+  'kinda',
+])
 
 const EN_SUBJECT_VERB = new RegExp(`\\bI((?:\\s+(?:${[...EN_ADVERBS].join('|')}))*)\\s+([a-z]+)\\b`, 'gi')
 
@@ -193,7 +277,10 @@ export function thirdPerson(verb: string): string {
 }
 
 function rewriteEn(sentence: string, name: string): string {
-  let s = sentence.replace(/[\u2018\u2019]/g, "'").trim().replace(EN_REQUEST_WRAPPER, '')
+  let s = sentence
+    .replace(/[\u2018\u2019]/g, "'")
+    .trim()
+    .replace(EN_REQUEST_WRAPPER, '')
   const possessive = name.endsWith('s') ? `${name}'` : `${name}'s`
   const replacements: [RegExp, string | ((...m: string[]) => string)][] = [
     [/\bI(?:'m| am)\b/gi, `${name} is`],
@@ -277,7 +364,10 @@ function hasContentBeyondRequest(sentence: string, language: Language): boolean 
   const rest =
     language === 'zh'
       ? sentence.replace(ZH_REQUEST_WRAPPER, '').replace(/[\s\p{P}\p{S}哦喔啊呀啦哈嘛了]|这个|那个|这些|那些|它/gu, '')
-      : sentence.replace(/[\u2018\u2019]/g, "'").replace(EN_REQUEST_WRAPPER, '').replace(/\b(?:this|that|it|ok|okay|please)\b|[^\p{L}\p{N}]/giu, '')
+      : sentence
+          .replace(/[\u2018\u2019]/g, "'")
+          .replace(EN_REQUEST_WRAPPER, '')
+          .replace(/\b(?:this|that|it|ok|okay|please)\b|[^\p{L}\p{N}]/giu, '')
   return rest.length > 0
 }
 

@@ -1,4 +1,4 @@
-import { Context } from 'koishi'
+import type { Context } from 'koishi'
 
 /** A long-term fact about one user, learnt in one guild (`''` for a private chat). */
 export interface FactRow {
@@ -24,21 +24,25 @@ declare module 'koishi' {
 }
 
 export function defineFactTable(ctx: Context) {
-  ctx.model.extend('memory_fact', {
-    id: 'string(31)',
-    platform: 'string(63)',
-    guildId: 'string(127)',
-    channelId: 'string(127)',
-    userId: 'string(127)',
-    content: 'text',
-    reason: 'text',
-    version: 'unsigned',
-    parentId: 'string(31)',
-    sourceIds: 'json',
-    createdAt: 'timestamp',
-    updatedAt: 'timestamp',
-  }, {
-    primary: 'id',
-    indexes: [['platform', 'userId', 'guildId']],
-  })
+  ctx.model.extend(
+    'memory_fact',
+    {
+      id: 'string(31)',
+      platform: 'string(63)',
+      guildId: 'string(127)',
+      channelId: 'string(127)',
+      userId: 'string(127)',
+      content: 'text',
+      reason: 'text',
+      version: 'unsigned',
+      parentId: 'string(31)',
+      sourceIds: 'json',
+      createdAt: 'timestamp',
+      updatedAt: 'timestamp',
+    },
+    {
+      primary: 'id',
+      indexes: [['platform', 'userId', 'guildId']],
+    },
+  )
 }

@@ -98,9 +98,18 @@ const round = (value: number) => Math.round(value * 1000) / 1000
 
 function toChange(log: GroupChangeRow, op: PlannedOp): EvolutionChange {
   if (op.action === 'update') {
-    return { action: 'update', old_id: op.oldId, new_id: op.newId, old_statement: log.oldStatement, new_statement: log.newStatement, change_reason: log.reason, version: log.version }
+    return {
+      action: 'update',
+      old_id: op.oldId,
+      new_id: op.newId,
+      old_statement: log.oldStatement,
+      new_statement: log.newStatement,
+      change_reason: log.reason,
+      version: log.version,
+    }
   }
-  if (op.action === 'create') return { action: 'create', new_id: op.newId, statement: log.newStatement, change_reason: log.reason, version: log.version }
+  if (op.action === 'create')
+    return { action: 'create', new_id: op.newId, statement: log.newStatement, change_reason: log.reason, version: log.version }
   return { action: 'delete', old_id: op.oldId, old_statement: log.oldStatement, change_reason: log.reason, version: log.version }
 }
 
@@ -112,13 +121,20 @@ function toChange(log: GroupChangeRow, op: PlannedOp): EvolutionChange {
 export async function applyPlan(store: GroupMemoryStore, plan: EvolutionPlan, now: Date): Promise<ApplyOutcome> {
   const { runId } = plan
   const group = { platform: plan.platform, guildId: plan.guildId }
-  const outcome: ApplyOutcome = { stats: { kept: plan.kept, updated: 0, created: 0, deleted: 0 }, changes: [], stale: 0, upserts: [], deletes: [] }
+  const outcome: ApplyOutcome = {
+    stats: { kept: plan.kept, updated: 0, created: 0, deleted: 0 },
+    changes: [],
+    stale: 0,
+    upserts: [],
+    deletes: [],
+  }
   if (!plan.ops.length) return outcome
 
   const logs = new Map((await store.getChanges(plan.ops.map((op) => changeId(runId, op.index)))).map((row) => [row.id, row]))
   const ids = plan.ops.flatMap((op) => [op.oldId, op.newId]).filter(Boolean)
   const rows = new Map((await store.getMemories(ids)).map((row) => [row.id, row]))
-  const inGroup = (row: GroupMemoryRow | undefined) => row && row.platform === group.platform && row.guildId === group.guildId ? row : undefined
+  const inGroup = (row: GroupMemoryRow | undefined) =>
+    row && row.platform === group.platform && row.guildId === group.guildId ? row : undefined
 
   for (const op of plan.ops) {
     const id = changeId(runId, op.index)

@@ -3,23 +3,25 @@ import type { LLM } from '../providers/types'
 import type { Counters, Logger } from '../core/observability'
 import { ProviderError } from '../providers/types'
 import { detectLanguage } from '../text/language'
-import { applyPlan, EvolutionPlan, makePlan } from './apply-plan'
+import type { EvolutionPlan } from './apply-plan'
+import { applyPlan, makePlan } from './apply-plan'
 import { checkGroup, groupId } from './group-id'
 import type { GroupIndex } from './group-index'
 import { KeyedLock } from './lock'
 import { parseEvolutionAnswer, resolveOps } from './ops'
-import { DEFAULT_EVOLUTION_PROMPTS, EvolutionPrompts } from './prompts'
-import {
+import type { EvolutionPrompts } from './prompts'
+import { DEFAULT_EVOLUTION_PROMPTS } from './prompts'
+import type {
   EvolutionIssues,
   EvolutionResult,
   EvolutionStats,
   EvolutionStatus,
-  GroupMemoryError,
   GroupMemoryRow,
   GroupMemoryStore,
   GroupMessage,
   GroupRef,
 } from './types'
+import { GroupMemoryError } from './types'
 
 export interface EvolutionOptions {
   /** Active memories shown to the model (strongest first). Default 50. */
@@ -91,16 +93,20 @@ export function evolutionInput(memories: GroupMemoryRow[], messages: GroupMessag
     const flat = text.replace(/\s*\n\s*/g, ' ').trim()
     return flat.length > maxChars ? `${flat.slice(0, maxChars)}…` : flat
   }
-  return JSON.stringify({
-    existing_memories: memories.map((row, i) => ({
-      id: i + 1,
-      statement: row.statement,
-      version: row.version,
-      created_at: day(row.createdAt),
-      updated_at: day(row.updatedAt),
-    })),
-    new_discussions: messages.map((message) => `${cut(message.userName || message.userId)}: ${cut(message.content)}`),
-  }, null, 1)
+  return JSON.stringify(
+    {
+      existing_memories: memories.map((row, i) => ({
+        id: i + 1,
+        statement: row.statement,
+        version: row.version,
+        created_at: day(row.createdAt),
+        updated_at: day(row.updatedAt),
+      })),
+      new_discussions: messages.map((message) => `${cut(message.userName || message.userId)}: ${cut(message.content)}`),
+    },
+    null,
+    1,
+  )
 }
 
 /** Checks the `days` of a request. */
@@ -163,7 +169,7 @@ export class GroupEvolver {
     const now = this.now()
     const id = groupId(group)
     const owner = `${this.instanceId}:${this.newId()}`
-    if (!await store.acquireLease(group, owner, now, new Date(now.getTime() + this.options.leaseMs))) {
+    if (!(await store.acquireLease(group, owner, now, new Date(now.getTime() + this.options.leaseMs)))) {
       counters.inc('group.busy')
       logger.debug('group %s is being evolved by another instance', id)
       return this.result(group, now, 'busy', 'another instance is evolving this group')
@@ -197,24 +203,26 @@ export class GroupEvolver {
       // unreadable (cut off by a column limit, edited by hand): dropping it beats failing forever
       counters.inc('group.plan-dropped')
       logger.warn('group %s: dropped an unreadable interrupted evolution plan', id)
-      if (!await store.patchLease(group, owner, { pending: '' })) return this.lost(group, now)
+      if (!(await store.patchLease(group, owner, { pending: '' }))) return this.lost(group, now)
     }
     if (interrupted) {
       const outcome = await this.apply(interrupted, now)
       watermark = new Date(interrupted.watermark)
-      if (!await store.patchLease(group, owner, { pending: '', watermark, lastEvolvedAt: now })) return this.lost(group, now)
+      if (!(await store.patchLease(group, owner, { pending: '', watermark, lastEvolvedAt: now }))) return this.lost(group, now)
       counters.inc('group.repaired')
       logger.info('finished the interrupted evolution %s of group %s', interrupted.runId, id)
       repaired = { run_id: interrupted.runId, stats: outcome.stats, changes: outcome.changes }
     }
 
     const roles: GroupMessage['role'][] = this.options.includeBotMessages ? ['user', 'assistant'] : ['user']
-    const messages = (await store.recentMessages(group, {
-      since: new Date(now.getTime() - days * DAY),
-      after: watermark,
-      limit: this.options.maxMessages,
-      roles,
-    })).filter((message) => message.content.trim())
+    const messages = (
+      await store.recentMessages(group, {
+        since: new Date(now.getTime() - days * DAY),
+        after: watermark,
+        limit: this.options.maxMessages,
+        roles,
+      })
+    ).filter((message) => message.content.trim())
     if (!messages.length) {
       counters.inc('group.evolve-noop')
       return { ...this.result(group, now, 'no-new-messages', 'no new messages'), ...(repaired ? { repaired } : {}) }
@@ -227,7 +235,10 @@ export class GroupEvolver {
     const language = detectLanguage(messages.map((m) => m.content).join('\n'), detectLanguage(memories.map((m) => m.statement).join('\n')))
     const prompts = this.deps.prompts?.() ?? DEFAULT_EVOLUTION_PROMPTS
     counters.inc('group.llm-call')
-    const answer = await llm.generate(input, { system: prompts[language] || DEFAULT_EVOLUTION_PROMPTS[language], temperature: this.options.temperature })
+    const answer = await llm.generate(input, {
+      system: prompts[language] || DEFAULT_EVOLUTION_PROMPTS[language],
+      temperature: this.options.temperature,
+    })
 
     const parsed = parseEvolutionAnswer(answer)
     const resolution = resolveOps(parsed.ops, memories)
@@ -251,8 +262,12 @@ export class GroupEvolver {
     if (!parsed.ops.length && parsed.invalid.length) {
       // nothing usable: leave the watermark where it is so the next run sees these messages again
       counters.inc('group.evolve-failed')
-      logger.warn('group %s: the model\'s answer could not be read (%d lines)', id, parsed.invalid.length)
-      return { ...this.result(group, now, 'failed', 'the model\'s answer could not be read'), issues, input: { memories: memories.length, messages: messages.length } }
+      logger.warn("group %s: the model's answer could not be read (%d lines)", id, parsed.invalid.length)
+      return {
+        ...this.result(group, now, 'failed', "the model's answer could not be read"),
+        issues,
+        input: { memories: memories.length, messages: messages.length },
+      }
     }
 
     const plan = makePlan({
@@ -268,16 +283,23 @@ export class GroupEvolver {
     })
     // Written down before anything changes; refused when another instance took the lease meanwhile.
     const until = new Date(this.now().getTime() + this.options.leaseMs)
-    if (!await store.patchLease(group, owner, { pending: JSON.stringify(plan), expiresAt: until })) return this.lost(group, now)
+    if (!(await store.patchLease(group, owner, { pending: JSON.stringify(plan), expiresAt: until }))) return this.lost(group, now)
     const outcome = await this.apply(plan, now)
     issues.stale_ops = outcome.stale
-    if (!await store.patchLease(group, owner, { pending: '', watermark: new Date(plan.watermark), lastEvolvedAt: now })) {
+    if (!(await store.patchLease(group, owner, { pending: '', watermark: new Date(plan.watermark), lastEvolvedAt: now }))) {
       // Another instance took the group over and replays the same plan (same ids): nothing is doubled.
       logger.info('group %s: the lease passed to another instance while applying; it completes the run', id)
     }
     counters.inc('group.evolved')
     const { stats, changes } = outcome
-    logger.info('group %s evolved: %d kept, %d updated, %d created, %d deleted', id, stats.kept, stats.updated, stats.created, stats.deleted)
+    logger.info(
+      'group %s evolved: %d kept, %d updated, %d created, %d deleted',
+      id,
+      stats.kept,
+      stats.updated,
+      stats.created,
+      stats.deleted,
+    )
     return {
       success: true,
       group_id: id,

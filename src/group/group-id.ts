@@ -1,4 +1,5 @@
-import { GroupMemoryError, GroupRef } from './types'
+import type { GroupRef } from './types'
+import { GroupMemoryError } from './types'
 
 /** `platform:guildId`, the form a group takes in results, routes and commands. */
 export function groupId(group: GroupRef): string {

@@ -1,16 +1,11 @@
-import { $, Context } from 'koishi'
-import { GuildMessages, KoishiMessageStore } from '../messages'
+import type { Context } from 'koishi'
+import { $ } from 'koishi'
+import type { GuildMessages } from '../messages'
+import { KoishiMessageStore } from '../messages'
 import { groupId } from './group-id'
-import { GroupMemories, GroupMemoriesDeps } from './memories'
-import type {
-  GroupChangeRow,
-  GroupLeaseRow,
-  GroupMemoryRow,
-  GroupMemoryStore,
-  GroupMessage,
-  GroupRef,
-  ListStatus,
-} from './types'
+import type { GroupMemoriesDeps } from './memories'
+import { GroupMemories } from './memories'
+import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow, GroupMemoryStore, GroupMessage, GroupRef, ListStatus } from './types'
 import { defineGroupTables } from './tables'
 import { KoishiOutbox } from '../store/outbox'
 import type { VectorIndex } from '../store/vector-index'
@@ -25,7 +20,10 @@ const EPOCH = new Date(0)
  * database, whatever a driver reports as the number of matched rows.
  */
 export class KoishiGroupStore implements GroupMemoryStore {
-  constructor(private ctx: Context, private messages: GuildMessages = new KoishiMessageStore(ctx)) {}
+  constructor(
+    private ctx: Context,
+    private messages: GuildMessages = new KoishiMessageStore(ctx),
+  ) {}
 
   private get db() {
     return this.ctx.database
@@ -34,15 +32,19 @@ export class KoishiGroupStore implements GroupMemoryStore {
   async getMemories(ids: string[]) {
     const unique = [...new Set(ids.filter(Boolean))]
     const rows: GroupMemoryRow[] = []
-    for (const part of chunks(unique)) rows.push(...await this.db.get('memory_group', { id: { $in: part } }))
+    for (const part of chunks(unique)) rows.push(...(await this.db.get('memory_group', { id: { $in: part } })))
     return rows
   }
 
   async activeMemories(group: GroupRef, limit: number) {
-    return this.db.get('memory_group', { platform: group.platform, guildId: group.guildId, status: 'active', supersededBy: '' }, {
-      limit,
-      sort: { strength: 'desc', updatedAt: 'desc' },
-    })
+    return this.db.get(
+      'memory_group',
+      { platform: group.platform, guildId: group.guildId, status: 'active', supersededBy: '' },
+      {
+        limit,
+        sort: { strength: 'desc', updatedAt: 'desc' },
+      },
+    )
   }
 
   async listMemories(group: GroupRef, status: ListStatus, limit: number, offset: number) {
@@ -71,7 +73,7 @@ export class KoishiGroupStore implements GroupMemoryStore {
   async getChanges(ids: string[]) {
     const unique = [...new Set(ids.filter(Boolean))]
     const rows: GroupChangeRow[] = []
-    for (const part of chunks(unique)) rows.push(...await this.db.get('memory_group_change', { id: { $in: part } }))
+    for (const part of chunks(unique)) rows.push(...(await this.db.get('memory_group_change', { id: { $in: part } })))
     return rows
   }
 
@@ -80,10 +82,14 @@ export class KoishiGroupStore implements GroupMemoryStore {
   }
 
   async changesSince(group: GroupRef, since: Date, limit: number) {
-    return this.db.get('memory_group_change', { platform: group.platform, guildId: group.guildId, createdAt: { $gte: since } }, {
-      limit,
-      sort: { createdAt: 'desc', id: 'desc' },
-    })
+    return this.db.get(
+      'memory_group_change',
+      { platform: group.platform, guildId: group.guildId, createdAt: { $gte: since } },
+      {
+        limit,
+        sort: { createdAt: 'desc', id: 'desc' },
+      },
+    )
   }
 
   recentMessages(group: GroupRef, query: { since: Date; after: Date; limit: number; roles: GroupMessage['role'][] }) {
@@ -105,19 +111,36 @@ export class KoishiGroupStore implements GroupMemoryStore {
 
   async acquireLease(group: GroupRef, owner: string, now: Date, until: Date) {
     const id = groupId(group)
-    if (!await this.getLease(group)) {
-      const row: GroupLeaseRow = { id, platform: group.platform, guildId: group.guildId, owner: '', expiresAt: EPOCH, watermark: EPOCH, lastEvolvedAt: EPOCH, pending: '' }
+    if (!(await this.getLease(group))) {
+      const row: GroupLeaseRow = {
+        id,
+        platform: group.platform,
+        guildId: group.guildId,
+        owner: '',
+        expiresAt: EPOCH,
+        watermark: EPOCH,
+        lastEvolvedAt: EPOCH,
+        pending: '',
+      }
       try {
         await this.db.create('memory_group_lease', row)
       } catch {
         // another instance created it first; the conditional update below decides
       }
     }
-    await this.db.set('memory_group_lease', { id, $or: [{ owner: '' }, { owner }, { expiresAt: { $lt: now } }] }, { owner, expiresAt: until })
+    await this.db.set(
+      'memory_group_lease',
+      { id, $or: [{ owner: '' }, { owner }, { expiresAt: { $lt: now } }] },
+      { owner, expiresAt: until },
+    )
     return (await this.getLease(group))?.owner === owner
   }
 
-  async patchLease(group: GroupRef, owner: string, patch: Partial<Pick<GroupLeaseRow, 'owner' | 'expiresAt' | 'watermark' | 'lastEvolvedAt' | 'pending'>>) {
+  async patchLease(
+    group: GroupRef,
+    owner: string,
+    patch: Partial<Pick<GroupLeaseRow, 'owner' | 'expiresAt' | 'watermark' | 'lastEvolvedAt' | 'pending'>>,
+  ) {
     const id = groupId(group)
     const before = patch.owner === undefined ? undefined : await this.getLease(group)
     await this.db.set('memory_group_lease', { id, owner }, patch)

@@ -8,7 +8,10 @@ export class KeyedLock {
   run<T>(key: string, task: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key) ?? Promise.resolve()
     const result = previous.then(task)
-    const tail = result.then(() => {}, () => {})
+    const tail = result.then(
+      () => {},
+      () => {},
+    )
     this.tails.set(key, tail)
     void tail.then(() => {
       if (this.tails.get(key) === tail) this.tails.delete(key)

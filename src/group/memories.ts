@@ -1,18 +1,12 @@
 import type { Embedder } from '../providers/types'
 import type { VectorSide } from '../store/index-sync'
-import { EvolutionOptions, EvolverDeps, GroupEvolver, newGroupId } from './evolution'
+import type { EvolutionOptions, EvolverDeps } from './evolution'
+import { GroupEvolver, newGroupId } from './evolution'
 import { checkGroup, parseGroupId } from './group-id'
 import { GroupIndex } from './group-index'
-import { GroupQueries, ListOptions, SearchOptions } from './queries'
-import type {
-  ChangesResponse,
-  EvolutionResult,
-  GroupRef,
-  HistoryResponse,
-  ListResponse,
-  ManualResponse,
-  SearchResponse,
-} from './types'
+import type { ListOptions, SearchOptions } from './queries'
+import { GroupQueries } from './queries'
+import type { ChangesResponse, EvolutionResult, GroupRef, HistoryResponse, ListResponse, ManualResponse, SearchResponse } from './types'
 
 export interface GroupMemoriesOptions extends EvolutionOptions {
   /**
@@ -53,7 +47,11 @@ export class GroupMemories {
     this.searchThreshold = deps.options?.searchThreshold ?? (deps.embedder.lexical ? 0.3 : 0.7)
     if (deps.vector) {
       const { index, outbox, table } = deps.vector
-      this.index = new GroupIndex({ index, outbox, embedder: deps.embedder, counters: deps.counters, logger: deps.logger }, deps.store, table)
+      this.index = new GroupIndex(
+        { index, outbox, embedder: deps.embedder, counters: deps.counters, logger: deps.logger },
+        deps.store,
+        table,
+      )
     }
     this.evolver = new GroupEvolver({
       store: deps.store,

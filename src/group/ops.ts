@@ -29,7 +29,14 @@ const Common = {
 
 const OpSchema = z.discriminatedUnion('action', [
   z.object({ action: z.literal('keep'), old_id: OldId }),
-  z.object({ action: z.literal('update'), old_id: OldId, statement: text(MAX_STATEMENT).min(1), ...Common, tags: Tags, strength: Strength }),
+  z.object({
+    action: z.literal('update'),
+    old_id: OldId,
+    statement: text(MAX_STATEMENT).min(1),
+    ...Common,
+    tags: Tags,
+    strength: Strength,
+  }),
   z.object({ action: z.literal('delete'), old_id: OldId, ...Common }),
   z.object({ action: z.literal('create'), statement: text(MAX_STATEMENT).min(1), ...Common, tags: Tags, strength: Strength }),
 ])
@@ -57,7 +64,8 @@ function normalise(op: ParsedOp): RawOp {
   if (op.action === 'keep') return { action: 'keep', oldId: op.old_id }
   const reason = op.change_reason || op.reason || op.change_summary || ''
   if (op.action === 'delete') return { action: 'delete', oldId: op.old_id, reason }
-  if (op.action === 'update') return { action: 'update', oldId: op.old_id, statement: op.statement, reason, tags: op.tags, strength: op.strength }
+  if (op.action === 'update')
+    return { action: 'update', oldId: op.old_id, statement: op.statement, reason, tags: op.tags, strength: op.strength }
   return { action: 'create', statement: op.statement, reason, tags: op.tags, strength: op.strength }
 }
 
@@ -118,12 +126,17 @@ export function parseEvolutionAnswer(answer: string): ParsedAnswer {
       const checked = validateOp(item)
       if (!checked.ok) result.invalid.push({ line, reason: checked.reason })
       // a statement cut off by the model's output limit must not become a memory
-      else if (truncated && (checked.op.action === 'create' || checked.op.action === 'update')) result.invalid.push({ line, reason: 'the line is cut off' })
+      else if (truncated && (checked.op.action === 'create' || checked.op.action === 'update'))
+        result.invalid.push({ line, reason: 'the line is cut off' })
       else result.ops.push(checked.op)
     }
   }
 
-  const unfenced = cleaned.split(/\r?\n/).filter((line) => !/^\s*(?:```|~~~)/.test(line)).join('\n').trim()
+  const unfenced = cleaned
+    .split(/\r?\n/)
+    .filter((line) => !/^\s*(?:```|~~~)/.test(line))
+    .join('\n')
+    .trim()
   if (unfenced.startsWith('[') && unfenced.endsWith(']')) {
     const whole = tryParse(unfenced)
     const value = whole.ok ? whole : repaired(unfenced)

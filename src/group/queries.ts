@@ -3,12 +3,12 @@ import type { Embedder } from '../providers/types'
 import type { Counters, Logger } from '../core/observability'
 import { checkDays } from './evolution'
 import { checkGroup, groupId, sameGroup } from './group-id'
-import { GroupIndex, searchable } from './group-index'
-import {
+import type { GroupIndex } from './group-index'
+import { searchable } from './group-index'
+import type {
   ChangesResponse,
   ChangeView,
   GroupChangeRow,
-  GroupMemoryError,
   GroupMemoryRow,
   GroupMemoryStore,
   GroupRef,
@@ -19,6 +19,7 @@ import {
   MemoryView,
   SearchResponse,
 } from './types'
+import { GroupMemoryError } from './types'
 
 /**
  * Reading and hand-editing a group's memories: list, semantic search, history of a memory, recent
@@ -63,7 +64,6 @@ const STATUSES: ListStatus[] = ['active', 'deprecated', 'all']
 
 const bad = (message: string) => new GroupMemoryError(message, 'bad-request')
 const round = (value: number) => Math.round(value * 1000) / 1000
-
 
 function checkInt(name: string, value: unknown, fallback: number, min: number, max: number): number {
   if (value === undefined || value === null) return fallback
@@ -196,8 +196,14 @@ export class GroupQueries {
         row = found
       }
     }
-    await follow((row) => row.parentId, (row) => chain.unshift(row))
-    await follow((row) => row.supersededBy, (row) => chain.push(row))
+    await follow(
+      (row) => row.parentId,
+      (row) => chain.unshift(row),
+    )
+    await follow(
+      (row) => row.supersededBy,
+      (row) => chain.push(row),
+    )
     return {
       success: true,
       group_id: groupId(group),
@@ -235,7 +241,8 @@ export class GroupQueries {
   async remove(group: GroupRef, memoryId: string, reason = ''): Promise<ManualResponse> {
     group = checkGroup(group)
     const row = await this.find(group, memoryId)
-    if (row.supersededBy) throw new GroupMemoryError(`memory ${row.id} was replaced by ${row.supersededBy}; delete that version`, 'conflict')
+    if (row.supersededBy)
+      throw new GroupMemoryError(`memory ${row.id} was replaced by ${row.supersededBy}; delete that version`, 'conflict')
     if (row.status !== 'active') throw new GroupMemoryError(`memory ${row.id} is already deleted`, 'conflict')
     const now = this.deps.now()
     const by = `manual:${this.deps.newId()}`
@@ -252,7 +259,11 @@ export class GroupQueries {
   async restore(group: GroupRef, memoryId: string): Promise<ManualResponse> {
     group = checkGroup(group)
     const row = await this.find(group, memoryId)
-    if (row.supersededBy) throw new GroupMemoryError(`memory ${row.id} was replaced by ${row.supersededBy}; only a deleted current version can be restored`, 'conflict')
+    if (row.supersededBy)
+      throw new GroupMemoryError(
+        `memory ${row.id} was replaced by ${row.supersededBy}; only a deleted current version can be restored`,
+        'conflict',
+      )
     if (row.status === 'active') throw new GroupMemoryError(`memory ${row.id} is active`, 'conflict')
     const now = this.deps.now()
     const patch = { status: 'active' as const, deprecatedReason: '', statusBy: `manual:${this.deps.newId()}`, updatedAt: now }
@@ -267,9 +278,11 @@ export class GroupQueries {
   /** Sets the strength (0–1) of the current version of a memory. */
   async setStrength(group: GroupRef, memoryId: string, strength: number): Promise<ManualResponse> {
     group = checkGroup(group)
-    if (typeof strength !== 'number' || !Number.isFinite(strength) || strength < 0 || strength > 1) throw bad('strength must be a number from 0 to 1')
+    if (typeof strength !== 'number' || !Number.isFinite(strength) || strength < 0 || strength > 1)
+      throw bad('strength must be a number from 0 to 1')
     const row = await this.find(group, memoryId)
-    if (row.supersededBy) throw new GroupMemoryError(`memory ${row.id} was replaced by ${row.supersededBy}; set the strength of that version`, 'conflict')
+    if (row.supersededBy)
+      throw new GroupMemoryError(`memory ${row.id} was replaced by ${row.supersededBy}; set the strength of that version`, 'conflict')
     const now = this.deps.now()
     const patch = { strength: round(strength), updatedAt: now }
     await this.deps.store.patchMemory(row.id, patch)
@@ -287,7 +300,14 @@ export class GroupQueries {
     return row
   }
 
-  private async log(row: GroupMemoryRow, action: GroupChangeRow['action'], oldStatement: string, newStatement: string, reason: string, now: Date) {
+  private async log(
+    row: GroupMemoryRow,
+    action: GroupChangeRow['action'],
+    oldStatement: string,
+    newStatement: string,
+    reason: string,
+    now: Date,
+  ) {
     await this.deps.store.putChange({
       id: `manual.${this.deps.newId()}`,
       memoryId: row.id,

@@ -1,4 +1,4 @@
-import { Context } from 'koishi'
+import type { Context } from 'koishi'
 import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow } from './types'
 
 /**
@@ -21,57 +21,69 @@ declare module 'koishi' {
 }
 
 export function defineGroupTables(ctx: Context) {
-  ctx.model.extend('memory_group', {
-    id: 'string(31)',
-    platform: 'string(63)',
-    guildId: 'string(127)',
-    statement: 'text',
-    version: 'unsigned',
-    parentId: 'string(31)',
-    supersededBy: 'string(31)',
-    changeSummary: 'text',
-    status: 'string(15)',
-    deprecatedReason: 'text',
-    statusBy: 'string(63)',
-    tags: 'json',
-    strength: 'double',
-    runId: 'string(31)',
-    createdAt: 'timestamp',
-    updatedAt: 'timestamp',
-  }, {
-    primary: 'id',
-    indexes: [['platform', 'guildId', 'status'], ['parentId']],
-  })
+  ctx.model.extend(
+    'memory_group',
+    {
+      id: 'string(31)',
+      platform: 'string(63)',
+      guildId: 'string(127)',
+      statement: 'text',
+      version: 'unsigned',
+      parentId: 'string(31)',
+      supersededBy: 'string(31)',
+      changeSummary: 'text',
+      status: 'string(15)',
+      deprecatedReason: 'text',
+      statusBy: 'string(63)',
+      tags: 'json',
+      strength: 'double',
+      runId: 'string(31)',
+      createdAt: 'timestamp',
+      updatedAt: 'timestamp',
+    },
+    {
+      primary: 'id',
+      indexes: [['platform', 'guildId', 'status'], ['parentId']],
+    },
+  )
 
-  ctx.model.extend('memory_group_change', {
-    id: 'string(63)',
-    memoryId: 'string(31)',
-    previousId: 'string(31)',
-    platform: 'string(63)',
-    guildId: 'string(127)',
-    action: 'string(15)',
-    oldStatement: 'text',
-    newStatement: 'text',
-    reason: 'text',
-    version: 'unsigned',
-    runId: 'string(31)',
-    createdAt: 'timestamp',
-  }, {
-    primary: 'id',
-    indexes: [['platform', 'guildId', 'createdAt'], ['memoryId']],
-  })
+  ctx.model.extend(
+    'memory_group_change',
+    {
+      id: 'string(63)',
+      memoryId: 'string(31)',
+      previousId: 'string(31)',
+      platform: 'string(63)',
+      guildId: 'string(127)',
+      action: 'string(15)',
+      oldStatement: 'text',
+      newStatement: 'text',
+      reason: 'text',
+      version: 'unsigned',
+      runId: 'string(31)',
+      createdAt: 'timestamp',
+    },
+    {
+      primary: 'id',
+      indexes: [['platform', 'guildId', 'createdAt'], ['memoryId']],
+    },
+  )
 
-  ctx.model.extend('memory_group_lease', {
-    id: 'string(255)',
-    platform: 'string(63)',
-    guildId: 'string(127)',
-    owner: 'string(63)',
-    expiresAt: 'timestamp',
-    watermark: 'timestamp',
-    lastEvolvedAt: 'timestamp',
-    // MEDIUMTEXT on MySQL: a plan of many long statements can pass TEXT's 64 KB
-    pending: { type: 'text', length: 16_777_215 },
-  }, {
-    primary: 'id',
-  })
+  ctx.model.extend(
+    'memory_group_lease',
+    {
+      id: 'string(255)',
+      platform: 'string(63)',
+      guildId: 'string(127)',
+      owner: 'string(63)',
+      expiresAt: 'timestamp',
+      watermark: 'timestamp',
+      lastEvolvedAt: 'timestamp',
+      // MEDIUMTEXT on MySQL: a plan of many long statements can pass TEXT's 64 KB
+      pending: { type: 'text', length: 16_777_215 },
+    },
+    {
+      primary: 'id',
+    },
+  )
 }

@@ -122,7 +122,10 @@ export interface GroupMemoryStore {
    * The newest `limit` messages of a group with one of `roles`, created at or after `since` and
    * strictly after `after`, returned oldest first.
    */
-  recentMessages(group: GroupRef, query: { since: Date; after: Date; limit: number; roles: GroupMessage['role'][] }): Promise<GroupMessage[]>
+  recentMessages(
+    group: GroupRef,
+    query: { since: Date; after: Date; limit: number; roles: GroupMessage['role'][] },
+  ): Promise<GroupMessage[]>
   /** Groups (guildId not empty) with a message created after `since`, with the time of the newest. */
   activeGroups(since: Date): Promise<(GroupRef & { newest: Date })[]>
 
@@ -138,7 +141,11 @@ export interface GroupMemoryStore {
    * Changes the lease row only while `owner` holds it (a conditional update: another instance that
    * took over an expired lease has changed the owner); returns whether it did.
    */
-  patchLease(group: GroupRef, owner: string, patch: Partial<Pick<GroupLeaseRow, 'owner' | 'expiresAt' | 'watermark' | 'lastEvolvedAt' | 'pending'>>): Promise<boolean>
+  patchLease(
+    group: GroupRef,
+    owner: string,
+    patch: Partial<Pick<GroupLeaseRow, 'owner' | 'expiresAt' | 'watermark' | 'lastEvolvedAt' | 'pending'>>,
+  ): Promise<boolean>
   /** Ids of the active heads of every group (for a full re-index). */
   activeIds(): Promise<string[]>
 }
@@ -153,7 +160,15 @@ export interface EvolutionStats {
 }
 
 export type EvolutionChange =
-  | { action: 'update'; old_id: string; new_id: string; old_statement: string; new_statement: string; change_reason: string; version: number }
+  | {
+      action: 'update'
+      old_id: string
+      new_id: string
+      old_statement: string
+      new_statement: string
+      change_reason: string
+      version: number
+    }
   | { action: 'create'; new_id: string; statement: string; change_reason: string; version: number }
   | { action: 'delete'; old_id: string; old_statement: string; change_reason: string; version: number }
 

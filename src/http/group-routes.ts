@@ -1,8 +1,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Context } from 'koishi'
 import type { Logger } from '../core/observability'
-import { EvolutionStatus, GroupMemoryError, GroupRef, parseGroupId } from '../group'
-import type { GroupMemories } from '../group'
+import { GroupMemoryError, parseGroupId } from '../group'
+import type { GroupMemories, EvolutionStatus, GroupRef } from '../group'
 
 /**
  * The seed's HTTP API (002 "API接口设计") on Koishi's `server` service (a koa router):
@@ -24,7 +24,10 @@ import type { GroupMemories } from '../group'
  */
 
 /** What the routes need: `GroupMemories` or anything shaped like it. */
-export type GroupApi = Pick<GroupMemories, 'evolve' | 'list' | 'search' | 'history' | 'changes' | 'remove' | 'restore' | 'setStrength' | 'locate'>
+export type GroupApi = Pick<
+  GroupMemories,
+  'evolve' | 'list' | 'search' | 'history' | 'changes' | 'remove' | 'restore' | 'setStrength' | 'locate'
+>
 
 export interface GroupApiOptions {
   /** Put before every route, e.g. `/api`. Default none. */
@@ -76,17 +79,17 @@ export interface KoaLike {
 type KoaHandler = (koa: KoaLike) => Promise<void>
 
 const EVOLVE_STATUS: Record<EvolutionStatus, number> = {
-  'evolved': 200,
+  evolved: 200,
   'no-new-messages': 200,
-  'busy': 409,
+  busy: 409,
   'no-llm': 503,
-  'failed': 502,
+  failed: 502,
 }
 
 const ERROR_STATUS: Record<GroupMemoryError['code'], number> = {
   'bad-request': 400,
   'not-found': 404,
-  'conflict': 409,
+  conflict: 409,
 }
 
 class BadRequest extends GroupMemoryError {
@@ -115,7 +118,8 @@ function numberParam(query: ApiRequest['query'], name: string, integer: boolean)
   const raw = single(query, name)
   if (raw === undefined) return undefined
   const value = raw.trim() === '' ? NaN : Number(raw)
-  if (!Number.isFinite(value) || (integer && !Number.isInteger(value))) throw new BadRequest(`${name} must be ${integer ? 'a whole number' : 'a number'}, got "${raw.slice(0, 40)}"`)
+  if (!Number.isFinite(value) || (integer && !Number.isInteger(value)))
+    throw new BadRequest(`${name} must be ${integer ? 'a whole number' : 'a number'}, got "${raw.slice(0, 40)}"`)
   return value
 }
 
@@ -132,7 +136,10 @@ function groupParam(request: ApiRequest): GroupRef {
  * `api` may be a getter when group memory is built after the routes.
  */
 export function groupApiRoutes(api: GroupApi | (() => GroupApi | undefined), options: GroupApiOptions, logger?: Logger): ApiRoute[] {
-  const prefix = (options.prefix ?? '').trim().replace(/\/+$/, '').replace(/^(?=[^/])/, '/')
+  const prefix = (options.prefix ?? '')
+    .trim()
+    .replace(/\/+$/, '')
+    .replace(/^(?=[^/])/, '/')
   const memories = () => (typeof api === 'function' ? api() : api)
 
   /** The memory's group: the one named by `?group=`, else the group the memory belongs to. */
@@ -144,12 +151,20 @@ export function groupApiRoutes(api: GroupApi | (() => GroupApi | undefined), opt
     return found
   }
 
-  const route = (method: ApiRoute['method'], path: string, run: (target: GroupApi, request: ApiRequest) => Promise<ApiResponse | object>): ApiRoute => ({
+  const route = (
+    method: ApiRoute['method'],
+    path: string,
+    run: (target: GroupApi, request: ApiRequest) => Promise<ApiResponse | object>,
+  ): ApiRoute => ({
     method,
     path: prefix + path,
     async handle(request) {
       if (!authorised(request.authorization, options.token)) {
-        return { status: 401, body: { success: false, error: 'a valid bearer token is required' }, headers: { 'WWW-Authenticate': 'Bearer' } }
+        return {
+          status: 401,
+          body: { success: false, error: 'a valid bearer token is required' },
+          headers: { 'WWW-Authenticate': 'Bearer' },
+        }
       }
       const target = memories()
       if (!target) return { status: 503, body: { success: false, error: 'group memory is not ready' } }
@@ -171,7 +186,8 @@ export function groupApiRoutes(api: GroupApi | (() => GroupApi | undefined), opt
     }),
     route('get', '/memory/list/:group', (target, request) => {
       const status = single(request.query, 'status')
-      if (status !== undefined && !['active', 'deprecated', 'all'].includes(status)) throw new BadRequest('status must be active, deprecated or all')
+      if (status !== undefined && !['active', 'deprecated', 'all'].includes(status))
+        throw new BadRequest('status must be active, deprecated or all')
       return target.list(groupParam(request), {
         status: status as 'active' | 'deprecated' | 'all' | undefined,
         limit: numberParam(request.query, 'limit', true),
@@ -203,7 +219,8 @@ export function groupApiRoutes(api: GroupApi | (() => GroupApi | undefined), opt
     route('put', '/memory/:memoryId/strength', async (target, request) => {
       let strength = bodyField(request.body, 'strength') ?? numberParam(request.query, 'strength', false)
       if (typeof strength === 'string' && strength.trim() !== '') strength = Number(strength)
-      if (typeof strength !== 'number' || !Number.isFinite(strength)) throw new BadRequest('strength (a number from 0 to 1) is required, as JSON {"strength": 0.8} or ?strength=0.8')
+      if (typeof strength !== 'number' || !Number.isFinite(strength))
+        throw new BadRequest('strength (a number from 0 to 1) is required, as JSON {"strength": 0.8} or ?strength=0.8')
       return target.setStrength(await memoryGroup(target, request), request.params.memoryId, strength)
     }),
   ]

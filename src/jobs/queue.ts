@@ -1,4 +1,4 @@
-import { Counters } from '../core/observability'
+import type { Counters } from '../core/observability'
 
 type Job = () => Promise<unknown>
 
@@ -12,9 +12,7 @@ export class KeyedQueue {
   private running = new Set<string>()
   private idleWaiters: (() => void)[] = []
 
-  constructor(
-    private options: { limit: number; concurrency: number; counters: Counters; onError(error: unknown): void },
-  ) {}
+  constructor(private options: { limit: number; concurrency: number; counters: Counters; onError(error: unknown): void }) {}
 
   get size() {
     return this.waiting.length + this.running.size

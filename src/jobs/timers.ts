@@ -30,10 +30,13 @@ export function startTimers(ctx: Context, settings: TimerSettings, jobs: TimedJo
   const { evolutionHour } = settings
   if (evolutionHour === undefined) return
   const daily = () => {
-    ctx.setTimeout(() => {
-      daily()
-      jobs.evolveGroups()
-    }, msUntilHour(new Date(), evolutionHour))
+    ctx.setTimeout(
+      () => {
+        daily()
+        jobs.evolveGroups()
+      },
+      msUntilHour(new Date(), evolutionHour),
+    )
   }
   daily()
 }

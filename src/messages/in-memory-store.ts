@@ -62,7 +62,9 @@ export class InMemoryMessageStore implements MessageStore {
   }
 
   async byRoot(channel: ChannelRef, rootMessageId: string, options: { before: Date; limit: number }): Promise<MessageRow[]> {
-    const rows = (this.channels.get(key(channel)) ?? []).filter((row) => row.rootMessageId === rootMessageId && row.createdAt < options.before)
+    const rows = (this.channels.get(key(channel)) ?? []).filter(
+      (row) => row.rootMessageId === rootMessageId && row.createdAt < options.before,
+    )
     return rows.slice(-options.limit)
   }
 

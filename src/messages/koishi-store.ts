@@ -1,9 +1,9 @@
-import { $, Context } from 'koishi'
+import type { Context } from 'koishi'
+import { $ } from 'koishi'
 import type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore } from './types'
 import { dbWhere } from '../scope'
 import type { MessageRow } from './table'
 import { chunks } from '../core/chunks'
-
 
 /** Row id of a captured message, as the capture path builds it. */
 export function messageRowId(platform: string, channelId: string, messageId: string) {
@@ -27,20 +27,28 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
   async window(channel: ChannelRef, options: { since?: Date; before: Date; limit: number }) {
     if (options.limit <= 0) return []
     const createdAt = options.since ? { $gte: options.since, $lt: options.before } : { $lt: options.before }
-    const rows = await this.ctx.database.get('memory_message', { ...channelWhere(channel), createdAt }, {
-      limit: options.limit,
-      sort: { createdAt: 'desc' },
-    })
+    const rows = await this.ctx.database.get(
+      'memory_message',
+      { ...channelWhere(channel), createdAt },
+      {
+        limit: options.limit,
+        sort: { createdAt: 'desc' },
+      },
+    )
     return rows.reverse()
   }
 
   /** The oldest `limit` messages of a channel at or after `since` (for a context builder's "turns after a hit"). */
   async after(channel: ChannelRef, options: { since: Date; limit: number }) {
     if (options.limit <= 0) return []
-    return this.ctx.database.get('memory_message', { ...channelWhere(channel), createdAt: { $gte: options.since } }, {
-      limit: options.limit,
-      sort: { createdAt: 'asc' },
-    })
+    return this.ctx.database.get(
+      'memory_message',
+      { ...channelWhere(channel), createdAt: { $gte: options.since } },
+      {
+        limit: options.limit,
+        sort: { createdAt: 'asc' },
+      },
+    )
   }
 
   async byMessageIds(channel: ChannelRef, messageIds: string[]) {
@@ -52,26 +60,34 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
   async byIds(ids: string[]) {
     const unique = [...new Set(ids)]
     const rows: MessageRow[] = []
-    for (const part of chunks(unique)) rows.push(...await this.ctx.database.get('memory_message', { id: { $in: part } }))
+    for (const part of chunks(unique)) rows.push(...(await this.ctx.database.get('memory_message', { id: { $in: part } })))
     return rows.sort(oldestFirst)
   }
 
   async byTopic(topicId: string, options: { before: Date; limit: number }) {
     if (!topicId || options.limit <= 0) return []
-    const rows = await this.ctx.database.get('memory_message', { topicId, createdAt: { $lt: options.before } }, {
-      limit: options.limit,
-      sort: { createdAt: 'desc' },
-    })
+    const rows = await this.ctx.database.get(
+      'memory_message',
+      { topicId, createdAt: { $lt: options.before } },
+      {
+        limit: options.limit,
+        sort: { createdAt: 'desc' },
+      },
+    )
     return rows.reverse()
   }
 
   async byRoot(channel: ChannelRef, rootMessageId: string, options: { before: Date; limit: number }) {
     if (!rootMessageId || options.limit <= 0) return []
-    const rows = await this.ctx.database.get('memory_message', {
-      ...channelWhere(channel),
-      rootMessageId,
-      createdAt: { $lt: options.before },
-    }, { limit: options.limit, sort: { createdAt: 'desc' } })
+    const rows = await this.ctx.database.get(
+      'memory_message',
+      {
+        ...channelWhere(channel),
+        rootMessageId,
+        createdAt: { $lt: options.before },
+      },
+      { limit: options.limit, sort: { createdAt: 'desc' } },
+    )
     return rows.reverse()
   }
 
@@ -84,7 +100,15 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
   async repliesTo(platform: string, messageIds: string[]): Promise<ErasedMessage[]> {
     const rows: ErasedMessage[] = []
     for (const part of chunks([...new Set(messageIds)])) {
-      rows.push(...await this.ctx.database.get('memory_message', { platform, role: 'assistant', replyMessageId: { $in: part } }, ['id', 'messageId', 'channelId', 'guildId', 'topicId']))
+      rows.push(
+        ...(await this.ctx.database.get('memory_message', { platform, role: 'assistant', replyMessageId: { $in: part } }, [
+          'id',
+          'messageId',
+          'channelId',
+          'guildId',
+          'topicId',
+        ])),
+      )
     }
     return rows
   }
@@ -95,18 +119,25 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
   }
 
   /** A guild's messages (no commands) in (after, …] from `since` on, the newest `limit`, oldest first. */
-  async recentInGuild(guild: Guild, query: { since: Date; after: Date; limit: number; roles: MessageRow['role'][] }): Promise<GuildMessage[]> {
-    const rows = await this.ctx.database.get('memory_message', {
-      platform: guild.platform,
-      guildId: guild.guildId,
-      isCommand: false,
-      ...(query.roles.length === 1 ? { role: query.roles[0] } : {}),
-      createdAt: { $gte: query.since, $gt: query.after },
-    }, {
-      fields: ['id', 'userId', 'userName', 'content', 'role', 'createdAt'],
-      limit: query.limit,
-      sort: { createdAt: 'desc', id: 'desc' },
-    })
+  async recentInGuild(
+    guild: Guild,
+    query: { since: Date; after: Date; limit: number; roles: MessageRow['role'][] },
+  ): Promise<GuildMessage[]> {
+    const rows = await this.ctx.database.get(
+      'memory_message',
+      {
+        platform: guild.platform,
+        guildId: guild.guildId,
+        isCommand: false,
+        ...(query.roles.length === 1 ? { role: query.roles[0] } : {}),
+        createdAt: { $gte: query.since, $gt: query.after },
+      },
+      {
+        fields: ['id', 'userId', 'userName', 'content', 'role', 'createdAt'],
+        limit: query.limit,
+        sort: { createdAt: 'desc', id: 'desc' },
+      },
+    )
     return rows.reverse()
   }
 

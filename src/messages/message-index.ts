@@ -1,4 +1,5 @@
-import { IndexedTable, IndexKind, IndexSyncDeps } from '../store/index-sync'
+import type { IndexKind, IndexSyncDeps } from '../store/index-sync'
+import { IndexedTable } from '../store/index-sync'
 import type { MessageRow } from './table'
 import type { ChannelRef } from './types'
 
@@ -137,7 +138,12 @@ export class MessageIndex {
   /** Messages of one channel nearest to `query` (hybrid search). Throws when the store or embedder is down. */
   async search(channel: ChannelRef, query: string, options: { limit: number; vector?: Float32Array }): Promise<MessageHit[]> {
     if (!query.trim() || options.limit < 1) return []
-    const hits = await this.indexed.search(query, { platform: channel.platform, channelId: channel.channelId }, options.limit, options.vector)
+    const hits = await this.indexed.search(
+      query,
+      { platform: channel.platform, channelId: channel.channelId },
+      options.limit,
+      options.vector,
+    )
     return hits.map((hit) => ({
       id: hit.id,
       text: hit.text,

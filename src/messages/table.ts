@@ -1,4 +1,4 @@
-import { Context } from 'koishi'
+import type { Context } from 'koishi'
 
 /** A captured chat message (seed 000 §2.1). */
 export interface MessageRow {
@@ -29,30 +29,34 @@ declare module 'koishi' {
 
 /** The table of captured messages, with the indexes the reads need. */
 export function defineMessageTable(ctx: Context) {
-  ctx.model.extend('memory_message', {
-    id: 'string(255)',
-    messageId: 'string(127)',
-    platform: 'string(63)',
-    guildId: 'string(127)',
-    channelId: 'string(127)',
-    userId: 'string(127)',
-    userName: 'string(255)',
-    content: 'text',
-    role: 'string(15)',
-    isMentionBot: 'boolean',
-    isCommand: { type: 'boolean', initial: false },
-    replyMessageId: 'string(127)',
-    rootMessageId: 'string(127)',
-    topicId: 'string(63)',
-    createdAt: 'timestamp',
-  }, {
-    primary: 'id',
-    indexes: [
-      ['platform', 'channelId', 'createdAt'],
-      ['platform', 'guildId', 'createdAt'],
-      // messages of a topic, messages of a reply thread
-      ['topicId', 'createdAt'],
-      ['platform', 'channelId', 'rootMessageId'],
-    ],
-  })
+  ctx.model.extend(
+    'memory_message',
+    {
+      id: 'string(255)',
+      messageId: 'string(127)',
+      platform: 'string(63)',
+      guildId: 'string(127)',
+      channelId: 'string(127)',
+      userId: 'string(127)',
+      userName: 'string(255)',
+      content: 'text',
+      role: 'string(15)',
+      isMentionBot: 'boolean',
+      isCommand: { type: 'boolean', initial: false },
+      replyMessageId: 'string(127)',
+      rootMessageId: 'string(127)',
+      topicId: 'string(63)',
+      createdAt: 'timestamp',
+    },
+    {
+      primary: 'id',
+      indexes: [
+        ['platform', 'channelId', 'createdAt'],
+        ['platform', 'guildId', 'createdAt'],
+        // messages of a topic, messages of a reply thread
+        ['topicId', 'createdAt'],
+        ['platform', 'channelId', 'rootMessageId'],
+      ],
+    },
+  )
 }

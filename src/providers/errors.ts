@@ -14,9 +14,12 @@ const TRANSIENT_CODES = new Set([
 
 /** True for a network failure worth retrying (a reset connection, a DNS hiccup), looking through `cause`. */
 export function isTransientNetworkError(error: unknown): boolean {
-  for (let e: any = error, depth = 0; e && depth < 4; e = e.cause, depth++) {
-    if (typeof e.code === 'string' && TRANSIENT_CODES.has(e.code)) return true
+  let e: unknown = error
+  for (let depth = 0; typeof e === 'object' && e !== null && depth < 4; depth++) {
+    const { code, cause } = e as { code?: unknown; cause?: unknown }
+    if (typeof code === 'string' && TRANSIENT_CODES.has(code)) return true
     if (e instanceof TypeError && /fetch failed/i.test(e.message)) return true
+    e = cause
   }
   return false
 }

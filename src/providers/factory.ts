@@ -3,7 +3,8 @@ import type { Counters, Logger } from '../core/observability'
 import { GeminiEmbedder, GeminiLLM } from './gemini'
 import { OfflineEmbedder } from './offline-embedder'
 import { OpenAICompatibleEmbedder, OpenAICompatibleLLM } from './openai-compatible'
-import { BreakerState, ResilientEmbedder, ResilientLLM } from './resilience'
+import type { BreakerState } from './resilience'
+import { ResilientEmbedder, ResilientLLM } from './resilience'
 import type { EmbeddingSettings, LlmSettings } from './settings'
 import type { Embedder, LLM } from './types'
 
@@ -32,7 +33,12 @@ function remoteEmbedder(http: HTTP | undefined, settings: EmbeddingSettings): Em
     case 'openai-compatible':
       if (!baseURL || !model) throw new ProviderConfigError('the openai-compatible embedder needs a base URL and a model')
       return new OpenAICompatibleEmbedder(requireHttp(http, 'the openai-compatible embedder'), {
-        baseURL, apiKey: apiKey || undefined, model, dims, sendDimensions: settings.sendDimensions, timeoutMs: timeout,
+        baseURL,
+        apiKey: apiKey || undefined,
+        model,
+        dims,
+        sendDimensions: settings.sendDimensions,
+        timeoutMs: timeout,
       })
     case 'offline':
       return new OfflineEmbedder({ dims })
@@ -50,7 +56,10 @@ function remoteLLM(http: HTTP | undefined, settings: LlmSettings): LLM {
     case 'openai-compatible':
       if (!baseURL || !model) throw new ProviderConfigError('the openai-compatible model needs a base URL and a model')
       return new OpenAICompatibleLLM(requireHttp(http, 'the openai-compatible model'), {
-        baseURL, apiKey: apiKey || undefined, model, timeoutMs: timeout,
+        baseURL,
+        apiKey: apiKey || undefined,
+        model,
+        timeoutMs: timeout,
       })
     case 'rules':
       throw new ProviderConfigError('the rules mode has no model')
@@ -73,13 +82,20 @@ export interface ProviderSettings {
 export function createProviders(http: HTTP | undefined, settings: ProviderSettings, counters: Counters, logger: Logger): Providers {
   const states: Record<string, () => BreakerState> = {}
   const resilience = (label: string, timeoutMs: number) => ({
-    label, timeoutMs, halfOpenAfterMs: settings.retryIntervalSeconds * 1000, logger,
+    label,
+    timeoutMs,
+    halfOpenAfterMs: settings.retryIntervalSeconds * 1000,
+    logger,
   })
 
   let embedder: Embedder = new OfflineEmbedder({ dims: settings.embedding.dims })
   if (settings.embedding.provider !== 'offline') {
     try {
-      const remote = new ResilientEmbedder(remoteEmbedder(http, settings.embedding), resilience('embedder', settings.embedding.timeout), counters)
+      const remote = new ResilientEmbedder(
+        remoteEmbedder(http, settings.embedding),
+        resilience('embedder', settings.embedding.timeout),
+        counters,
+      )
       states.embedder = () => remote.breakerState()
       embedder = remote
     } catch (error) {

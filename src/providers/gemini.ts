@@ -1,7 +1,8 @@
 import { GoogleGenAI } from '@google/genai'
 import type { EmbedContentParameters, GenerateContentParameters } from '@google/genai'
 import { providerError, scrub } from './errors'
-import { Embedder, EmbedOptions, GenerateOptions, LLM, ProviderError } from './types'
+import type { Embedder, EmbedOptions, GenerateOptions, LLM } from './types'
+import { ProviderError } from './types'
 import { l2normalize } from './vectors'
 
 /**
@@ -56,9 +57,10 @@ function createModels(options: GeminiClientOptions): GeminiModelsPort {
 /** Maps an SDK error (an `ApiError` carries `status`) to a `ProviderError`, never leaking the key. */
 function toProviderError(provider: string, error: unknown, apiKey: string): ProviderError {
   if (error instanceof ProviderError) return error
-  const status = typeof (error as any)?.status === 'number' ? ((error as any).status as number) : undefined
+  const status = (error as { status?: unknown } | undefined)?.status
+  const code = typeof status === 'number' ? status : undefined
   const raw = (error as Error)?.message ?? String(error)
-  return providerError(provider, `${provider}: ${scrub(raw, [apiKey])}`, status, error)
+  return providerError(provider, `${provider}: ${scrub(raw, [apiKey])}`, code, error)
 }
 
 /** Gemini chat model through `@google/genai`. JSON mode is `responseMimeType: application/json`. */

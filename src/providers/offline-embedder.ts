@@ -1,4 +1,4 @@
-import { Embedder } from './types'
+import type { Embedder } from './types'
 import { l2normalize } from './vectors'
 import { isAllCjk, tokenize } from '../text/tokens'
 
@@ -90,7 +90,7 @@ export class OfflineEmbedder implements Embedder {
     for (const run of cjkRuns) {
       // Walk code points by UTF-16 offsets (extension ideographs are surrogate pairs).
       let prev = -1
-      for (let i = 0; i < run.length; ) {
+      for (let i = 0; i < run.length;) {
         const next = i + (run.codePointAt(i)! > 0xffff ? 2 : 1)
         add(hash(SEED_CHAR, run, i, next), CHAR)
         if (prev >= 0) add(hash(SEED_BIGRAM, run, prev, next), BIGRAM)

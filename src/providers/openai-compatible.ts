@@ -1,5 +1,6 @@
 import { providerError, scrub } from './errors'
-import { Embedder, EmbedOptions, GenerateOptions, LLM, ProviderError } from './types'
+import type { Embedder, EmbedOptions, GenerateOptions, LLM } from './types'
+import { ProviderError } from './types'
 import { l2normalize } from './vectors'
 
 /**
@@ -7,7 +8,36 @@ import { l2normalize } from './vectors'
  * `response.status` and the decoded body in `response.data`, and `code: 'ETIMEDOUT'` on timeout.
  */
 export interface HttpPort {
-  post<T = any>(url: string, data: any, config?: { headers?: Record<string, string>; timeout?: number; signal?: AbortSignal }): Promise<T>
+  post(url: string, data: unknown, config?: { headers?: Record<string, string>; timeout?: number; signal?: AbortSignal }): Promise<unknown>
+}
+
+/** What an error of `ctx.http` may carry. */
+interface HttpFailure {
+  message?: string
+  code?: string
+  response?: { status?: unknown; data?: unknown }
+}
+
+/** The parts of an OpenAI-compatible answer that are read; servers differ, so every field is checked. */
+interface ChatAnswer {
+  choices?: { message?: { content?: unknown }; finish_reason?: unknown }[]
+}
+
+interface EmbeddingAnswer {
+  data?: unknown
+}
+
+interface EmbeddingItem {
+  index?: unknown
+  embedding?: unknown
+}
+
+function failure(error: unknown): HttpFailure {
+  return typeof error === 'object' && error !== null ? (error as HttpFailure) : {}
+}
+
+function field(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined
 }
 
 export interface OpenAICompatibleOptions {
@@ -45,21 +75,22 @@ function headersFor(options: OpenAICompatibleOptions): Record<string, string> {
 }
 
 /** The error text the server sent: OpenAI's `{error: {message}}`, or `{message}`, `{detail}`, `{error: "…"}`. */
-function serverMessage(error: any): string {
-  const data = error?.response?.data
+function serverMessage(error: HttpFailure): string {
+  const data = error.response?.data
+  const inner = field(data, 'error')
   const fromBody =
     typeof data === 'string'
       ? data
-      : data?.error?.message ?? (typeof data?.error === 'string' ? data.error : undefined) ?? data?.message ?? data?.detail
+      : (field(inner, 'message') ?? (typeof inner === 'string' ? inner : undefined) ?? field(data, 'message') ?? field(data, 'detail'))
   const text = typeof fromBody === 'string' ? fromBody : fromBody !== undefined ? JSON.stringify(fromBody) : ''
-  return [error?.message, text].filter(Boolean).join(': ')
+  return [error.message, text].filter(Boolean).join(': ')
 }
 
 function toProviderError(provider: string, error: unknown, apiKey?: string): ProviderError {
   if (error instanceof ProviderError) return error
-  const e = error as any
-  const status = typeof e?.response?.status === 'number' ? (e.response.status as number) : undefined
-  if (status === undefined && e?.code === 'ETIMEDOUT') {
+  const e = failure(error)
+  const status = typeof e.response?.status === 'number' ? e.response.status : undefined
+  if (status === undefined && e.code === 'ETIMEDOUT') {
     return providerError(provider, `${provider}: request timed out`, undefined, error)
   }
   const detail = scrub(serverMessage(e) || String(error), [apiKey])
@@ -68,15 +99,16 @@ function toProviderError(provider: string, error: unknown, apiKey?: string): Pro
 
 /** A 400 that says the server does not take `response_format` (many local servers). */
 function rejectsResponseFormat(error: unknown): boolean {
-  const e = error as any
-  return e?.response?.status === 400 && /response_format|json_object/i.test(serverMessage(e))
+  const e = failure(error)
+  return e.response?.status === 400 && /response_format|json_object/i.test(serverMessage(e))
 }
 
 /** Text of `choices[0].message.content`, which is a string or (some servers) a list of text parts. */
-function contentOf(data: any): string | undefined {
+function contentOf(data: ChatAnswer | undefined): string | undefined {
   const content = data?.choices?.[0]?.message?.content
   if (typeof content === 'string') return content
-  if (Array.isArray(content)) return content.map((part: any) => (typeof part === 'string' ? part : part?.text ?? '')).join('')
+  if (Array.isArray(content))
+    return content.map((part: unknown) => (typeof part === 'string' ? part : String(field(part, 'text') ?? ''))).join('')
   return undefined
 }
 
@@ -106,7 +138,7 @@ export class OpenAICompatibleLLM implements LLM {
     const useJsonMode = !!options.json && this.jsonModeSupported
     if (useJsonMode) body.response_format = { type: 'json_object' }
 
-    let data: any
+    let data: ChatAnswer | undefined
     try {
       data = await this.post(body, options.signal)
     } catch (error) {
@@ -125,12 +157,13 @@ export class OpenAICompatibleLLM implements LLM {
     throw new ProviderError(`${this.id}: no text in the answer${finish ? ` (finish reason ${finish})` : ''}`, this.id)
   }
 
-  private post(body: Record<string, unknown>, signal?: AbortSignal) {
-    return this.http.post(endpoint(this.options.baseURL, '/chat/completions'), body, {
+  private async post(body: Record<string, unknown>, signal?: AbortSignal): Promise<ChatAnswer | undefined> {
+    const answer = await this.http.post(endpoint(this.options.baseURL, '/chat/completions'), body, {
       headers: headersFor(this.options),
       timeout: this.options.timeoutMs,
       signal,
     })
+    return typeof answer === 'object' && answer !== null ? (answer as ChatAnswer) : undefined
   }
 }
 
@@ -144,7 +177,8 @@ export class OpenAICompatibleEmbedder implements Embedder {
     private readonly http: HttpPort,
     private readonly options: OpenAICompatibleEmbedderOptions,
   ) {
-    if (!Number.isInteger(options.dims) || options.dims <= 0) throw new RangeError(`embedding dims must be a positive integer, got ${options.dims}`)
+    if (!Number.isInteger(options.dims) || options.dims <= 0)
+      throw new RangeError(`embedding dims must be a positive integer, got ${options.dims}`)
     this.id = `openai-compatible:${options.model}`
     this.dims = options.dims
     this.batchSize = Math.max(1, options.batchSize ?? 10)
@@ -161,24 +195,28 @@ export class OpenAICompatibleEmbedder implements Embedder {
   private async embedBatch(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
     const body: Record<string, unknown> = { model: this.options.model, input: texts, encoding_format: 'float' }
     if (this.options.sendDimensions) body.dimensions = this.dims
-    let data: any
+    let data: EmbeddingAnswer | undefined
     try {
-      data = await this.http.post(endpoint(this.options.baseURL, '/embeddings'), body, {
+      data = (await this.http.post(endpoint(this.options.baseURL, '/embeddings'), body, {
         headers: headersFor(this.options),
         timeout: this.options.timeoutMs,
         signal,
-      })
+      })) as EmbeddingAnswer | undefined
     } catch (error) {
       throw toProviderError(this.id, error, this.options.apiKey)
     }
-    const items: any[] = Array.isArray(data?.data) ? data.data : []
+    const items: EmbeddingItem[] = Array.isArray(data?.data)
+      ? data.data.map((item: unknown) => (typeof item === 'object' && item !== null ? item : {}))
+      : []
     if (items.length !== texts.length) {
       throw new ProviderError(`${this.id}: asked for ${texts.length} embeddings, got ${items.length}`, this.id)
     }
     // `index` gives each vector's input; servers are not obliged to keep the order.
-    const ordered = items.every((item) => typeof item?.index === 'number') ? [...items].sort((a, b) => a.index - b.index) : items
+    const ordered = items.every((item) => typeof item.index === 'number')
+      ? [...items].sort((a, b) => (a.index as number) - (b.index as number))
+      : items
     return ordered.map((item, i) => {
-      const values = item?.embedding
+      const values = item.embedding
       if (!Array.isArray(values) || values.length !== this.dims) {
         const got = Array.isArray(values) ? `${values.length} dimensions` : typeof values === 'string' ? 'a base64 string' : 'no vector'
         throw new ProviderError(`${this.id}: embedding ${i} has ${got}, expected ${this.dims}`, this.id)

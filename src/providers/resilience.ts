@@ -1,25 +1,28 @@
+import type { CircuitBreakerPolicy, RetryPolicy, TimeoutPolicy } from 'cockatiel'
 import {
   BrokenCircuitError,
   circuitBreaker,
-  CircuitBreakerPolicy,
   CircuitState,
   ConsecutiveBreaker,
   ExponentialBackoff,
   handleWhen,
   isBrokenCircuitError,
   retry,
-  RetryPolicy,
   TaskCancelledError,
   timeout,
-  TimeoutPolicy,
   TimeoutStrategy,
 } from 'cockatiel'
-import { Embedder, EmbedOptions, GenerateOptions, LLM, ProviderError } from './types'
-import { Counters, Logger } from '../core/observability'
+import type { Embedder, EmbedOptions, GenerateOptions, LLM } from './types'
+import { ProviderError } from './types'
+import type { Logger } from '../core/observability'
+import { Counters } from '../core/observability'
 
 /** The call took longer than the configured timeout (its request was aborted). */
 export class ProviderTimeoutError extends ProviderError {
-  constructor(provider: string, readonly timeoutMs: number) {
+  constructor(
+    provider: string,
+    readonly timeoutMs: number,
+  ) {
     super(`${provider}: no answer within ${timeoutMs} ms`, provider, undefined, false)
     this.name = 'ProviderTimeoutError'
   }
@@ -106,9 +109,7 @@ export class Resilience {
       breaker: new ConsecutiveBreaker(threshold),
     })
     this.retryPolicy = retry(
-      handleWhen(
-        (error) => (error instanceof ProviderTimeoutError ? retryTimeouts : error instanceof ProviderError && error.retryable),
-      ),
+      handleWhen((error) => (error instanceof ProviderTimeoutError ? retryTimeouts : error instanceof ProviderError && error.retryable)),
       {
         maxAttempts: options.maxRetries ?? 2,
         backoff: new ExponentialBackoff({ initialDelay: options.initialDelayMs ?? 500, maxDelay: options.maxDelayMs ?? 10_000 }),
@@ -143,14 +144,16 @@ export class Resilience {
     try {
       return await this.retryPolicy.execute(async () => {
         try {
-          return await this.breaker.execute(() => this.timeoutPolicy.execute(async (_context, signal) => {
-            try {
-              return await fn(signal)
-            } catch (error) {
-              // the request failed because the timeout aborted it: that is the timeout, not its own error
-              throw signal.aborted ? new TaskCancelledError() : error
-            }
-          }))
+          return await this.breaker.execute(() =>
+            this.timeoutPolicy.execute(async (_context, signal) => {
+              try {
+                return await fn(signal)
+              } catch (error) {
+                // the request failed because the timeout aborted it: that is the timeout, not its own error
+                throw signal.aborted ? new TaskCancelledError() : error
+              }
+            }),
+          )
         } catch (error) {
           if (isTimeout(error)) throw new ProviderTimeoutError(this.provider, this.timeoutMs)
           if (isBrokenCircuitError(error) || error instanceof BrokenCircuitError) throw new CircuitOpenError(this.provider)
@@ -170,7 +173,11 @@ export class ResilientLLM implements LLM {
   readonly id: string
   readonly resilience: Resilience
 
-  constructor(readonly inner: LLM, options: ResilienceOptions = {}, counters?: Counters) {
+  constructor(
+    readonly inner: LLM,
+    options: ResilienceOptions = {},
+    counters?: Counters,
+  ) {
     this.id = inner.id
     this.resilience = new Resilience(inner.id, { label: 'provider.llm', ...options }, counters)
   }
@@ -191,7 +198,11 @@ export class ResilientEmbedder implements Embedder {
   readonly lexical?: boolean
   readonly resilience: Resilience
 
-  constructor(readonly inner: Embedder, options: ResilienceOptions = {}, counters?: Counters) {
+  constructor(
+    readonly inner: Embedder,
+    options: ResilienceOptions = {},
+    counters?: Counters,
+  ) {
     this.id = inner.id
     this.dims = inner.dims
     this.lexical = inner.lexical

@@ -1,7 +1,8 @@
-import { z } from 'zod'
+import type { z } from 'zod'
 import { extractJson } from '../text/json'
-import { LLM, ProviderError } from './types'
-import { Counters, Logger } from '../core/observability'
+import type { LLM } from './types'
+import { ProviderError } from './types'
+import type { Counters, Logger } from '../core/observability'
 
 /** The model's answer could not be read as the expected structure, even after one corrective retry. */
 export class StructuredOutputError extends Error {
@@ -79,12 +80,7 @@ function retryPrompt(prompt: string, answer: string, error: string): string {
  * `llm.error` and rethrown unchanged (a `ProviderError` stays a `ProviderError`). Prompts and answers
  * are only ever logged at debug level.
  */
-export async function generateStructured<T>(
-  llm: LLM,
-  prompt: string,
-  schema: z.ZodType<T>,
-  options: StructuredOptions,
-): Promise<T> {
+export async function generateStructured<T>(llm: LLM, prompt: string, schema: z.ZodType<T>, options: StructuredOptions): Promise<T> {
   const { counters, logger, label } = options
   const call = async (text: string) => {
     try {

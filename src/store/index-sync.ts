@@ -72,7 +72,11 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
   readonly name: string
   private prepared = false
 
-  constructor(private readonly deps: IndexSyncDeps, readonly kind: IndexKind<Row>, table?: string) {
+  constructor(
+    private readonly deps: IndexSyncDeps,
+    readonly kind: IndexKind<Row>,
+    table?: string,
+  ) {
     this.table = table ?? kind.table
     this.name = kind.name
   }
@@ -105,7 +109,10 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
     if (!add.length) return
     const fields = add.map((row) => this.kind.fields(row))
     const made = vectors ?? (await embedder.embed(fields.map((row) => row.text)))
-    await index.upsert(this.table, fields.map((row, i) => ({ ...row, vector: made[i] })))
+    await index.upsert(
+      this.table,
+      fields.map((row, i) => ({ ...row, vector: made[i] })),
+    )
   }
 
   /**
@@ -122,7 +129,11 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
       this.deps.counters.inc('outbox.queued', waiting)
       this.deps.logger.debug('%d %s index changes wait in the outbox: %s', waiting, this.name, (error as Error).message)
       await this.deps.outbox.addMany(this.table, remove, 'delete')
-      await this.deps.outbox.addMany(this.table, add.map((row) => row.id), 'upsert')
+      await this.deps.outbox.addMany(
+        this.table,
+        add.map((row) => row.id),
+        'upsert',
+      )
       return false
     }
   }

@@ -2,16 +2,10 @@ import { cosine } from '../providers/vectors'
 import * as fs from 'node:fs'
 import type * as LanceDB from '@lancedb/lancedb'
 import type * as ArrowLib from 'apache-arrow'
-import {
-  BrokenCircuitError,
-  CircuitBreakerPolicy,
-  CircuitState,
-  ConsecutiveBreaker,
-  IBreaker,
-  circuitBreaker,
-  handleAll,
-} from 'cockatiel'
-import { Scope, lanceIdIn, lanceWhere, sqlString } from '../scope'
+import type { CircuitBreakerPolicy, IBreaker } from 'cockatiel'
+import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleAll } from 'cockatiel'
+import type { Scope } from '../scope'
+import { lanceIdIn, lanceWhere, sqlString } from '../scope'
 import type { Counters, Logger } from '../core/observability'
 import type { EmbedderCheck, IndexHit, IndexRow, IndexState, VectorIndex } from './vector-index'
 import { chunks, ID_CHUNK } from '../core/chunks'
@@ -88,10 +82,12 @@ let lib: Lib | undefined
  */
 function loadLib(): Lib {
   if (!lib) {
+    /* eslint-disable @typescript-eslint/no-require-imports */
     lib = {
       lancedb: require('@lancedb/lancedb') as typeof LanceDB,
       arrow: require('apache-arrow') as typeof ArrowLib,
     }
+    /* eslint-enable @typescript-eslint/no-require-imports */
   }
   return lib
 }
@@ -211,7 +207,12 @@ export class LanceIndex implements VectorIndex {
       this.outage = true
       this.counters?.inc('index.breaker-open')
       const why = 'error' in reason ? message(reason.error) : 'isolated'
-      this.logger.warn('LanceDB index at %s unavailable (%s); memory search degrades, writes wait in the outbox; retrying every %d s', this.dir, why, Math.round(this.halfOpenAfterMs / 1000))
+      this.logger.warn(
+        'LanceDB index at %s unavailable (%s); memory search degrades, writes wait in the outbox; retrying every %d s',
+        this.dir,
+        why,
+        Math.round(this.halfOpenAfterMs / 1000),
+      )
     })
     this.breaker.onReset(() => {
       if (this.outage) this.logger.info('LanceDB index at %s is available again', this.dir)
@@ -373,7 +374,12 @@ export class LanceIndex implements VectorIndex {
       const handle = await this.handle(table, false)
       const out: string[] = []
       for (const part of chunks(unique, ID_CHUNK)) {
-        const rows = await handle.query().where(lanceIdIn(part)).select(['text']).limit(part.length * 2).toArray()
+        const rows = await handle
+          .query()
+          .where(lanceIdIn(part))
+          .select(['text'])
+          .limit(part.length * 2)
+          .toArray()
         for (const row of rows) out.push(String(row.text))
       }
       return out
@@ -396,12 +402,16 @@ export class LanceIndex implements VectorIndex {
     for (const handle of this.handles.values()) {
       try {
         handle.close()
-      } catch {}
+      } catch {
+        // already closed: nothing to release
+      }
     }
     this.handles.clear()
     try {
       this.conn?.close()
-    } catch {}
+    } catch {
+      // already closed: nothing to release
+    }
     this.conn = undefined
     this.started = false
   }
@@ -515,7 +525,11 @@ export class LanceIndex implements VectorIndex {
     const reopen = async () => {
       const check = await this.ensureTable(table)
       if (check !== 'ok') {
-        this.logger.warn('LanceDB table %s had to be %s; its rows must be re-added (memory.reindex)', table, check === 'created' ? 'created again' : 'rebuilt')
+        this.logger.warn(
+          'LanceDB table %s had to be %s; its rows must be re-added (memory.reindex)',
+          table,
+          check === 'created' ? 'created again' : 'rebuilt',
+        )
         this.counters?.inc('index.table-lost')
         this.onReindexNeeded?.(table, check)
       }
@@ -599,14 +613,31 @@ export class LanceIndex implements VectorIndex {
     // Chinese by character: rebuild it.
     const fts = indices.find((index) => index.columns.includes('text'))
     const details = fts?.indexDetails
-    if (details && typeof details === 'object' && (details.base_tokenizer !== 'ngram' || details.min_ngram_length !== 1 || details.max_ngram_length !== 2)) {
+    if (
+      details &&
+      typeof details === 'object' &&
+      (details.base_tokenizer !== 'ngram' || details.min_ngram_length !== 1 || details.max_ngram_length !== 2)
+    ) {
       this.logger.info('LanceDB table %s: rebuilding the full-text index with the ngram tokenizer', table)
       existing.delete('text')
     }
     const wanted: [string, () => LanceDB.Index][] = [
       // Character 1- and 2-grams: Chinese needs no dictionary and a one-character query still matches.
       // Never `language: "Chinese"`: LanceDB 0.31 aborts the process on it.
-      ['text', () => lancedb.Index.fts({ baseTokenizer: 'ngram', ngramMinLength: 1, ngramMaxLength: 2, prefixOnly: false, withPosition: false, lowercase: true, stem: false, removeStopWords: false })],
+      [
+        'text',
+        () =>
+          lancedb.Index.fts({
+            baseTokenizer: 'ngram',
+            ngramMinLength: 1,
+            ngramMaxLength: 2,
+            prefixOnly: false,
+            withPosition: false,
+            lowercase: true,
+            stem: false,
+            removeStopWords: false,
+          }),
+      ],
       // Scalar indices turn a scoped query's prefilter from a full scan into an index lookup (≈10× at 100k rows).
       ['user_id', () => lancedb.Index.btree()],
       ['guild_id', () => lancedb.Index.btree()],
@@ -672,7 +703,8 @@ export class LanceIndex implements VectorIndex {
     for (const key of ['text', 'platform', 'user_id', 'guild_id', 'channel_id'] as const) {
       if (typeof row[key] !== 'string') throw new TypeError(`index row ${row.id}: ${key} must be a string`)
     }
-    if (typeof row.created_at !== 'number' || !Number.isFinite(row.created_at)) throw new TypeError(`index row ${row.id}: created_at must be a finite number`)
+    if (typeof row.created_at !== 'number' || !Number.isFinite(row.created_at))
+      throw new TypeError(`index row ${row.id}: created_at must be a finite number`)
     const vector = row.vector
     if (!vector || typeof vector.length !== 'number') throw new TypeError(`index row ${row.id}: vector is missing`)
     // LanceDB pads a short vector with zeros and truncates a long one without a word.
@@ -701,7 +733,12 @@ export class LanceIndex implements VectorIndex {
     const strings = (pick: (row: IndexRow) => string) => arrow.vectorFromArray(rows.map(pick), new arrow.Utf8())
     const vectorType = schema.fields[2].type
     const vectors = arrow.makeVector(
-      arrow.makeData({ type: vectorType, length: n, nullCount: 0, child: arrow.makeData({ type: new arrow.Float32(), length: n * meta.dims, data: flat }) }),
+      arrow.makeData({
+        type: vectorType,
+        length: n,
+        nullCount: 0,
+        child: arrow.makeData({ type: new arrow.Float32(), length: n * meta.dims, data: flat }),
+      }),
     )
     const columns: Record<string, ArrowLib.Vector> = {
       id: strings((r) => r.id),
@@ -715,6 +752,8 @@ export class LanceIndex implements VectorIndex {
       embedder: strings(() => meta.embedderId),
       dims: arrow.makeVector(new Int32Array(n).fill(meta.dims)),
     }
+    // apache-arrow's typings take a schema's columns only as one vector type; these differ per column
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
     return new arrow.Table(schema, columns as any)
   }
 

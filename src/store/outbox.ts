@@ -1,4 +1,5 @@
-import { $, Context } from 'koishi'
+import type { Context } from 'koishi'
+import { $ } from 'koishi'
 import { chunks } from '../core/chunks'
 
 /** Index work that waits for LanceDB or the embedder to come back. */
@@ -18,18 +19,22 @@ declare module 'koishi' {
 }
 
 export function defineOutboxTable(ctx: Context) {
-  ctx.model.extend('memory_outbox', {
-    id: 'unsigned',
-    table: 'string(63)',
-    rowId: 'string(63)',
-    op: 'string(15)',
-    attempts: 'unsigned',
-    createdAt: 'timestamp',
-  }, {
-    primary: 'id',
-    autoInc: true,
-    unique: [['table', 'rowId']],
-  })
+  ctx.model.extend(
+    'memory_outbox',
+    {
+      id: 'unsigned',
+      table: 'string(63)',
+      rowId: 'string(63)',
+      op: 'string(15)',
+      attempts: 'unsigned',
+      createdAt: 'timestamp',
+    },
+    {
+      primary: 'id',
+      autoInc: true,
+      unique: [['table', 'rowId']],
+    },
+  )
 }
 
 /** Index work waiting for the vector store or the embedder. */
@@ -54,7 +59,11 @@ export class KoishiOutbox implements Outbox {
   async addMany(table: string, rowIds: string[], op: OutboxRow['op']) {
     const createdAt = new Date()
     for (const part of chunks([...new Set(rowIds)])) {
-      await this.ctx.database.upsert('memory_outbox', part.map((rowId) => ({ table, rowId, op, attempts: 0, createdAt })), ['table', 'rowId'])
+      await this.ctx.database.upsert(
+        'memory_outbox',
+        part.map((rowId) => ({ table, rowId, op, attempts: 0, createdAt })),
+        ['table', 'rowId'],
+      )
     }
   }
 

@@ -33,11 +33,11 @@ export function countTerms(list: string[]): TermCounts {
 export function bm25(query: string[] | Map<string, number>, doc: TermCounts, stats: TermStatsView): number {
   const entries: Iterable<[string, number]> = Array.isArray(query) ? query.map((term) => [term, 1] as [string, number]) : query
   if (!doc.length) return 0
-  const norm = K1 * (1 - B + B * doc.length / Math.max(1, stats.averageLength))
+  const norm = K1 * (1 - B + (B * doc.length) / Math.max(1, stats.averageLength))
   let score = 0
   for (const [term, weight] of entries) {
     const tf = doc.terms.get(term)
-    if (tf) score += weight * stats.idf(term) * (tf * (K1 + 1)) / (tf + norm)
+    if (tf) score += (weight * stats.idf(term) * (tf * (K1 + 1))) / (tf + norm)
   }
   return score
 }

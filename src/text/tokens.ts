@@ -14,7 +14,10 @@ const segmenter = new Intl.Segmenter('zh', { granularity: 'word' })
 
 /** NFKC, lowercase, typographic apostrophes folded. The normal form every tokenizer here works on. */
 export function normalizeText(text: string): string {
-  return text.normalize('NFKC').toLowerCase().replace(/[\u2018\u2019\u02bc]/g, "'")
+  return text
+    .normalize('NFKC')
+    .toLowerCase()
+    .replace(/[\u2018\u2019\u02bc]/g, "'")
 }
 
 /**

@@ -6,7 +6,8 @@ import { isAllCjk, normalizeText } from './tokens'
  * summaries and their keyword search share these; retrieval ranks by `terms.ts` instead.
  */
 
-const ZH_STOP = new Set(`
+const ZH_STOP = new Set(
+  `
 的 了 是 在 有 和 就 都 也 还 又 吗 呢 吧 啊 呀 哦 嗯 哈 啦 嘛 么 呗 哇 噢 喔 诶 欸 唉 哎 咋 啥 嘞 咯 哟
 我 你 他 她 它 您 咱 我们 你们 他们 她们 它们 咱们 大家 自己 别人 人家 谁
 这 那 哪 这个 那个 哪个 这些 那些 哪些 这样 那样 这么 那么 怎么 怎样 怎么样 什么 为什么 为啥 干嘛 多少 几个
@@ -18,9 +19,13 @@ const ZH_STOP = new Set(`
 现在 时候 问题 记得 最好 有人 想去 一起去 打算 之间 不少 正好 这周 那我 我再 会不会 能不能 要不要 是不是 有没有
 个 张 台 只 条 件 块 次 些 位 种 本 份 点 下
 我也是 我也 也是 是吗 真的吗 怎么了 然后呢 不会吧 不知道 知道了 收到 明白 懂了 谢谢 感谢 辛苦 晚安 早安 早上好 你好 在吗
-`.split(/\s+/).filter(Boolean))
+`
+    .split(/\s+/)
+    .filter(Boolean),
+)
 
-const EN_STOP = new Set(`
+const EN_STOP = new Set(
+  `
 a an the and or but if then so than that this these those there here what which who whom whose when where why how
 i me my mine we us our ours you your yours he him his she her hers it its they them their theirs one ones
 am is are was were be been being do does did done doing have has had having will would shall should can could may might must
@@ -31,7 +36,10 @@ get got go going gone went come came make made say said tell told think thought 
 thing things stuff something anything nothing everything someone anyone lot lots much many more most some any all both each every other another
 lol lmao haha hehe wow oh ah hmm omg same agreed agree true exactly indeed totally definitely nice cool great awesome thanks thank please sorry congrats
 now today yesterday tomorrow soon later time well back way good bad
-`.split(/\s+/).filter(Boolean))
+`
+    .split(/\s+/)
+    .filter(Boolean),
+)
 
 const NUMBER_SLANG = /^(?:6{3,}|2333*|520|1314|886|555+|999+)$/
 

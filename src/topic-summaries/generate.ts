@@ -2,11 +2,13 @@ import { z } from 'zod'
 import { generateStructured } from '../providers/structured'
 import type { LLM } from '../providers/types'
 import type { Counters, Logger } from '../core/observability'
-import { detectLanguage, Language } from '../text/language'
+import type { Language } from '../text/language'
+import { detectLanguage } from '../text/language'
 import type { MessageRow } from '../messages'
 import { summaryKeywords } from './keywords'
 import { offlineSummary } from './offline'
-import { DEFAULT_SUMMARY_PROMPTS, fillPrompt, SummaryPrompts } from './prompts'
+import type { SummaryPrompts } from './prompts'
+import { DEFAULT_SUMMARY_PROMPTS, fillPrompt } from './prompts'
 import { computeQuality } from './quality'
 import { cutToTokens, segmentLines, speaker, transcriptLine } from './segment'
 import type { SummaryQuality } from './types'
@@ -87,7 +89,12 @@ export async function generateSummary(title: string, messages: MessageRow[], dep
   if (!usable.length) throw new Error('a topic without messages has nothing to summarise')
   const options = { ...DEFAULT_GENERATE_OPTIONS, ...deps.options }
   const prompts = deps.prompts ?? DEFAULT_SUMMARY_PROMPTS
-  const language = detectLanguage(`${title}\n${usable.slice(0, 50).map((m) => m.content).join('\n')}`)
+  const language = detectLanguage(
+    `${title}\n${usable
+      .slice(0, 50)
+      .map((m) => m.content)
+      .join('\n')}`,
+  )
   const participants = participantsOf(usable)
   const lines = usable.map(transcriptLine)
   const segments = segmentLines(lines, options.segmentTokens)
@@ -103,14 +110,29 @@ export async function generateSummary(title: string, messages: MessageRow[], dep
       const parts: string[] = []
       for (let i = 0; i < segments.length; i++) {
         const prompt = fillPrompt(set.segment, { title, part: `${i + 1}/${segments.length}`, transcript: segments[i].join('\n') })
-        const answer = await generateStructured(llm, prompt, SummaryAnswer, { label: 'summary.segment', counters: deps.counters, logger: deps.logger, jsonSchema: SUMMARY_SCHEMA })
+        const answer = await generateStructured(llm, prompt, SummaryAnswer, {
+          label: 'summary.segment',
+          counters: deps.counters,
+          logger: deps.logger,
+          jsonSchema: SUMMARY_SCHEMA,
+        })
         parts.push(answer.summary)
       }
       if (parts.length === 1) {
         summary = parts[0]
       } else {
-        const prompt = fillPrompt(set.merge, { title, summaries: parts.map((p, i) => `${i + 1}. ${p.replace(/\s*\n\s*/g, ' ')}`).join('\n') })
-        summary = (await generateStructured(llm, prompt, SummaryAnswer, { label: 'summary.merge', counters: deps.counters, logger: deps.logger, jsonSchema: SUMMARY_SCHEMA })).summary
+        const prompt = fillPrompt(set.merge, {
+          title,
+          summaries: parts.map((p, i) => `${i + 1}. ${p.replace(/\s*\n\s*/g, ' ')}`).join('\n'),
+        })
+        summary = (
+          await generateStructured(llm, prompt, SummaryAnswer, {
+            label: 'summary.merge',
+            counters: deps.counters,
+            logger: deps.logger,
+            jsonSchema: SUMMARY_SCHEMA,
+          })
+        ).summary
       }
       summary = cap(summary, options.maxSummaryChars)
       fallback = false
@@ -122,8 +144,17 @@ export async function generateSummary(title: string, messages: MessageRow[], dep
     }
     if (!fallback && options.llmScore) {
       try {
-        const prompt = fillPrompt(prompts[language].score, { title, summary, transcript: cutToTokens(lines.join('\n'), options.segmentTokens) })
-        const answer = await generateStructured(llm, prompt, ScoreAnswer, { label: 'summary.score', counters: deps.counters, logger: deps.logger, jsonSchema: SCORE_SCHEMA })
+        const prompt = fillPrompt(prompts[language].score, {
+          title,
+          summary,
+          transcript: cutToTokens(lines.join('\n'), options.segmentTokens),
+        })
+        const answer = await generateStructured(llm, prompt, ScoreAnswer, {
+          label: 'summary.score',
+          counters: deps.counters,
+          logger: deps.logger,
+          jsonSchema: SCORE_SCHEMA,
+        })
         llmScore = answer.score / 10
       } catch (error) {
         deps.counters.inc('summary.score_failed')

@@ -1,5 +1,6 @@
-import { Context } from 'koishi'
-import { TopicSummaries, TopicSummariesDeps } from './summaries'
+import type { Context } from 'koishi'
+import type { TopicSummariesDeps } from './summaries'
+import { TopicSummaries } from './summaries'
 import type { SummaryChannel, TopicSummaryRow, TopicSummaryStore } from './types'
 import { dbWhere } from '../scope'
 import { KoishiOutbox } from '../store/outbox'
@@ -7,7 +8,6 @@ import { defineTopicSummaryTable } from './table'
 import type { TopicRow, TopicStore } from '../topics'
 import type { VectorIndex } from '../store/vector-index'
 import { chunks } from '../core/chunks'
-
 
 /**
  * `TopicSummaryStore` on the Koishi table `memory_summary` (declare it with `defineTopicSummaryTable`).
@@ -23,7 +23,7 @@ export class KoishiTopicSummaryStore implements TopicSummaryStore {
   async get(ids: string[]) {
     const unique = [...new Set(ids)]
     const rows: TopicSummaryRow[] = []
-    for (const part of chunks(unique)) rows.push(...await this.ctx.database.get('memory_summary', { id: { $in: part } }))
+    for (const part of chunks(unique)) rows.push(...(await this.ctx.database.get('memory_summary', { id: { $in: part } })))
     return rows
   }
 
@@ -42,7 +42,10 @@ export class KoishiTopicSummaryStore implements TopicSummaryStore {
     if (limit <= 0) return []
     const where = dbWhere({ platform: channel.platform, channelId: channel.channelId })
     // every version of the channel's summaries, newest first; old versions are few (one per regeneration)
-    const rows = await this.ctx.database.get('memory_summary', where, { sort: { lastMessageAt: 'desc', version: 'desc' }, limit: limit * 4 })
+    const rows = await this.ctx.database.get('memory_summary', where, {
+      sort: { lastMessageAt: 'desc', version: 'desc' },
+      limit: limit * 4,
+    })
     return newestPerTopic(rows).slice(0, limit)
   }
 
@@ -59,7 +62,6 @@ export class KoishiTopicSummaryStore implements TopicSummaryStore {
     }
     return ids
   }
-
 }
 
 function newestPerTopic<T extends Pick<TopicSummaryRow, 'topicId' | 'version'>>(rows: T[]): T[] {

@@ -44,9 +44,13 @@ export function offlineSummary(title: string, messages: MessageRow[], participan
   if (language === 'zh') {
     const names = who.join('、') + (participants.length > who.length ? '等' : '')
     const head = `关于「${title}」的讨论（${names}，共 ${messages.length} 条消息）`
-    return picked.length ? `${head}：${picked.map((i) => `${speaker(usable[i])}说「${quote(usable[i].content)}」`).join('；')}。` : `${head}。`
+    return picked.length
+      ? `${head}：${picked.map((i) => `${speaker(usable[i])}说「${quote(usable[i].content)}」`).join('；')}。`
+      : `${head}。`
   }
   const names = who.join(', ') + (participants.length > who.length ? ' and others' : '')
   const head = `Discussion of "${title}" (${names}; ${messages.length} messages)`
-  return picked.length ? `${head}: ${picked.map((i) => `${speaker(usable[i])} said "${quote(usable[i].content)}"`).join('; ')}.` : `${head}.`
+  return picked.length
+    ? `${head}: ${picked.map((i) => `${speaker(usable[i])} said "${quote(usable[i].content)}"`).join('; ')}.`
+    : `${head}.`
 }

@@ -44,7 +44,9 @@ function jaccard(a: Set<string>, b: Set<string>): number {
 const round = (x: number) => Math.round(Math.max(0, Math.min(1, x)) * 1000) / 1000
 
 export function coverage(summary: string, keywords: Record<string, number>): number {
-  const top = Object.entries(keywords).sort((a, b) => b[1] - a[1]).slice(0, 10)
+  const top = Object.entries(keywords)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 10)
   const total = top.reduce((sum, [, w]) => sum + w, 0)
   if (!total) return 1
   const text = folded(summary)
@@ -75,7 +77,11 @@ export function relevance(summary: string, title: string, keywords: Record<strin
     const grams = [...bigrams(title)]
     if (grams.length) return round(grams.filter((g) => bigrams(summary).has(g)).length / grams.length)
   }
-  if (!terms.length) terms = Object.entries(keywords).sort((a, b) => b[1] - a[1]).slice(0, 5).map(([w]) => w)
+  if (!terms.length)
+    terms = Object.entries(keywords)
+      .sort((a, b) => b[1] - a[1])
+      .slice(0, 5)
+      .map(([w]) => w)
   if (!terms.length) return 1
   const unique = [...new Set(terms.map(folded))]
   return round(unique.filter((t) => text.includes(t)).length / unique.length)

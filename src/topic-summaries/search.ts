@@ -65,7 +65,8 @@ export function channelOf(scope: Scope): SummaryChannel {
   return { platform: scope.platform, channelId: scope.channelId }
 }
 
-const inChannel = (row: TopicSummaryRow, channel: SummaryChannel) => row.platform === channel.platform && row.channelId === channel.channelId
+const inChannel = (row: TopicSummaryRow, channel: SummaryChannel) =>
+  row.platform === channel.platform && row.channelId === channel.channelId
 
 /** Query words: content words, or the trimmed query itself when it has none (a short name, a code). */
 export function queryTerms(query: string): string[] {
@@ -76,7 +77,10 @@ export function queryTerms(query: string): string[] {
 }
 
 /** The keyword score of one summary for the query terms, and the terms it matched. */
-export function keywordScore(row: Pick<TopicSummaryRow, 'keywords' | 'summary' | 'title'>, terms: string[]): { score: number; matched: string[] } {
+export function keywordScore(
+  row: Pick<TopicSummaryRow, 'keywords' | 'summary' | 'title'>,
+  terms: string[],
+): { score: number; matched: string[] } {
   if (!terms.length) return { score: 0, matched: [] }
   const keywords = Object.entries(row.keywords).map(([word, weight]) => [folded(word), weight] as const)
   const text = folded(`${row.title}\n${row.summary}`)
@@ -85,7 +89,8 @@ export function keywordScore(row: Pick<TopicSummaryRow, 'keywords' | 'summary' |
   for (const term of terms) {
     let best = 0
     for (const [word, weight] of keywords) {
-      if (word === term || (word.length >= 2 && term.includes(word)) || (term.length >= 2 && word.includes(term))) best = Math.max(best, weight)
+      if (word === term || (word.length >= 2 && term.includes(word)) || (term.length >= 2 && word.includes(term)))
+        best = Math.max(best, weight)
     }
     if (text.includes(term)) best = Math.max(best, 0.5)
     if (best > 0) matched.push(term)
@@ -108,7 +113,13 @@ export function fuse(
     const row = (k?.row ?? v?.row)!
     const keywordScore = k?.score ?? 0
     const vectorScore = v?.score ?? 0
-    hits.push({ row, keywordScore, vectorScore, matched: k?.matched ?? [], score: weights.keyword * keywordScore + weights.vector * vectorScore })
+    hits.push({
+      row,
+      keywordScore,
+      vectorScore,
+      matched: k?.matched ?? [],
+      score: weights.keyword * keywordScore + weights.vector * vectorScore,
+    })
   }
   return hits.sort((a, b) => b.score - a.score || b.row.lastMessageAt.getTime() - a.row.lastMessageAt.getTime())
 }
@@ -118,7 +129,12 @@ export function fuse(
  * channel; it comes from the session, never from a model or a caller's metadata. Another channel's
  * summaries are never returned, whatever an index answers.
  */
-export async function searchSummaries(deps: SummarySearchDeps, query: string, scope: Scope, options: SummarySearchOptions = {}): Promise<SummaryHit[]> {
+export async function searchSummaries(
+  deps: SummarySearchDeps,
+  query: string,
+  scope: Scope,
+  options: SummarySearchOptions = {},
+): Promise<SummaryHit[]> {
   const channel = channelOf(scope)
   const limit = options.limit ?? 5
   const mode = options.mode ?? 'hybrid'
@@ -148,7 +164,7 @@ export async function searchSummaries(deps: SummarySearchDeps, query: string, sc
       for (const hit of wanted) {
         const row = rows.get(hit.id)
         if (!row || !inChannel(row, channel)) continue
-        const newest = latest.get(row.topicId) ?? await deps.store.latest(row.topicId)
+        const newest = latest.get(row.topicId) ?? (await deps.store.latest(row.topicId))
         if (newest && newest.version !== row.version) continue
         vector.set(row.id, { row, score: Math.max(0, Math.round(hit.similarity * 1000) / 1000) })
       }
@@ -160,5 +176,7 @@ export async function searchSummaries(deps: SummarySearchDeps, query: string, sc
 
   const effective = mode === 'keyword' ? { keyword: 1, vector: 0 } : mode === 'vector' ? { keyword: 0, vector: 1 } : weights
   const minScore = options.minScore ?? 0
-  return fuse(keyword, vector, effective).filter((hit) => hit.score > 0 && hit.score >= minScore).slice(0, limit)
+  return fuse(keyword, vector, effective)
+    .filter((hit) => hit.score > 0 && hit.score >= minScore)
+    .slice(0, limit)
 }

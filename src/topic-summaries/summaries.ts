@@ -4,10 +4,12 @@ import type { Scope } from '../scope'
 import type { TopicRow, TopicStore } from '../topics'
 import type { MessageRow, MessageStore } from '../messages'
 import type { VectorSide } from '../store/index-sync'
-import { generateSummary, GenerateOptions } from './generate'
+import type { GenerateOptions } from './generate'
+import { generateSummary } from './generate'
 import { SummaryIndex } from './summary-index'
 import type { SummaryPrompts } from './prompts'
-import { DEFAULT_SEARCH_WEIGHTS, searchSummaries, SummaryHit, SummarySearchOptions } from './search'
+import type { SummaryHit, SummarySearchOptions } from './search'
+import { DEFAULT_SEARCH_WEIGHTS, searchSummaries } from './search'
 import type { TopicSummaryRow, TopicSummaryStore, SummaryTrigger } from './types'
 
 export interface TopicSummariesOptions {
@@ -75,7 +77,10 @@ const FAR_FUTURE = new Date(8.64e15)
  * later than the summary was made (the summary's own `lastMessageAt` is not compared: the topic's
  * last message may be one without text, which the summary leaves out).
  */
-export function changedSince(topic: Pick<TopicRow, 'messageCount' | 'lastMessageAt'>, summary: Pick<TopicSummaryRow, 'topicMessageCount' | 'createdAt'>): boolean {
+export function changedSince(
+  topic: Pick<TopicRow, 'messageCount' | 'lastMessageAt'>,
+  summary: Pick<TopicSummaryRow, 'topicMessageCount' | 'createdAt'>,
+): boolean {
   return topic.messageCount > summary.topicMessageCount || topic.lastMessageAt.getTime() > summary.createdAt.getTime()
 }
 
@@ -102,7 +107,11 @@ export class TopicSummaries {
     this.options = { ...DEFAULT_SUMMARY_OPTIONS, ...deps.options }
     if (deps.vector) {
       const { index, outbox, table } = deps.vector
-      this.index = new SummaryIndex({ index, outbox, embedder: deps.embedder, counters: deps.counters, logger: deps.logger }, deps.store, table)
+      this.index = new SummaryIndex(
+        { index, outbox, embedder: deps.embedder, counters: deps.counters, logger: deps.logger },
+        deps.store,
+        table,
+      )
     }
   }
 
@@ -182,7 +191,11 @@ export class TopicSummaries {
     return run
   }
 
-  private async safely(topicId: string, trigger: SummaryTrigger, known?: TopicRow): Promise<SummarizeResult | { status: 'unchanged'; error: string }> {
+  private async safely(
+    topicId: string,
+    trigger: SummaryTrigger,
+    known?: TopicRow,
+  ): Promise<SummarizeResult | { status: 'unchanged'; error: string }> {
     try {
       return await this.summarize(topicId, trigger, known)
     } catch (error) {
@@ -211,9 +224,11 @@ export class TopicSummaries {
     if (automatic && topic.messageCount < this.options.minMessages) return { status: 'too-few', messages: topic.messageCount }
 
     const now = this.now()
-    const messages = (await this.deps.messages.byTopic(topicId, { before: new Date(now.getTime() + 1), limit: this.options.maxMessages }))
-      .filter((m) => m.content.trim())
-    if (!messages.length || (automatic && messages.length < this.options.minMessages)) return { status: 'too-few', messages: messages.length }
+    const messages = (
+      await this.deps.messages.byTopic(topicId, { before: new Date(now.getTime() + 1), limit: this.options.maxMessages })
+    ).filter((m) => m.content.trim())
+    if (!messages.length || (automatic && messages.length < this.options.minMessages))
+      return { status: 'too-few', messages: messages.length }
 
     const draft = await generateSummary(topic.title, messages, {
       llm: this.deps.llm(),

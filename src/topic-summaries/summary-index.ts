@@ -1,4 +1,5 @@
-import { IndexedTable, IndexKind, IndexSyncDeps } from '../store/index-sync'
+import type { IndexKind, IndexSyncDeps } from '../store/index-sync'
+import { IndexedTable } from '../store/index-sync'
 import type { IndexHit } from '../store/vector-index'
 import type { SummaryChannel, TopicSummaryRow, TopicSummaryStore } from './types'
 

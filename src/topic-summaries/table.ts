@@ -1,4 +1,4 @@
-import { Context } from 'koishi'
+import type { Context } from 'koishi'
 import type { TopicSummaryRow } from './types'
 
 /**
@@ -14,32 +14,36 @@ declare module 'koishi' {
 }
 
 export function defineTopicSummaryTable(ctx: Context) {
-  ctx.model.extend('memory_summary', {
-    id: 'string(127)',
-    topicId: 'string(63)',
-    platform: 'string(63)',
-    guildId: 'string(127)',
-    channelId: 'string(127)',
-    version: 'unsigned',
-    title: 'string(255)',
-    summary: 'text',
-    participants: 'json',
-    firstMessageAt: 'timestamp',
-    lastMessageAt: 'timestamp',
-    messageCount: 'unsigned',
-    topicMessageCount: 'unsigned',
-    keywords: 'json',
-    quality: 'json',
-    fallback: 'boolean',
-    segments: 'unsigned',
-    language: 'string(15)',
-    trigger: 'string(15)',
-    model: 'string(127)',
-    embedder: 'string(127)',
-    createdAt: 'timestamp',
-  }, {
-    primary: 'id',
-    unique: [['topicId', 'version']],
-    indexes: [['platform', 'channelId', 'lastMessageAt']],
-  })
+  ctx.model.extend(
+    'memory_summary',
+    {
+      id: 'string(127)',
+      topicId: 'string(63)',
+      platform: 'string(63)',
+      guildId: 'string(127)',
+      channelId: 'string(127)',
+      version: 'unsigned',
+      title: 'string(255)',
+      summary: 'text',
+      participants: 'json',
+      firstMessageAt: 'timestamp',
+      lastMessageAt: 'timestamp',
+      messageCount: 'unsigned',
+      topicMessageCount: 'unsigned',
+      keywords: 'json',
+      quality: 'json',
+      fallback: 'boolean',
+      segments: 'unsigned',
+      language: 'string(15)',
+      trigger: 'string(15)',
+      model: 'string(127)',
+      embedder: 'string(127)',
+      createdAt: 'timestamp',
+    },
+    {
+      primary: 'id',
+      unique: [['topicId', 'version']],
+      indexes: [['platform', 'channelId', 'lastMessageAt']],
+    },
+  )
 }

@@ -138,7 +138,8 @@ export class TopicAttributor {
 
   constructor(private options: TopicAttributorOptions) {
     const thresholds = { ...defaultTopicThresholds(options.embedder), ...definedOnly(options.thresholds ?? {}) }
-    if (!(thresholds.low <= thresholds.join)) throw new RangeError(`topic thresholds: low (${thresholds.low}) must not exceed join (${thresholds.join})`)
+    if (!(thresholds.low <= thresholds.join))
+      throw new RangeError(`topic thresholds: low (${thresholds.low}) must not exceed join (${thresholds.join})`)
     this.thresholds = thresholds
     this.idleMs = options.idleMs ?? 60 * 60_000
     this.followMs = options.followMs ?? 10 * 60_000
@@ -246,13 +247,20 @@ export class TopicAttributor {
   }
 
   /** Asks the judge; `'failed'` when it could not answer usably. */
-  private async judge(message: MessageRow, scored: Scored[]): Promise<'failed' | { kind: 'topic'; topic: TopicRow; similarity: number } | { kind: 'new'; title: string }> {
+  private async judge(
+    message: MessageRow,
+    scored: Scored[],
+  ): Promise<'failed' | { kind: 'topic'; topic: TopicRow; similarity: number } | { kind: 'new'; title: string }> {
     const before = new Date(message.createdAt.getTime() + 1)
     try {
-      const candidates: TopicCandidate[] = await Promise.all(scored.map(async ({ topic }) => ({
-        title: topic.title,
-        messages: (await this.options.messages.byTopic(topic.id, { before, limit: this.judgeMessages })).filter((row) => row.id !== message.id),
-      })))
+      const candidates: TopicCandidate[] = await Promise.all(
+        scored.map(async ({ topic }) => ({
+          title: topic.title,
+          messages: (await this.options.messages.byTopic(topic.id, { before, limit: this.judgeMessages })).filter(
+            (row) => row.id !== message.id,
+          ),
+        })),
+      )
       const choice = await this.options.judge!.choose(message, candidates)
       if (choice.kind === 'new') {
         this.options.counters?.inc('topic.judged-new')
@@ -267,7 +275,13 @@ export class TopicAttributor {
     }
   }
 
-  private async join(topic: TopicRow, message: MessageRow, vector: Float32Array | undefined, how: AttributionHow, similarity?: number): Promise<Attribution> {
+  private async join(
+    topic: TopicRow,
+    message: MessageRow,
+    vector: Float32Array | undefined,
+    how: AttributionHow,
+    similarity?: number,
+  ): Promise<Attribution> {
     const { embedder, judge } = this.options
     const patch: Partial<TopicRow> = {
       messageCount: topic.messageCount + 1,
@@ -293,7 +307,9 @@ export class TopicAttributor {
     const keywords = mergeKeywords({}, message.content)
     // a topic opened by a bare reaction is named from its words until a real message names it
     if (!title) title = vector && this.options.judge ? await this.title(message, keywords) : keywordTitle(keywords, message.content)
-    const centroid = vector ? addToCentroid(undefined, vector, this.options.embedder.id, this.centroidWindow) : { centroid: [], centroidNorm: 0, vectorCount: 0, embedder: this.options.embedder.id }
+    const centroid = vector
+      ? addToCentroid(undefined, vector, this.options.embedder.id, this.centroidWindow)
+      : { centroid: [], centroidNorm: 0, vectorCount: 0, embedder: this.options.embedder.id }
     const row: TopicRow = {
       id: this.newId(),
       platform: message.platform,
@@ -345,7 +361,6 @@ function norm(vector: ArrayLike<number>) {
   for (let i = 0; i < vector.length; i++) sum += vector[i] * vector[i]
   return Math.sqrt(sum)
 }
-
 
 /** Stored centroids keep 6 decimals: ample for cosine, and about half the JSON of full floats. */
 function round6(x: number) {

@@ -3,9 +3,11 @@ import { generateStructured } from '../providers/structured'
 import type { LLM } from '../providers/types'
 import type { Counters, Logger } from '../core/observability'
 import type { MessageRow } from '../messages'
-import { detectLanguage, Language } from '../text/language'
+import type { Language } from '../text/language'
+import { detectLanguage } from '../text/language'
 import { cleanTitle } from './keywords'
-import { DEFAULT_TOPIC_PROMPTS, fillTopicPrompt, TopicPrompts } from './prompts'
+import type { TopicPrompts } from './prompts'
+import { DEFAULT_TOPIC_PROMPTS, fillTopicPrompt } from './prompts'
 
 /** A topic as the judge sees it: its title and its most recent messages (oldest first). */
 export interface TopicCandidate {
@@ -75,7 +77,12 @@ function choiceJsonSchema(count: number) {
   return {
     type: 'object',
     properties: {
-      topic: { anyOf: [{ type: 'integer', minimum: 1, maximum: count }, { type: 'string', enum: ['new'] }] },
+      topic: {
+        anyOf: [
+          { type: 'integer', minimum: 1, maximum: count },
+          { type: 'string', enum: ['new'] },
+        ],
+      },
       title: { type: 'string' },
     },
     required: ['topic'],
@@ -100,7 +107,10 @@ export class LlmTopicJudge implements TopicJudge {
   readonly id: string
   private prompts: TopicPrompts
 
-  constructor(private llm: LLM, private options: LlmTopicJudgeOptions = {}) {
+  constructor(
+    private llm: LLM,
+    private options: LlmTopicJudgeOptions = {},
+  ) {
     this.id = llm.id
     this.prompts = options.prompts ?? DEFAULT_TOPIC_PROMPTS
   }

@@ -72,7 +72,11 @@ export function keywordTitle(keywords: Record<string, number>, fallbackText: str
 
 /** A title from a model: one line, no wrapping quotes or label, at most `MAX_TITLE` characters. */
 export function cleanTitle(title: string): string {
-  let line = title.split(/\r?\n/).map((l) => l.trim()).find(Boolean) ?? ''
+  let line =
+    title
+      .split(/\r?\n/)
+      .map((l) => l.trim())
+      .find(Boolean) ?? ''
   line = line.replace(/^(?:title|标题|话题|主题)\s*[:：]\s*/i, '').replace(/\*\*/g, '')
   line = line.replace(/^["'“”‘’「」『』《》`]+|["'“”‘’「」『』《》`。.]+$/g, '').trim()
   return clip(line, MAX_TITLE)

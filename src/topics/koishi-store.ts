@@ -1,4 +1,4 @@
-import { Context } from 'koishi'
+import type { Context } from 'koishi'
 import type { TopicStore } from './store'
 import type { ChannelRef } from '../messages'
 import { dbWhere } from '../scope'
@@ -16,10 +16,14 @@ export class KoishiTopicStore implements TopicStore {
 
   async active(channel: ChannelRef, limit: number) {
     if (limit <= 0) return []
-    return this.ctx.database.get('memory_topic', { ...where(channel), active: true, archived: false }, {
-      limit,
-      sort: { lastMessageAt: 'desc' },
-    })
+    return this.ctx.database.get(
+      'memory_topic',
+      { ...where(channel), active: true, archived: false },
+      {
+        limit,
+        sort: { lastMessageAt: 'desc' },
+      },
+    )
   }
 
   async list(channel: ChannelRef, limit: number, offset = 0) {
@@ -48,13 +52,21 @@ export class KoishiTopicStore implements TopicStore {
 
   async closeIdle(before: Date, limit: number) {
     if (limit <= 0) return []
-    const idle = await this.ctx.database.get('memory_topic', { active: true, lastMessageAt: { $lt: before } }, {
-      limit,
-      sort: { lastMessageAt: 'asc' },
-    })
+    const idle = await this.ctx.database.get(
+      'memory_topic',
+      { active: true, lastMessageAt: { $lt: before } },
+      {
+        limit,
+        sort: { lastMessageAt: 'asc' },
+      },
+    )
     if (!idle.length) return []
     // the same condition again: a topic that a message joined meanwhile stays open
-    await this.ctx.database.set('memory_topic', { id: { $in: idle.map((row) => row.id) }, active: true, lastMessageAt: { $lt: before } }, { active: false })
+    await this.ctx.database.set(
+      'memory_topic',
+      { id: { $in: idle.map((row) => row.id) }, active: true, lastMessageAt: { $lt: before } },
+      { active: false },
+    )
     const closed = await this.ctx.database.get('memory_topic', { id: { $in: idle.map((row) => row.id) }, active: false })
     return closed.sort((a, b) => a.lastMessageAt.getTime() - b.lastMessageAt.getTime())
   }

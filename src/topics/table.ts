@@ -1,4 +1,4 @@
-import { Context } from 'koishi'
+import type { Context } from 'koishi'
 
 /**
  * A conversation topic of one channel (seed 000 §2.1.2). Messages point at it through
@@ -45,26 +45,33 @@ declare module 'koishi' {
 }
 
 export function defineTopicTable(ctx: Context) {
-  ctx.model.extend('memory_topic', {
-    id: 'string(63)',
-    platform: 'string(63)',
-    guildId: 'string(127)',
-    channelId: 'string(127)',
-    title: 'string(255)',
-    keywords: 'json',
-    centroid: 'json',
-    centroidNorm: 'double',
-    vectorCount: 'unsigned',
-    embedder: 'string(127)',
-    messageCount: 'unsigned',
-    creatorId: 'string(127)',
-    createdAt: 'timestamp',
-    updatedAt: 'timestamp',
-    lastMessageAt: 'timestamp',
-    active: 'boolean',
-    archived: 'boolean',
-  }, {
-    primary: 'id',
-    indexes: [['platform', 'channelId', 'active', 'lastMessageAt'], ['active', 'lastMessageAt']],
-  })
+  ctx.model.extend(
+    'memory_topic',
+    {
+      id: 'string(63)',
+      platform: 'string(63)',
+      guildId: 'string(127)',
+      channelId: 'string(127)',
+      title: 'string(255)',
+      keywords: 'json',
+      centroid: 'json',
+      centroidNorm: 'double',
+      vectorCount: 'unsigned',
+      embedder: 'string(127)',
+      messageCount: 'unsigned',
+      creatorId: 'string(127)',
+      createdAt: 'timestamp',
+      updatedAt: 'timestamp',
+      lastMessageAt: 'timestamp',
+      active: 'boolean',
+      archived: 'boolean',
+    },
+    {
+      primary: 'id',
+      indexes: [
+        ['platform', 'channelId', 'active', 'lastMessageAt'],
+        ['active', 'lastMessageAt'],
+      ],
+    },
+  )
 }
