@@ -1,0 +1,102 @@
+import { join } from 'node:path'
+import type { App } from 'koishi'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import * as echo from './echo-bot'
+import { boot, type Harness, say } from './harness'
+
+// words nobody else says: wherever one of them is stored, it came from alice
+const ALICE_WORDS = ['翡翠湖', '紫罗兰蛋糕', 'Zephyrine']
+const BOB_WORD = '蓝莓松饼'
+
+/** Every row of every Koishi table of the plugin, as text. */
+async function koishiTexts(app: App): Promise<Map<string, string>> {
+  const out = new Map<string, string>()
+  for (const table of Object.keys(app.model.tables).filter((name) => name.startsWith('memory_'))) {
+    out.set(table, JSON.stringify(await app.database.get(table as 'memory_message', {})))
+  }
+  return out
+}
+
+/** The text column of every LanceDB table of the plugin, read with a connection of its own. */
+async function lanceTexts(dir: string): Promise<Map<string, string>> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const lancedb = require('@lancedb/lancedb') as typeof import('@lancedb/lancedb')
+  const db = await lancedb.connect(join(dir, 'lancedb'))
+  const out = new Map<string, string>()
+  for (const name of await db.tableNames()) {
+    const table = await db.openTable(name)
+    const rows = await table.query().select(['text']).toArray()
+    out.set(name, rows.map((row) => String(row.text)).join('\n'))
+    table.close()
+  }
+  db.close()
+  return out
+}
+
+const holding = (texts: Map<string, string>, word: string) => [...texts].filter(([, text]) => text.includes(word)).map(([name]) => name)
+
+async function until(check: () => Promise<boolean>, ms = 5000) {
+  const end = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+describe('forget --all erases a user from every table', () => {
+  let h: Harness
+
+  beforeEach(async () => {
+    h = await boot({ summaries: { countThreshold: 3, minMessages: 2 } }, (app) => app.plugin(echo))
+    // private: facts, episodes and the bot's echoes of her words
+    await say(h.app, 'alice', '我住在翡翠湖边上')
+    await say(h.app, 'alice', '我最喜欢吃紫罗兰蛋糕')
+    // a group: topics, their summaries, the context log
+    await say(h.app, 'alice', '<at id="514"/> 周末去翡翠湖划船吧，我叫 Zephyrine', 'g1')
+    await say(h.app, 'bob', `${BOB_WORD}也不错，周末一起`, 'g1')
+    await say(h.app, 'alice', '翡翠湖的紫罗兰蛋糕最好吃', 'g1')
+    // a question is no fact: only the erasure of the bot's answers removes its echo
+    await say(h.app, 'alice', '<at id="514"/> 翡翠湖几点关门？', 'g1')
+    await h.app.memory.buildContext({
+      platform: 'mock',
+      guildId: 'g1',
+      channelId: 'g1',
+      userId: 'alice',
+      content: '翡翠湖怎么去',
+      time: new Date(),
+    })
+    for (const topic of await h.app.memory.topics.list({ platform: 'mock', guildId: 'g1', channelId: 'g1' }, 10)) {
+      await h.app.memory.summaries.summarizeNow(topic.id)
+    }
+    await h.app.memory.flushOutbox()
+  })
+
+  afterEach(() => h.stop())
+
+  it('leaves none of her words in the database or the index, and keeps what bob said', async () => {
+    // positive control: her words are there to be found before the erasure
+    await until(async () => holding(await lanceTexts(h.dir), '紫罗兰蛋糕').includes('messages'))
+    const before = await koishiTexts(h.app)
+    const lanceBefore = await lanceTexts(h.dir)
+    for (const table of ['memory_message', 'memory_fact', 'memory_episode', 'memory_context', 'memory_summary']) {
+      expect(holding(before, '翡翠湖'), table).toContain(table)
+    }
+    for (const table of ['messages', 'episodes', 'memories', 'topic_summaries']) {
+      expect(holding(lanceBefore, '翡翠湖'), table).toContain(table)
+    }
+
+    const [reply] = await h.app.mock.client('alice').receive('memory.forget --all -y')
+    expect(reply).toBeTruthy()
+    await h.app.memory.flushOutbox()
+    await h.app.memory.index.optimize()
+
+    const after = await koishiTexts(h.app)
+    const lanceAfter = await lanceTexts(h.dir)
+    for (const word of ALICE_WORDS) {
+      expect(holding(after, word), `Koishi tables holding ${word}`).toEqual([])
+      expect(holding(lanceAfter, word), `LanceDB tables holding ${word}`).toEqual([])
+    }
+    expect(holding(after, BOB_WORD)).toContain('memory_message')
+    expect(holding(lanceAfter, BOB_WORD)).toContain('messages')
+  })
+})
