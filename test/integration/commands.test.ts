@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
-import { boot, Harness, say } from './harness'
+import type { Harness } from './harness'
+import { boot, say } from './harness'
 
 describe('memory.* commands', () => {
   let h: Harness
@@ -17,7 +18,7 @@ describe('memory.* commands', () => {
 
   afterEach(() => h.stop())
 
-  it('lists the caller\'s own memories in their locale', async () => {
+  it("lists the caller's own memories in their locale", async () => {
     const [zh] = await h.app.mock.client('alice').receive('memory.list')
     expect(zh).toMatch(/共 2 条记忆/)
     expect(zh).toContain('火锅')
@@ -29,7 +30,7 @@ describe('memory.* commands', () => {
 
   it('lets only authority ≥ 3 list another user', async () => {
     const [denied] = await h.app.mock.client('bob').receive('memory.list -u mock:alice')
-    expect(denied).toBe('You are not allowed to see other users\' memories.')
+    expect(denied).toBe("You are not allowed to see other users' memories.")
     const [allowed] = await h.app.mock.client('admin').receive('memory.list -u mock:alice')
     expect(allowed).toContain('火锅')
     const [mentioned] = await h.app.mock.client('admin').receive('memory.list -u <at id="alice"/>')

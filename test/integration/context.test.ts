@@ -1,10 +1,16 @@
 import { h as h_ } from 'koishi'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
-import { boot, Harness, say } from './harness'
+import type { Harness } from './harness'
+import { boot, say } from './harness'
 
 const BADMINTON = ['周五晚上去打羽毛球吗', '羽毛球场地我来订，七点到九点', '羽毛球拍我带两支，大家别忘了带球鞋', '打完羽毛球一起去吃宵夜']
-const GPU = ['最近想换显卡，4070 还是 7800XT', '4070 显卡功耗低，光追也好一些', '7800XT 显卡显存大，价格也便宜', '显卡现在降价了，4070 三千多']
+const GPU = [
+  '最近想换显卡，4070 还是 7800XT',
+  '4070 显卡功耗低，光追也好一些',
+  '7800XT 显卡显存大，价格也便宜',
+  '显卡现在降价了，4070 三千多',
+]
 
 describe('buildContext in a group chat with two interleaved topics', () => {
   let h: Harness
@@ -20,10 +26,18 @@ describe('buildContext in a group chat with two interleaved topics', () => {
 
   afterEach(() => h.stop())
 
-  it('gives a new message its own topic\'s messages and not the other\'s, within the budget', async () => {
-    const context = await h.app.memory.buildContext({
-      platform: 'mock', guildId: 'g1', channelId: 'g1', userId: 'carol', content: '4070 显卡现在多少钱', time: new Date(),
-    }, { tokenBudget: 60 })
+  it("gives a new message its own topic's messages and not the other's, within the budget", async () => {
+    const context = await h.app.memory.buildContext(
+      {
+        platform: 'mock',
+        guildId: 'g1',
+        channelId: 'g1',
+        userId: 'carol',
+        content: '4070 显卡现在多少钱',
+        time: new Date(),
+      },
+      { tokenBudget: 60 },
+    )
     const chosen = context.messages.map((m) => m.content)
     expect(context.fallback).toBe(false)
     expect(context.tokens).toBeLessThanOrEqual(60)
@@ -61,7 +75,7 @@ describe('buildContext in a group chat with two interleaved topics', () => {
 
 describe('buildContext right after a message', () => {
   // without topic attribution no background job writes the recorder's batch at once
-  it('sees a message said a moment ago, before the recorder\'s batch is written', async () => {
+  it("sees a message said a moment ago, before the recorder's batch is written", async () => {
     const h = await boot({ topics: { enabled: false } })
     const bot = h.app.bots[0]
     const text = '显卡我打算等 5070 出来再说'
@@ -75,14 +89,22 @@ describe('buildContext right after a message', () => {
     })
     // what an adapter does, and nothing else: no wait for the plugin's background work
     h.app.emit(session, 'message', session)
-    const context = await h.app.memory.buildContext({
-      platform: 'mock', guildId: 'g1', channelId: 'g1', userId: 'carol', content: '5070 什么时候出', time: new Date(),
-    }, { tokenBudget: 200 })
+    const context = await h.app.memory.buildContext(
+      {
+        platform: 'mock',
+        guildId: 'g1',
+        channelId: 'g1',
+        userId: 'carol',
+        content: '5070 什么时候出',
+        time: new Date(),
+      },
+      { tokenBudget: 200 },
+    )
     expect(context.messages.map((m) => m.content)).toContain('显卡我打算等 5070 出来再说')
     await h.stop()
   })
 
-  it('counts the bot\'s own earlier messages as related when the new message @-mentions the bot', async () => {
+  it("counts the bot's own earlier messages as related when the new message @-mentions the bot", async () => {
     // a low threshold, so that the bot's message is shown whatever its score and the signal can be read
     const h = await boot({ context: { threshold: 0.01 } }, (app) => app.plugin(echo))
     expect(await say(h.app, 'alice', '<at id="514"/> 羽毛球场地订在七点', 'g1')).toEqual(['ok: 羽毛球场地订在七点'])
@@ -104,7 +126,10 @@ describe('buildContext right after a message', () => {
 
   it('takes the scorer settings from the configuration', async () => {
     const ask = { platform: 'mock', guildId: 'g1', channelId: 'g1', userId: 'carol', content: '羽毛球几点开始', time: new Date() }
-    for (const [threshold, expectMessages] of [[undefined, true], [1, false]] as const) {
+    for (const [threshold, expectMessages] of [
+      [undefined, true],
+      [1, false],
+    ] as const) {
       const h = await boot({ context: { threshold } })
       await say(h.app, 'alice', '羽毛球场地订在七点', 'g1')
       await say(h.app, 'bob', '羽毛球拍我带两支', 'g1')

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
-import { boot, Harness, say } from './harness'
+import type { Harness } from './harness'
+import { boot, say } from './harness'
 import { json, ScriptedServer } from './scripted-server'
 
 describe('graceful degradation', () => {
@@ -42,9 +43,12 @@ describe('graceful degradation', () => {
   it('returns [] from retrieve while the embedder is down, and stores facts for later', async () => {
     server = new ScriptedServer((path, body, res) => json(res, 503, { error: { message: 'down' } }))
     const baseURL = await server.start()
-    h = await boot({
-      embedding: { provider: 'openai-compatible', baseURL, model: 'embed', dims: 64, timeout: 300 },
-    }, (app) => app.plugin(echo))
+    h = await boot(
+      {
+        embedding: { provider: 'openai-compatible', baseURL, model: 'embed', dims: 64, timeout: 300 },
+      },
+      (app) => app.plugin(echo),
+    )
     await say(h.app, 'alice', '我喜欢吃四川火锅')
     expect(await h.app.database.get('memory_fact', { userId: 'alice' })).toHaveLength(1)
     expect((await h.app.database.get('memory_outbox', {})).map((row) => row.table).sort()).toEqual(['episodes', 'memories'])

@@ -1,4 +1,4 @@
-import { Context } from 'koishi'
+import type { Context } from 'koishi'
 
 /** A reply generator for tests: answers private messages and @-mentions, so dialogues finish. */
 export const name = 'echo-bot'

@@ -19,7 +19,6 @@ async function koishiTexts(app: App): Promise<Map<string, string>> {
 
 /** The text column of every LanceDB table of the plugin, read with a connection of its own. */
 async function lanceTexts(dir: string): Promise<Map<string, string>> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const lancedb = require('@lancedb/lancedb') as typeof import('@lancedb/lancedb')
   const db = await lancedb.connect(join(dir, 'lancedb'))
   const out = new Map<string, string>()

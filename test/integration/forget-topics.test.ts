@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { boot, Harness, say } from './harness'
+import type { Harness } from './harness'
+import { boot, say } from './harness'
 
 // alice opens a topic about badminton and says most of it; bob joins it once; a second topic is hers alone
 const ALICE = ['周五晚上去打羽毛球吗', '羽毛球场地我来订，七点到九点', '羽毛球拍我带两支，大家别忘了带球鞋']

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { msUntilHour } from '../../src/jobs/timers'
 import { assemblePrompt } from '../../src/context/prompt'
-import { boot, Harness, say } from './harness'
+import type { Harness } from './harness'
+import { boot, say } from './harness'
 import { chat, ScriptedServer } from './scripted-server'
 
 describe('memory.evolve and memory.group.* commands', () => {
@@ -10,9 +11,12 @@ describe('memory.evolve and memory.group.* commands', () => {
     const system: string = body.messages?.find((m: any) => m.role === 'system')?.content ?? ''
     const prompt: string = body.messages?.map((m: any) => m.content).join('\n') ?? ''
     if (prompt.includes('周五')) {
-      return chat(res, '{"action": "create", "statement": "群友每周五晚上一起打羽毛球", "change_reason": "多人约定"}\n'
-        + 'not json at all\n'
-        + '{"action": "update", "old_id": 99, "statement": "x", "change_reason": "a foreign id"}')
+      return chat(
+        res,
+        '{"action": "create", "statement": "群友每周五晚上一起打羽毛球", "change_reason": "多人约定"}\n' +
+          'not json at all\n' +
+          '{"action": "update", "old_id": 99, "statement": "x", "change_reason": "a foreign id"}',
+      )
     }
     chat(res, system ? '' : '{"should_remember": false}')
   })
@@ -41,7 +45,7 @@ describe('memory.evolve and memory.group.* commands', () => {
     expect(denied).toMatch(/权限/)
   })
 
-  it('evolves the caller\'s group, reporting what it could not use', async () => {
+  it("evolves the caller's group, reporting what it could not use", async () => {
     const [evolved] = await h.app.mock.client('admin', 'g1').receive('memory.evolve')
     expect(evolved).toContain('新增 1')
     expect(evolved).toContain('1 个操作被拒绝')
@@ -64,13 +68,23 @@ describe('memory.evolve and memory.group.* commands', () => {
     expect(privately).toBe('请在群聊中使用，或指定「平台:群号」。')
   })
 
-  it('puts the group\'s memories into the context and the prompt of a group message', async () => {
+  it("puts the group's memories into the context and the prompt of a group message", async () => {
     const context = await h.app.memory.buildContext({
-      platform: 'mock', guildId: 'g1', channelId: 'g1', userId: 'carol', content: '周五羽毛球几点', time: new Date(),
+      platform: 'mock',
+      guildId: 'g1',
+      channelId: 'g1',
+      userId: 'carol',
+      content: '周五羽毛球几点',
+      time: new Date(),
     })
     expect(context.group?.map((m) => m.statement)).toContain('群友每周五晚上一起打羽毛球')
     const elsewhere = await h.app.memory.buildContext({
-      platform: 'mock', guildId: 'g2', channelId: 'g2', userId: 'carol', content: '周五羽毛球几点', time: new Date(),
+      platform: 'mock',
+      guildId: 'g2',
+      channelId: 'g2',
+      userId: 'carol',
+      content: '周五羽毛球几点',
+      time: new Date(),
     })
     expect(elsewhere.group ?? []).toEqual([])
     const prompt = assemblePrompt({ system: '', context, current: { name: 'carol', content: '周五羽毛球几点' } })

@@ -1,4 +1,5 @@
-import { createServer, Server as HttpServer } from 'node:http'
+import type { Server as HttpServer } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { createRequire } from 'node:module'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -8,9 +9,11 @@ import { GroupMemories } from '../../src/group/memories'
 import type { GroupMemoryStore } from '../../src/group/types'
 import { createGroupMemories, KoishiGroupStore } from '../../src/group/koishi-store'
 import { defineGroupTables } from '../../src/group/tables'
-import { quiet } from '../unit/fakes'
-import { ScriptedLLM } from '../unit/group-fakes'
-import { boot, Harness, say } from './harness'
+import type { EvolutionInput } from '../fakes/llm'
+import { FakeLLM } from '../fakes/llm'
+import { quiet } from '../fakes/logger'
+import type { Harness } from './harness'
+import { boot, say } from './harness'
 
 // the CommonJS build, so the server plugin shares Koishi's copy of cordis (as `koishi` is aliased)
 const Server = createRequire(__filename)('@koishijs/plugin-server').default
@@ -19,7 +22,7 @@ const TOKEN = 'test-token'
 const GROUP = 'mock:g1'
 
 /** Group memory wired onto a booted app the way the service will: its index, embedder and counters. */
-function wire(app: App, llm: ScriptedLLM, extra: Partial<Parameters<typeof createGroupMemories>[1]> = {}) {
+function wire(app: App, llm: FakeLLM<EvolutionInput>, extra: Partial<Parameters<typeof createGroupMemories>[1]> = {}) {
   return createGroupMemories(app, {
     index: app.memory.index,
     embedder: app.memory.providers.embedder,
@@ -54,9 +57,10 @@ describe('group memory on Koishi (sqlite + LanceDB)', () => {
 
   it('evolves a group from captured messages, versions an update and searches the LanceDB index', async () => {
     const { app } = h
-    const llm = new ScriptedLLM([
+    const llm = new FakeLLM<EvolutionInput>([
       '```json\n{"action": "create", "statement": "成员多为前端开发者", "change_reason": "多人提到"}\n{"action": "create", "statement": "每周五晚上讨论新番动漫", "change_reason": "约定"}\n```',
-      ({ input }) => `{"action": "update", "old_id": ${input.existing_memories.find((m) => m.statement.includes('新番'))!.id}, "statement": "每周五晚上讨论新番动漫，偏好科幻题材", "change_reason": "明确了偏好"}`,
+      ({ input }) =>
+        `{"action": "update", "old_id": ${input.existing_memories.find((m) => m.statement.includes('新番'))!.id}, "statement": "每周五晚上讨论新番动漫，偏好科幻题材", "change_reason": "明确了偏好"}`,
     ])
     const group = wire(app, llm)
     await say(app, 'alice', '我是做前端开发的', 'g1')
@@ -99,13 +103,17 @@ describe('group memory on Koishi (sqlite + LanceDB)', () => {
     const { app } = h
     let now = new Date()
     const clock = () => now
-    const a = wire(app, new ScriptedLLM(['{"action": "create", "statement": "喜欢火锅"}']), { instanceId: 'A', now: clock, options: { leaseMs: 60_000 } })
-    const llmB = new ScriptedLLM(['{"action": "create", "statement": "喜欢爬山"}'])
+    const a = wire(app, new FakeLLM<EvolutionInput>(['{"action": "create", "statement": "喜欢火锅"}']), {
+      instanceId: 'A',
+      now: clock,
+      options: { leaseMs: 60_000 },
+    })
+    const llmB = new FakeLLM<EvolutionInput>(['{"action": "create", "statement": "喜欢爬山"}'])
     const b = wire(app, llmB, { instanceId: 'B', now: clock, options: { leaseMs: 60_000 } })
     await say(app, 'alice', '今晚吃火锅', 'g1')
 
     let release!: () => void
-    const llmA = (a as unknown as { deps: { llm: () => ScriptedLLM } }).deps.llm()
+    const llmA = (a as unknown as { deps: { llm: () => FakeLLM<EvolutionInput> } }).deps.llm()
     llmA.gate = new Promise((resolve) => (release = resolve))
     const running = a.evolve(GROUP)
     await new Promise((resolve) => setTimeout(resolve, 50))
@@ -141,15 +149,34 @@ describe('group memory on Koishi (sqlite + LanceDB)', () => {
         }
       },
     })
-    const answer = '{"action": "create", "statement": "喜欢火锅"}\n{"action": "update", "old_id": 1, "statement": "每周五晚上讨论新番，偏好科幻", "change_reason": "明确"}'
-    const llm = new ScriptedLLM([answer])
+    const answer =
+      '{"action": "create", "statement": "喜欢火锅"}\n{"action": "update", "old_id": 1, "statement": "每周五晚上讨论新番，偏好科幻", "change_reason": "明确"}'
+    const llm = new FakeLLM<EvolutionInput>([answer])
     const group = new GroupMemories({
-      store: flaky, embedder: app.memory.providers.embedder, llm: () => llm, counters: app.memory.counters, logger: quiet,
+      store: flaky,
+      embedder: app.memory.providers.embedder,
+      llm: () => llm,
+      counters: app.memory.counters,
+      logger: quiet,
     })
     const now = new Date()
     await real.putMemory({
-      id: 'seed1', platform: 'mock', guildId: 'g1', statement: '每周五晚上讨论新番', version: 1, parentId: '', supersededBy: '', changeSummary: '',
-      status: 'active', deprecatedReason: '', statusBy: '', tags: [], strength: 0.5, runId: '', createdAt: now, updatedAt: now,
+      id: 'seed1',
+      platform: 'mock',
+      guildId: 'g1',
+      statement: '每周五晚上讨论新番',
+      version: 1,
+      parentId: '',
+      supersededBy: '',
+      changeSummary: '',
+      status: 'active',
+      deprecatedReason: '',
+      statusBy: '',
+      tags: [],
+      strength: 0.5,
+      runId: '',
+      createdAt: now,
+      updatedAt: now,
     })
     await say(app, 'alice', '火锅和科幻新番', 'g1')
     expect((await group.evolve(GROUP)).status).toBe('failed')
@@ -159,36 +186,52 @@ describe('group memory on Koishi (sqlite + LanceDB)', () => {
     expect(llm.calls).toHaveLength(1)
     const rows = await app.database.get('memory_group', {})
     expect(rows.map((r) => `${r.statement}@${r.version}:${r.status}`).sort()).toEqual([
-      '喜欢火锅@1:active', '每周五晚上讨论新番@1:deprecated', '每周五晚上讨论新番，偏好科幻@2:active',
+      '喜欢火锅@1:active',
+      '每周五晚上讨论新番@1:deprecated',
+      '每周五晚上讨论新番，偏好科幻@2:active',
     ])
     expect(await app.database.get('memory_group_change', {})).toHaveLength(2)
     expect(await app.database.get('memory_group_lease', {})).toMatchObject([{ owner: '', pending: '' }])
   })
 
-  it('serves the HTTP API on Koishi\'s server with a bearer token', async () => {
+  it("serves the HTTP API on Koishi's server with a bearer token", async () => {
     const { app } = h
-    const llm = new ScriptedLLM(['{"action": "create", "statement": "成员多为前端开发者", "change_reason": "多人提到"}'])
+    const llm = new FakeLLM<EvolutionInput>(['{"action": "create", "statement": "成员多为前端开发者", "change_reason": "多人提到"}'])
     const group = wire(app, llm)
     expect(mountGroupApi(app, group, { token: TOKEN, prefix: '/api' })).toBe(true)
     const server = await listen(app)
     http = server.http
-    const call = (method: string, path: string, options: { token?: string; body?: unknown } = {}) => fetch(`${server.url}/api${path}`, {
-      method,
-      headers: { ...(options.token === undefined ? { authorization: `Bearer ${TOKEN}` } : options.token ? { authorization: `Bearer ${options.token}` } : {}), ...(options.body ? { 'content-type': 'application/json' } : {}) },
-      body: options.body ? JSON.stringify(options.body) : undefined,
-    })
+    const call = (method: string, path: string, options: { token?: string; body?: unknown } = {}) =>
+      fetch(`${server.url}/api${path}`, {
+        method,
+        headers: {
+          ...(options.token === undefined
+            ? { authorization: `Bearer ${TOKEN}` }
+            : options.token
+              ? { authorization: `Bearer ${options.token}` }
+              : {}),
+          ...(options.body ? { 'content-type': 'application/json' } : {}),
+        },
+        body: options.body ? JSON.stringify(options.body) : undefined,
+      })
 
     await say(app, 'alice', '我是前端开发', 'g1')
     expect((await call('POST', `/memory/evolve/${encodeURIComponent(GROUP)}?days=1`, { token: '' })).status).toBe(401)
     expect((await call('POST', `/memory/evolve/${encodeURIComponent(GROUP)}?days=1`, { token: 'nope' })).status).toBe(401)
     const evolved = await call('POST', `/memory/evolve/${encodeURIComponent(GROUP)}?days=1`)
     expect(evolved.status).toBe(200)
-    const body = await evolved.json() as { changes: { new_id: string }[] }
+    const body = (await evolved.json()) as { changes: { new_id: string }[] }
     expect(body).toMatchObject({ success: true, group_id: GROUP, stats: { kept: 0, updated: 0, created: 1, deleted: 0 } })
     const id = body.changes[0].new_id
 
-    expect(await (await call('GET', `/memory/list/${GROUP}?status=all`)).json()).toMatchObject({ success: true, total: 1, memories: [{ memory_id: id, statement: '成员多为前端开发者' }] })
-    expect(await (await call('GET', `/memory/search/${GROUP}?q=${encodeURIComponent('前端开发')}&limit=3&threshold=0.1`)).json()).toMatchObject({ results: [{ memory_id: id }] })
+    expect(await (await call('GET', `/memory/list/${GROUP}?status=all`)).json()).toMatchObject({
+      success: true,
+      total: 1,
+      memories: [{ memory_id: id, statement: '成员多为前端开发者' }],
+    })
+    expect(
+      await (await call('GET', `/memory/search/${GROUP}?q=${encodeURIComponent('前端开发')}&limit=3&threshold=0.1`)).json(),
+    ).toMatchObject({ results: [{ memory_id: id }] })
     const bad = await call('GET', `/memory/search/${GROUP}?q=x&limit=zero`)
     expect(bad.status).toBe(400)
     expect(await bad.json()).toMatchObject({ success: false, error: expect.stringContaining('limit') })
@@ -197,14 +240,14 @@ describe('group memory on Koishi (sqlite + LanceDB)', () => {
     expect((await call('DELETE', `/memory/${id}?reason=test`)).status).toBe(200)
     expect((await call('PUT', `/memory/${id}/restore`)).status).toBe(200)
     expect(await (await call('GET', `/memory/history/${id}`)).json()).toMatchObject({ current_version: 1, history: [{ memory_id: id }] })
-    const changes = await (await call('GET', `/memory/changes/${GROUP}?days=7`)).json() as { changes: { action: string }[] }
+    const changes = (await (await call('GET', `/memory/changes/${GROUP}?days=7`)).json()) as { changes: { action: string }[] }
     expect(changes.changes.map((c) => c.action)).toEqual(['restore', 'delete', 'strength', 'create'])
     expect((await call('GET', '/memory/history/unknown')).status).toBe(404)
   })
 
   it('mounts nothing without a token', async () => {
     const { app } = h
-    const group = wire(app, new ScriptedLLM([]))
+    const group = wire(app, new FakeLLM<EvolutionInput>([]))
     expect(mountGroupApi(app as Context, group, { token: '' })).toBe(false)
     const server = await listen(app)
     http = server.http

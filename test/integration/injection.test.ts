@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
-import { boot, Harness, say } from './harness'
+import type { Harness } from './harness'
+import { boot, say } from './harness'
 
 const EVIL = [`x' OR '1'='1`, `bob'; DROP TABLE memories; --`, `"quoted" \\ user`]
 
@@ -15,7 +16,7 @@ describe('ids and names with quotes or SQL fragments', () => {
 
   afterEach(() => h.stop())
 
-  it('stores and finds each hostile user\'s own fact only', async () => {
+  it("stores and finds each hostile user's own fact only", async () => {
     for (const id of EVIL) {
       const found = await h.app.memory.retrieve(id, '寿司', { platform: 'mock' })
       expect(found.length).toBe(1)

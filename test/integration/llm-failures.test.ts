@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ServerResponse } from 'node:http'
 import * as echo from './echo-bot'
-import { boot, Harness } from './harness'
+import type { Harness } from './harness'
+import { boot } from './harness'
 import { chat, json, ScriptedServer } from './scripted-server'
 
 type Mode = 'fenced' | 'malformed' | 'empty' | 'slow' | '429'
@@ -17,18 +18,24 @@ describe('a misbehaving model never breaks or delays a reply', () => {
     if (mode === '429') return json(res, 429, { error: { message: 'rate limited' } })
     if (mode === 'empty') return chat(res, '')
     if (mode === 'malformed') return chat(res, decision ? 'should remember? yes!! {{' : 'x')
-    chat(res, decision
-      ? '<think>preference</think>\n```json\n{"should_remember": true, "reason": "a food preference",}\n```'
-      : 'Summary: "alice喜欢吃四川火锅。"')
+    chat(
+      res,
+      decision
+        ? '<think>preference</think>\n```json\n{"should_remember": true, "reason": "a food preference",}\n```'
+        : 'Summary: "alice喜欢吃四川火锅。"',
+    )
   })
 
   beforeAll(async () => {
     const baseURL = await server.start()
-    h = await boot({
-      llm: { provider: 'openai-compatible', baseURL, model: 'scripted', timeout: 1500 },
-      // only the memorising chain talks to the scripted model here
-      topics: { enabled: false },
-    }, (app) => app.plugin(echo))
+    h = await boot(
+      {
+        llm: { provider: 'openai-compatible', baseURL, model: 'scripted', timeout: 1500 },
+        // only the memorising chain talks to the scripted model here
+        topics: { enabled: false },
+      },
+      (app) => app.plugin(echo),
+    )
   })
 
   afterAll(async () => {

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { Context } from 'koishi'
+import type { Context } from 'koishi'
 import * as echo from './echo-bot'
-import { boot, Harness, say } from './harness'
+import type { Harness } from './harness'
+import { boot, say } from './harness'
 
 const AT = '<at id="514"/> '
 
@@ -23,12 +24,17 @@ describe('facts land in the right scope and never reach another user', () => {
     const rows = await h.app.database.get('memory_fact', {})
     const seen = rows.map((row) => [row.userId, row.guildId, row.content]).sort()
     expect(seen).toHaveLength(4)
-    expect(seen.filter(([user]) => user === 'alice').map(([, guild]) => guild).sort()).toEqual(['', 'g1', 'g2'])
+    expect(
+      seen
+        .filter(([user]) => user === 'alice')
+        .map(([, guild]) => guild)
+        .sort(),
+    ).toEqual(['', 'g1', 'g2'])
     expect(rows.find((row) => row.userId === 'bob')?.guildId).toBe('g1')
     expect(rows.find((row) => row.guildId === 'g1' && row.userId === 'alice')?.content).toContain('火锅')
   })
 
-  it('retrieves a user\'s own facts and never another user\'s', async () => {
+  it("retrieves a user's own facts and never another user's", async () => {
     const alice = await h.app.memory.retrieve('alice', '火锅', { platform: 'mock' })
     expect(alice.map((m) => m.content).join()).toContain('四川火锅')
     expect(alice.every((m) => m.scope.userId === 'alice')).toBe(true)
@@ -45,7 +51,7 @@ describe('facts land in the right scope and never reach another user', () => {
     expect(inG1.map((m) => m.content).join()).toContain('火锅')
   })
 
-  it('answers memory.recall in a group with that group\'s memories only', async () => {
+  it("answers memory.recall in a group with that group's memories only", async () => {
     const [inG2] = await h.app.mock.client('alice', 'g2').receive('memory.recall 生日')
     expect(inG2).not.toContain('10月25日')
     const [inPrivate] = await h.app.mock.client('alice').receive('memory.recall 生日')

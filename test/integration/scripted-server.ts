@@ -1,5 +1,6 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http'
-import { AddressInfo } from 'node:net'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
 
 export type Script = (path: string, body: any, res: ServerResponse) => void | Promise<void>
 

@@ -1,8 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { boot, Harness, say } from './harness'
+import type { Harness } from './harness'
+import { boot, say } from './harness'
 
 const BADMINTON = ['周五晚上去打羽毛球吗', '羽毛球场地我来订，七点到九点', '羽毛球拍我带两支，大家别忘了带球鞋', '打完羽毛球一起去吃宵夜']
-const GPU = ['最近想换显卡，4070 还是 7800XT', '4070 显卡功耗低，光追也好一些', '7800XT 显卡显存大，价格也便宜', '显卡现在降价了，4070 三千多']
+const GPU = [
+  '最近想换显卡，4070 还是 7800XT',
+  '4070 显卡功耗低，光追也好一些',
+  '7800XT 显卡显存大，价格也便宜',
+  '显卡现在降价了，4070 三千多',
+]
 
 describe('topics in a group chat', () => {
   let h: Harness

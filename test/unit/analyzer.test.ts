@@ -3,12 +3,21 @@ import { analyzeMessage, classifyMessage, extractMentions, extractReplyInfo } fr
 
 describe('message analyzer', () => {
   it('reads reply information: quote, thread, mention', () => {
-    expect(extractReplyInfo({ userId: 'u', content: 'yes', messageId: 'm2', replyMessageId: 'm1', rootMessageId: 'm0' }))
-      .toEqual({ messageId: 'm1', rootMessageId: 'm0', kind: 'quote' })
-    expect(extractReplyInfo({ userId: 'u', content: 'yes', messageId: 'm2', replyMessageId: 'm1' }))
-      .toEqual({ messageId: 'm1', rootMessageId: 'm1', kind: 'quote' })
-    expect(extractReplyInfo({ userId: 'u', content: 'and then?', messageId: 'm3', rootMessageId: 'm0' }))
-      .toEqual({ messageId: '', rootMessageId: 'm0', kind: 'thread' })
+    expect(extractReplyInfo({ userId: 'u', content: 'yes', messageId: 'm2', replyMessageId: 'm1', rootMessageId: 'm0' })).toEqual({
+      messageId: 'm1',
+      rootMessageId: 'm0',
+      kind: 'quote',
+    })
+    expect(extractReplyInfo({ userId: 'u', content: 'yes', messageId: 'm2', replyMessageId: 'm1' })).toEqual({
+      messageId: 'm1',
+      rootMessageId: 'm1',
+      kind: 'quote',
+    })
+    expect(extractReplyInfo({ userId: 'u', content: 'and then?', messageId: 'm3', rootMessageId: 'm0' })).toEqual({
+      messageId: '',
+      rootMessageId: 'm0',
+      kind: 'thread',
+    })
     expect(extractReplyInfo({ userId: 'u', content: '@Bob did you see it', messageId: 'm4', rootMessageId: 'm4' })?.kind).toBe('mention')
     expect(extractReplyInfo({ userId: 'u', content: 'plain', messageId: 'm5', rootMessageId: 'm5' })).toBeUndefined()
   })
@@ -46,7 +55,13 @@ describe('message analyzer', () => {
   })
 
   it('analyses a row into features with weighted keywords', () => {
-    const features = analyzeMessage({ messageId: 'm1', userId: 'u1', userName: 'Ann', content: '@Bob 我们周末去爬山吗？ hiking hiking', replyMessageId: 'm0' })
+    const features = analyzeMessage({
+      messageId: 'm1',
+      userId: 'u1',
+      userName: 'Ann',
+      content: '@Bob 我们周末去爬山吗？ hiking hiking',
+      replyMessageId: 'm0',
+    })
     expect(features.type).toBe('question')
     expect(features.mentions).toEqual(['bob'])
     expect(features.reply?.kind).toBe('quote')

@@ -28,9 +28,12 @@ describe('MADial metrics (embedding_score_new.py definitions)', () => {
   })
 
   it('standard nDCG@k takes its ideal from min(|relevant|, k) hits', () => {
-    expect(ndcgAtKStandard([1, 2, 3, 4, 5], [1, 9, 9, 9, 9], 5)).toBeCloseTo(1 / (1 + 1 / Math.log2(3) + 0.5 + 1 / Math.log2(5) + 1 / Math.log2(6)), 12)
+    expect(ndcgAtKStandard([1, 2, 3, 4, 5], [1, 9, 9, 9, 9], 5)).toBeCloseTo(
+      1 / (1 + 1 / Math.log2(3) + 0.5 + 1 / Math.log2(5) + 1 / Math.log2(6)),
+      12,
+    )
     expect(ndcgAtKStandard([1, 2], [2, 1, 9], 5)).toBe(1)
-    expect(ndcgAtKStandard([1, 2], [9, 1, 8, 7, 6], 5)).toBeCloseTo((1 / Math.log2(3)) / (1 + 1 / Math.log2(3)), 12)
+    expect(ndcgAtKStandard([1, 2], [9, 1, 8, 7, 6], 5)).toBeCloseTo(1 / Math.log2(3) / (1 + 1 / Math.log2(3)), 12)
   })
 
   it('rankingMetrics averages over queries', () => {

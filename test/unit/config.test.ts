@@ -1,4 +1,4 @@
-import { Schema } from 'koishi'
+import type { Schema } from 'koishi'
 import { describe, expect, it } from 'vitest'
 import { Config } from '../../src/config'
 import { locales } from '../../src/locales'

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import type { MessageRow } from '../../src/messages/table'
 import { countTokens, renderLine } from '../../src/text/token-count'
-import { ContextBuilder, ContextBuilderDeps, namesIn } from '../../src/context/context-builder'
+import type { ContextBuilderDeps } from '../../src/context/context-builder'
+import { ContextBuilder, namesIn } from '../../src/context/context-builder'
 import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
 import { RelevanceScorer } from '../../src/context/scorer'
 import { MessageIndex } from '../../src/messages/message-index'
@@ -10,10 +11,17 @@ import { quickSearch } from '../../src/context/search-tool'
 import { TermStats } from '../../src/context/term-stats'
 import type { BuiltContext } from '../../src/context/types'
 import type { MessageStore } from '../../src/messages/types'
-import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'
-import { channel, row, T0, target } from './message-rows'
+import { Counters } from '../../src/core/observability'
+import { quiet } from '../fakes/logger'
+import { MemoryOutbox } from '../fakes/outbox'
+import { ExactIndex } from '../fakes/exact-index'
+import { channel, row, T0, target } from '../fakes/message-rows'
 
-async function setup(rows: MessageRow[], deps: Partial<ContextBuilderDeps> = {}, config: ConstructorParameters<typeof ContextBuilder>[1] = {}) {
+async function setup(
+  rows: MessageRow[],
+  deps: Partial<ContextBuilderDeps> = {},
+  config: ConstructorParameters<typeof ContextBuilder>[1] = {},
+) {
   const store = new InMemoryMessageStore()
   store.add(...rows)
   const counters = new Counters()
@@ -23,7 +31,10 @@ async function setup(rows: MessageRow[], deps: Partial<ContextBuilderDeps> = {},
   await messages.index(rows)
   const termStats = new TermStats()
   for (const r of rows) termStats.add(r, r.content)
-  const builder = new ContextBuilder({ store, search: quickSearch(messages), embedder, termStats, counters, logger: quiet, ...deps }, config)
+  const builder = new ContextBuilder(
+    { store, search: quickSearch(messages), embedder, termStats, counters, logger: quiet, ...deps },
+    config,
+  )
   return { store, builder, counters, index }
 }
 
@@ -122,7 +133,8 @@ describe('ContextBuilder candidates', () => {
       row('o3', 'ann', 'nice', 2),
     ]
     // two days of unrelated chatter in between
-    for (let i = 0; i < 60; i++) rows.push(row(`n${i}`, i % 2 ? 'ann' : 'bob', `status update ${i}: tickets triaged and standup notes posted`, 2880 + i))
+    for (let i = 0; i < 60; i++)
+      rows.push(row(`n${i}`, i % 2 ? 'ann' : 'bob', `status update ${i}: tickets triaged and standup notes posted`, 2880 + i))
     const { builder } = await setup(rows, {}, { tokenBudget: 400 })
     const built = await builder.build(target('carol', 'what were you reading?', 2950))
     expect(ids(built)).toEqual(expect.arrayContaining(['o1', 'o2']))
@@ -191,15 +203,31 @@ describe('ContextBuilder budget and sections', () => {
     const rows: MessageRow[] = []
     const words = ['deploy', 'cache', 'redis', '数据库', '迁移', 'football', 'lunch', '烤鸭', 'timeout', 'review']
     for (let i = 0; i < 120; i++) {
-      const text = Array.from({ length: 3 + (i * 7) % 25 }, (_, j) => words[(i * 3 + j * 5) % words.length]).join(i % 3 ? ' ' : '')
+      const text = Array.from({ length: 3 + ((i * 7) % 25) }, (_, j) => words[(i * 3 + j * 5) % words.length]).join(i % 3 ? ' ' : '')
       rows.push(row(`m${i}`, ['ann', 'bob', 'carol'][i % 3], text, i * 3, { replyMessageId: i % 5 === 0 && i ? `m${i - 1}` : '' }))
     }
-    const summary = 'Ann and Bob argued about the cache. ' .repeat(20)
-    const longTerm = [{ id: 'f1', content: 'Ann prefers PostgreSQL', score: 0.8, relevance: 0.8, createdAt: new Date(T0), scope: { platform: 'test', userId: 'ann', guildId: 'g1', channelId: 'c1' } }]
-    const group = Array.from({ length: 8 }, (_, i) => ({ id: `g${i}`, statement: `The group agreed on rule ${i}: reviews before merges`, score: 0.5 }))
+    const summary = 'Ann and Bob argued about the cache. '.repeat(20)
+    const longTerm = [
+      {
+        id: 'f1',
+        content: 'Ann prefers PostgreSQL',
+        score: 0.8,
+        relevance: 0.8,
+        createdAt: new Date(T0),
+        scope: { platform: 'test', userId: 'ann', guildId: 'g1', channelId: 'c1' },
+      },
+    ]
+    const group = Array.from({ length: 8 }, (_, i) => ({
+      id: `g${i}`,
+      statement: `The group agreed on rule ${i}: reviews before merges`,
+      score: 0.5,
+    }))
     const { builder } = await setup(rows, { summary: async () => summary, longTerm: async () => longTerm, group: async () => group })
     for (const budget of [0, 1, 7, 30, 120, 500, 1000, 2000]) {
-      const built = await builder.build(target('ann', 'what about the redis cache timeout and 数据库迁移?', 400, { replyMessageId: 'm100' }), { tokenBudget: budget })
+      const built = await builder.build(
+        target('ann', 'what about the redis cache timeout and 数据库迁移?', 400, { replyMessageId: 'm100' }),
+        { tokenBudget: budget },
+      )
       expect(built.tokens).toBeLessThanOrEqual(budget)
       expect(renderedTokens(built)).toBe(built.tokens)
       expect(built.fallback).toBe(false)
@@ -209,11 +237,22 @@ describe('ContextBuilder budget and sections', () => {
 
   it('gives long-term memories and the summary at most their share', async () => {
     const rows = [row('m1', 'ann', 'the cache is cold after deploys', 0)]
-    const memories = Array.from({ length: 5 }, (_, i) => ({ id: `f${i}`, content: `Ann fact number ${i} about caches and deploys`, score: 0.9, relevance: 0.9, createdAt: new Date(T0), scope: { platform: 'test', userId: 'ann', guildId: 'g1', channelId: 'c1' } }))
-    const { builder } = await setup(rows, {
-      summary: async () => 'The team talked about caches. They agreed to warm them after deploys. Bob will write the script.',
-      longTerm: async () => memories,
-    }, { longTermShare: 0.2, summaryShare: 0.2 })
+    const memories = Array.from({ length: 5 }, (_, i) => ({
+      id: `f${i}`,
+      content: `Ann fact number ${i} about caches and deploys`,
+      score: 0.9,
+      relevance: 0.9,
+      createdAt: new Date(T0),
+      scope: { platform: 'test', userId: 'ann', guildId: 'g1', channelId: 'c1' },
+    }))
+    const { builder } = await setup(
+      rows,
+      {
+        summary: async () => 'The team talked about caches. They agreed to warm them after deploys. Bob will write the script.',
+        longTerm: async () => memories,
+      },
+      { longTermShare: 0.2, summaryShare: 0.2 },
+    )
     const built = await builder.build(target('ann', 'is the cache warm now?', 5), { tokenBudget: 100 })
     const longTermTokens = built.longTerm.reduce((sum, m) => sum + countTokens(`- ${m.content}`) + 1, 0)
     expect(longTermTokens).toBeLessThanOrEqual(20)
@@ -228,7 +267,9 @@ describe('ContextBuilder budget and sections', () => {
     expect(plain.summary.startsWith('The team talked about caches.')).toBe(true)
     expect(countTokens(plain.summary) + 1).toBeLessThanOrEqual(20)
     expect((await builder.build(target('ann', 'lunch at noon?', 5), { tokenBudget: 100 })).summary).toBe('')
-    expect((await builder.build(target('ann', 'who writes the script?', 5), { tokenBudget: 100 })).summary).toBe('Bob will write the script.')
+    expect((await builder.build(target('ann', 'who writes the script?', 5), { tokenBudget: 100 })).summary).toBe(
+      'Bob will write the script.',
+    )
     const bare = await builder.build(target('ann', 'is the cache warm now?', 5), { tokenBudget: 100, longTerm: false, summary: false })
     expect(bare).toMatchObject({ longTerm: [], summary: '' })
   })
@@ -277,23 +318,22 @@ describe('ContextBuilder budget and sections', () => {
 })
 
 describe('ContextBuilder degradation', () => {
-  const rows = [
-    row('m1', 'ann', 'first', 0),
-    row('m2', 'bob', 'second', 1),
-    row('m3', 'ann', 'third', 2),
-  ]
+  const rows = [row('m1', 'ann', 'first', 0), row('m2', 'bob', 'second', 1), row('m3', 'ann', 'third', 2)]
 
   it('falls back to the recent window that fits when the build times out, and counts it', async () => {
     const store = new InMemoryMessageStore()
     store.add(...rows)
     const slow: MessageStore = Object.assign(Object.create(store), { byIds: () => new Promise<never>(() => {}) })
     const counters = new Counters()
-    const builder = new ContextBuilder({
-      store: slow,
-      search: async () => [{ id: 'test:c1:m1', text: 'first', similarity: 1, relevance: 1, createdAt: new Date(T0), userId: 'ann' }],
-      counters,
-      logger: quiet,
-    }, { timeoutMs: 50 })
+    const builder = new ContextBuilder(
+      {
+        store: slow,
+        search: async () => [{ id: 'test:c1:m1', text: 'first', similarity: 1, relevance: 1, createdAt: new Date(T0), userId: 'ann' }],
+        counters,
+        logger: quiet,
+      },
+      { timeoutMs: 50 },
+    )
     const started = Date.now()
     const budget = countTokens('Bob: second') + 1 + countTokens('Ann: third') + 1
     const built = await builder.build(target('bob', 'hello', 3), { tokenBudget: budget })
@@ -307,11 +347,21 @@ describe('ContextBuilder degradation', () => {
   it('falls back on an error and returns an empty context when even the window fails', async () => {
     const counters = new Counters()
     const broken: MessageStore = {
-      window: async () => { throw new Error('db down') },
-      byMessageIds: async () => { throw new Error('db down') },
-      byIds: async () => { throw new Error('db down') },
-      byTopic: async () => { throw new Error('db down') },
-      byRoot: async () => { throw new Error('db down') },
+      window: async () => {
+        throw new Error('db down')
+      },
+      byMessageIds: async () => {
+        throw new Error('db down')
+      },
+      byIds: async () => {
+        throw new Error('db down')
+      },
+      byTopic: async () => {
+        throw new Error('db down')
+      },
+      byRoot: async () => {
+        throw new Error('db down')
+      },
       setTopic: async () => {},
     }
     const builder = new ContextBuilder({ store: broken, counters, logger: quiet })
@@ -323,9 +373,19 @@ describe('ContextBuilder degradation', () => {
 
   it('goes on without the search, the embedder, the summary or long-term memories when they fail', async () => {
     const { builder, index, counters } = await setup(rows, {
-      summary: async () => { throw new Error('no') },
-      longTerm: async () => { throw new Error('no') },
-      embedder: { id: 'broken', dims: 512, embed: async () => { throw new Error('no') } },
+      summary: async () => {
+        throw new Error('no')
+      },
+      longTerm: async () => {
+        throw new Error('no')
+      },
+      embedder: {
+        id: 'broken',
+        dims: 512,
+        embed: async () => {
+          throw new Error('no')
+        },
+      },
     })
     index.down = true
     const built = await builder.build(target('ann', 'third time', 3))
@@ -336,7 +396,12 @@ describe('ContextBuilder degradation', () => {
 
   it('reports every build to the log and survives a throwing log', async () => {
     const seen: BuiltContext[] = []
-    const { builder } = await setup(rows, { onBuilt: (_, built) => { seen.push(built); throw new Error('log broke') } })
+    const { builder } = await setup(rows, {
+      onBuilt: (_, built) => {
+        seen.push(built)
+        throw new Error('log broke')
+      },
+    })
     const built = await builder.build(target('ann', 'third', 3))
     expect(seen).toEqual([built])
   })

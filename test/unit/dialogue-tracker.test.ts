@@ -5,7 +5,7 @@ const alice = { platform: 'qq', userId: 'alice', guildId: 'g', channelId: 'c' }
 const bob = { ...alice, userId: 'bob' }
 
 describe('DialogueTracker', () => {
-  it('collects a user\'s lines and the bot\'s answer into one dialogue', () => {
+  it("collects a user's lines and the bot's answer into one dialogue", () => {
     const t = new DialogueTracker({ maxTurns: 10, maxDialogues: 10 })
     expect(t.user(alice, 'Alice', '我喜欢火锅', 'm1')).toBe(1)
     t.user(bob, 'Bob', '我不喜欢', 'm2')
@@ -34,7 +34,7 @@ describe('DialogueTracker', () => {
     expect(t.finish(alice)).toBeUndefined()
   })
 
-  it('drops a user\'s pending lines', () => {
+  it("drops a user's pending lines", () => {
     const t = new DialogueTracker({ maxTurns: 10, maxDialogues: 10 })
     t.user(alice, 'A', 'secret', 'm1')
     t.drop('qq', 'alice')

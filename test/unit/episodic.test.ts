@@ -1,13 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { EpisodicMemory, episodeScope, episodeText, EPISODES_TABLE, InMemoryEpisodeStore } from '../../src/episodes/episodic'
-import { Counters, ExactIndex, MemoryOutbox, quiet, SwitchableEmbedder } from './fakes'
-import { row } from './message-rows'
+import { Counters } from '../../src/core/observability'
+import { FakeEmbedder } from '../fakes/embedder'
+import { quiet } from '../fakes/logger'
+import { MemoryOutbox } from '../fakes/outbox'
+import { ExactIndex } from '../fakes/exact-index'
+import { row } from '../fakes/message-rows'
 
 function setup() {
   const store = new InMemoryEpisodeStore()
   const index = new ExactIndex()
-  const embedder = new SwitchableEmbedder(new OfflineEmbedder())
+  const embedder = FakeEmbedder.wrap(new OfflineEmbedder())
   const counters = new Counters()
   const outbox = new MemoryOutbox()
   const episodic = new EpisodicMemory({ store, index, embedder, counters, logger: quiet, outbox })
@@ -43,7 +47,10 @@ describe('EpisodicMemory', () => {
   it('recalls the 3 most recent and the 3 most similar exchanges, each once, oldest first', async () => {
     const { episodic } = setup()
     for (let i = 0; i < topics.length; i++) await episodic.record(row(`u${i}`, 'ann', topics[i], i * 60), { content: `answer ${i}` })
-    const recalled = await episodic.recall(episodeScope({ platform: 'test', userId: 'ann', guildId: 'g1', channelId: 'c1' }), 'my tomatoes in pots need water')
+    const recalled = await episodic.recall(
+      episodeScope({ platform: 'test', userId: 'ann', guildId: 'g1', channelId: 'c1' }),
+      'my tomatoes in pots need water',
+    )
     const texts = recalled.map((e) => e.userText)
     // recent: the last three; similar: the tomato ones (and one more), none twice
     expect(texts.slice(-3)).toEqual(topics.slice(-3))
@@ -58,12 +65,15 @@ describe('EpisodicMemory', () => {
   it('marks an exchange that is both recent and similar, and fills the similar slots with others', async () => {
     const { episodic } = setup()
     for (let i = 0; i < topics.length; i++) await episodic.record(row(`u${i}`, 'ann', topics[i], i * 60), { content: `answer ${i}` })
-    const recalled = await episodic.recall({ platform: 'test', userId: 'ann', guildId: 'g1' }, 'fix my bike tire', { recent: 3, similar: 3 })
+    const recalled = await episodic.recall({ platform: 'test', userId: 'ann', guildId: 'g1' }, 'fix my bike tire', {
+      recent: 3,
+      similar: 3,
+    })
     expect(recalled.find((e) => e.userText === topics[7])?.reason).toBe('both')
     expect(recalled.filter((e) => e.reason === 'similar')).toHaveLength(3)
   })
 
-  it('never recalls another user\'s exchanges', async () => {
+  it("never recalls another user's exchanges", async () => {
     const { episodic } = setup()
     await episodic.record(row('u1', 'ann', 'my secret tomato recipe', 0), { content: 'noted' })
     await episodic.record(row('u2', 'bob', 'tomato recipe please', 1), { content: 'here' })
@@ -85,7 +95,12 @@ describe('EpisodicMemory', () => {
   })
 
   it('scopes a private chat to its channel and removes episodes', async () => {
-    expect(episodeScope({ platform: 'p', userId: 'u', guildId: '', channelId: 'private:u' })).toEqual({ platform: 'p', userId: 'u', guildId: '', channelId: 'private:u' })
+    expect(episodeScope({ platform: 'p', userId: 'u', guildId: '', channelId: 'private:u' })).toEqual({
+      platform: 'p',
+      userId: 'u',
+      guildId: '',
+      channelId: 'private:u',
+    })
     const { episodic, store, index } = setup()
     const user = row('u1', 'ann', 'hello there', 0)
     await episodic.record(user, { content: 'hi' })

@@ -4,7 +4,9 @@ import { ProviderError } from '../../src/providers/types'
 
 describe('isTransientNetworkError', () => {
   it('finds a transient code anywhere in the cause chain', () => {
-    const deep = new Error('outer', { cause: new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ECONNRESET' }) }) })
+    const deep = new Error('outer', {
+      cause: new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'ECONNRESET' }) }),
+    })
     expect(isTransientNetworkError(deep)).toBe(true)
     expect(isTransientNetworkError(Object.assign(new Error('dns'), { code: 'EAI_AGAIN' }))).toBe(true)
     expect(isTransientNetworkError(new TypeError('fetch failed'))).toBe(true)

@@ -1,8 +1,10 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { ApiError } from '@google/genai'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { GeminiEmbedder, GeminiGenerateResponse, GeminiLLM, GeminiModelsPort } from '../../src/providers/gemini'
+import type { GeminiGenerateResponse, GeminiModelsPort } from '../../src/providers/gemini'
+import { GeminiEmbedder, GeminiLLM } from '../../src/providers/gemini'
 import { ProviderError } from '../../src/providers/types'
 
 type Outcome<T> = T | Error
@@ -37,7 +39,9 @@ describe('GeminiLLM', () => {
     const llm = new GeminiLLM({ apiKey: KEY, model: 'gemini-2.5-flash', thinkingBudget: 0 }, models)
     expect(llm.id).toBe('gemini:gemini-2.5-flash')
     const schema = { type: 'object', properties: { should_remember: { type: 'boolean' } } }
-    await expect(llm.generate('Decide.', { json: true, schema, temperature: 0, system: 'Be brief.' })).resolves.toBe('{"should_remember": true}')
+    await expect(llm.generate('Decide.', { json: true, schema, temperature: 0, system: 'Be brief.' })).resolves.toBe(
+      '{"should_remember": true}',
+    )
     expect(models.generateCalls[0]).toEqual({
       model: 'gemini-2.5-flash',
       contents: 'Decide.',
@@ -51,7 +55,7 @@ describe('GeminiLLM', () => {
     })
   })
 
-  it('hands the caller\'s abort signal to the SDK, generation and embeddings alike', async () => {
+  it("hands the caller's abort signal to the SDK, generation and embeddings alike", async () => {
     const models = new ScriptedModels([{ text: 'ok' }], [{ embeddings: [{ values: [1, 0] }] }])
     const { signal } = new AbortController()
     await new GeminiLLM({ apiKey: KEY, model: 'm' }, models).generate('p', { signal })
@@ -93,7 +97,10 @@ describe('GeminiLLM', () => {
   })
 
   it('reports a blocked prompt or an empty answer', async () => {
-    const models = new ScriptedModels([{ text: undefined, promptFeedback: { blockReason: 'SAFETY' } }, { text: '  ', candidates: [{ finishReason: 'MAX_TOKENS' }] }])
+    const models = new ScriptedModels([
+      { text: undefined, promptFeedback: { blockReason: 'SAFETY' } },
+      { text: '  ', candidates: [{ finishReason: 'MAX_TOKENS' }] },
+    ])
     const llm = new GeminiLLM({ apiKey: KEY, model: 'm' }, models)
     await expect(llm.generate('p')).rejects.toThrow(/prompt blocked \(SAFETY\)/)
     await expect(llm.generate('p')).rejects.toThrow(/finish reason MAX_TOKENS/)
@@ -121,13 +128,14 @@ describe('GeminiEmbedder', () => {
   })
 
   it('splits large inputs into batches and keeps the order', async () => {
-    const models = new ScriptedModels([], [
-      { embeddings: [{ values: [1, 0] }, { values: [0, 1] }] },
-      { embeddings: [{ values: [-1, 0] }] },
-    ])
+    const models = new ScriptedModels([], [{ embeddings: [{ values: [1, 0] }, { values: [0, 1] }] }, { embeddings: [{ values: [-1, 0] }] }])
     const vectors = await new GeminiEmbedder({ apiKey: KEY, model: 'm', dims: 2, batchSize: 2 }, models).embed(['a', 'b', 'c'])
     expect(models.embedCalls.map((c) => c.contents)).toEqual([['a', 'b'], ['c']])
-    expect(vectors.map((v) => Array.from(v))).toEqual([[1, 0], [0, 1], [-1, 0]])
+    expect(vectors.map((v) => Array.from(v))).toEqual([
+      [1, 0],
+      [0, 1],
+      [-1, 0],
+    ])
   })
 
   it('rejects vectors of the wrong length and a wrong number of vectors', async () => {
@@ -139,7 +147,10 @@ describe('GeminiEmbedder', () => {
 
   it('maps errors with their status', async () => {
     const models = new ScriptedModels([], [new ApiError({ message: 'unavailable', status: 503 })])
-    await expect(new GeminiEmbedder({ apiKey: KEY, model: 'm' }, models).embed(['a'])).rejects.toMatchObject({ status: 503, retryable: true })
+    await expect(new GeminiEmbedder({ apiKey: KEY, model: 'm' }, models).embed(['a'])).rejects.toMatchObject({
+      status: 503,
+      retryable: true,
+    })
   })
 })
 
@@ -168,7 +179,10 @@ describe('Gemini providers on the real SDK client (loopback server, no internet)
 
   it('generates through generateContent with JSON mode', async () => {
     requests.length = 0
-    reply = () => ({ status: 200, body: { candidates: [{ content: { role: 'model', parts: [{ text: '{"ok":true}' }] }, finishReason: 'STOP' }] } })
+    reply = () => ({
+      status: 200,
+      body: { candidates: [{ content: { role: 'model', parts: [{ text: '{"ok":true}' }] }, finishReason: 'STOP' }] },
+    })
     const llm = new GeminiLLM({ apiKey: KEY, model: 'gemini-2.5-flash', baseUrl })
     await expect(llm.generate('hi', { json: true, temperature: 0 })).resolves.toBe('{"ok":true}')
     expect(requests[0].url).toMatch(/models\/gemini-2\.5-flash:generateContent/)
@@ -185,10 +199,16 @@ describe('Gemini providers on the real SDK client (loopback server, no internet)
 
   it('embeds a batch with outputDimensionality', async () => {
     requests.length = 0
-    reply = (_url, body) => ({ status: 200, body: { embeddings: body.requests.map((_: unknown, i: number) => ({ values: [i + 1, 0, 0, 0] })) } })
+    reply = (_url, body) => ({
+      status: 200,
+      body: { embeddings: body.requests.map((_: unknown, i: number) => ({ values: [i + 1, 0, 0, 0] })) },
+    })
     const embedder = new GeminiEmbedder({ apiKey: KEY, model: 'gemini-embedding-001', dims: 4, baseUrl })
     const vectors = await embedder.embed(['a', 'b'])
-    expect(vectors.map((v) => Array.from(v))).toEqual([[1, 0, 0, 0], [1, 0, 0, 0]])
+    expect(vectors.map((v) => Array.from(v))).toEqual([
+      [1, 0, 0, 0],
+      [1, 0, 0, 0],
+    ])
     expect(requests[0].url).toMatch(/gemini-embedding-001:batchEmbedContents/)
     expect(requests[0].body.requests[0]).toMatchObject({ outputDimensionality: 4 })
   })

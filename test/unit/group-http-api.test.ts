@@ -1,9 +1,14 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import { ApiRequest, ApiRoute, authorised, groupApiRoutes, KoaLike, registerRoutes } from '../../src/http/group-routes'
+import type { ApiRequest, ApiRoute, KoaLike } from '../../src/http/group-routes'
+import { authorised, groupApiRoutes, registerRoutes } from '../../src/http/group-routes'
 import { GroupMemories } from '../../src/group/memories'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'
-import { memoryRow, MemoryGroupStore, ScriptedLLM } from './group-fakes'
+import { Counters } from '../../src/core/observability'
+import { FakeLLM } from '../fakes/llm'
+import { quiet } from '../fakes/logger'
+import { MemoryOutbox } from '../fakes/outbox'
+import { ExactIndex } from '../fakes/exact-index'
+import { MemoryGroupStore, memoryRow } from '../fakes/group-store'
 
 const TOKEN = 's3cret-token'
 const group = { platform: 'qq', guildId: 'g1' }
@@ -12,11 +17,17 @@ const auth = `Bearer ${TOKEN}`
 
 function setup(prefix = '') {
   const store = new MemoryGroupStore()
-  const llm = new ScriptedLLM(['{"action": "create", "statement": "成员多为前端开发者", "change_reason": "多次提到"}'])
+  const llm = new FakeLLM(['{"action": "create", "statement": "成员多为前端开发者", "change_reason": "多次提到"}'])
   let n = 0
   const memories = new GroupMemories({
-    store, embedder: new OfflineEmbedder({ dims: 64 }), llm: () => llm, vector: { index: new ExactIndex(), outbox: new MemoryOutbox() },
-    counters: new Counters(), logger: quiet, now: () => T0, newId: () => `n${++n}`,
+    store,
+    embedder: new OfflineEmbedder({ dims: 64 }),
+    llm: () => llm,
+    vector: { index: new ExactIndex(), outbox: new MemoryOutbox() },
+    counters: new Counters(),
+    logger: quiet,
+    now: () => T0,
+    newId: () => `n${++n}`,
   })
   const routes = groupApiRoutes(memories, { token: TOKEN, prefix })
   const call = (method: ApiRoute['method'], path: string, request: Partial<ApiRequest> = {}) => {
@@ -36,7 +47,7 @@ describe('group memory HTTP routes', () => {
     await api.memories.index!.sync(await api.store.getMemories(['m1', 'o1']), [])
   })
 
-  it('declares the seed\'s eight routes, under a prefix when given', () => {
+  it("declares the seed's eight routes, under a prefix when given", () => {
     expect(api.routes.map((r) => `${r.method.toUpperCase()} ${r.path}`)).toEqual([
       'POST /memory/evolve/:group',
       'GET /memory/list/:group',
@@ -63,12 +74,14 @@ describe('group memory HTTP routes', () => {
     expect(authorised(auth, '')).toBe(false)
   })
 
-  it('evolves a group and answers in the seed\'s shape', async () => {
+  it("evolves a group and answers in the seed's shape", async () => {
     api.store.addMessages(group, [{ userName: 'A', content: '我是前端开发', at: new Date(T0.getTime() - 1000) }])
     const response = await api.call('post', '/memory/evolve/:group', { params: { group: 'qq:g1' }, query: { days: '2' } })
     expect(response.status).toBe(200)
     expect(response.body).toMatchObject({
-      success: true, group_id: 'qq:g1', evolution_time: T0.toISOString(),
+      success: true,
+      group_id: 'qq:g1',
+      evolution_time: T0.toISOString(),
       stats: { kept: 1, updated: 0, created: 1, deleted: 0 },
       changes: [{ action: 'create', statement: '成员多为前端开发者', change_reason: '多次提到', version: 1 }],
     })
@@ -100,24 +113,56 @@ describe('group memory HTTP routes', () => {
     }
   })
 
-  it('lists, searches and shows changes in the seed\'s shapes', async () => {
-    const list = await api.call('get', '/memory/list/:group', { params: { group: 'qq:g1' }, query: { status: 'all', limit: '10', offset: '0' } })
-    expect(list).toMatchObject({ status: 200, body: { success: true, group_id: 'qq:g1', total: 1, memories: [{ memory_id: 'm1', statement: '不讨论政治话题', version: 1, status: 'active', strength: 0.5, parent_id: null }] } })
-    const search = await api.call('get', '/memory/search/:group', { params: { group: 'qq:g1' }, query: { q: '政治话题', limit: '3', threshold: '0.1' } })
+  it("lists, searches and shows changes in the seed's shapes", async () => {
+    const list = await api.call('get', '/memory/list/:group', {
+      params: { group: 'qq:g1' },
+      query: { status: 'all', limit: '10', offset: '0' },
+    })
+    expect(list).toMatchObject({
+      status: 200,
+      body: {
+        success: true,
+        group_id: 'qq:g1',
+        total: 1,
+        memories: [{ memory_id: 'm1', statement: '不讨论政治话题', version: 1, status: 'active', strength: 0.5, parent_id: null }],
+      },
+    })
+    const search = await api.call('get', '/memory/search/:group', {
+      params: { group: 'qq:g1' },
+      query: { q: '政治话题', limit: '3', threshold: '0.1' },
+    })
     expect(search).toMatchObject({ status: 200, body: { success: true, query: '政治话题', results: [{ memory_id: 'm1', version: 1 }] } })
     const changes = await api.call('get', '/memory/changes/:group', { params: { group: 'qq:g1' }, query: { days: '7' } })
-    expect(changes).toMatchObject({ status: 200, body: { success: true, group_id: 'qq:g1', period: '2025-01-08 to 2025-01-15', changes: [] } })
+    expect(changes).toMatchObject({
+      status: 200,
+      body: { success: true, group_id: 'qq:g1', period: '2025-01-08 to 2025-01-15', changes: [] },
+    })
   })
 
   it('acts on a memory by id in its own group: delete, restore, strength, history', async () => {
     const deleted = await api.call('delete', '/memory/:memoryId', { params: { memoryId: 'm1' }, query: { reason: '过时' } })
-    expect(deleted).toMatchObject({ status: 200, body: { success: true, group_id: 'qq:g1', memory: { memory_id: 'm1', status: 'deprecated', deprecated_reason: '过时' } } })
+    expect(deleted).toMatchObject({
+      status: 200,
+      body: { success: true, group_id: 'qq:g1', memory: { memory_id: 'm1', status: 'deprecated', deprecated_reason: '过时' } },
+    })
     expect((await api.call('delete', '/memory/:memoryId', { params: { memoryId: 'm1' } })).status).toBe(409)
-    expect(await api.call('put', '/memory/:memoryId/restore', { params: { memoryId: 'm1' } })).toMatchObject({ status: 200, body: { memory: { status: 'active' } } })
-    expect(await api.call('put', '/memory/:memoryId/strength', { params: { memoryId: 'm1' }, body: { strength: 0.9 } })).toMatchObject({ status: 200, body: { memory: { strength: 0.9 } } })
-    expect(await api.call('put', '/memory/:memoryId/strength', { params: { memoryId: 'm1' }, query: { strength: '0.3' } })).toMatchObject({ status: 200, body: { memory: { strength: 0.3 } } })
+    expect(await api.call('put', '/memory/:memoryId/restore', { params: { memoryId: 'm1' } })).toMatchObject({
+      status: 200,
+      body: { memory: { status: 'active' } },
+    })
+    expect(await api.call('put', '/memory/:memoryId/strength', { params: { memoryId: 'm1' }, body: { strength: 0.9 } })).toMatchObject({
+      status: 200,
+      body: { memory: { strength: 0.9 } },
+    })
+    expect(await api.call('put', '/memory/:memoryId/strength', { params: { memoryId: 'm1' }, query: { strength: '0.3' } })).toMatchObject({
+      status: 200,
+      body: { memory: { strength: 0.3 } },
+    })
     const history = await api.call('get', '/memory/history/:memoryId', { params: { memoryId: 'm1' } })
-    expect(history).toMatchObject({ status: 200, body: { success: true, memory_id: 'm1', current_version: 1, history: [{ version: 1, memory_id: 'm1', parent_id: null }] } })
+    expect(history).toMatchObject({
+      status: 200,
+      body: { success: true, memory_id: 'm1', current_version: 1, history: [{ version: 1, memory_id: 'm1', parent_id: null }] },
+    })
   })
 
   it('answers 404 for an unknown memory, or one outside the group named by ?group=', async () => {
@@ -129,7 +174,9 @@ describe('group memory HTTP routes', () => {
   it('answers 503 when group memory is not built yet, 500 without details on an internal error', async () => {
     const [route] = groupApiRoutes(() => undefined, { token: TOKEN })
     expect((await route.handle({ params: { group: 'qq:g1' }, query: {}, authorization: auth })).status).toBe(503)
-    api.store.getMemories = async () => { throw new Error('SQLITE_BUSY: secret path /data/x') }
+    api.store.getMemories = async () => {
+      throw new Error('SQLITE_BUSY: secret path /data/x')
+    }
     const response = await api.call('get', '/memory/history/:memoryId', { params: { memoryId: 'm1' } })
     expect(response).toEqual({ status: 500, body: { success: false, error: 'internal error' } })
   })
@@ -138,7 +185,17 @@ describe('group memory HTTP routes', () => {
     api.store.addMessages(group, [{ userName: 'A', content: 'hi', at: new Date(T0.getTime() - 1000) }])
     await api.store.acquireLease(group, 'other', T0, new Date(T0.getTime() + 60_000))
     expect((await api.call('post', '/memory/evolve/:group', { params: { group: 'qq:g1' } })).status).toBe(409)
-    const noLlm = groupApiRoutes(new GroupMemories({ store: api.store, embedder: new OfflineEmbedder({ dims: 64 }), llm: () => undefined, counters: new Counters(), logger: quiet, now: () => new Date(T0.getTime() + 120_000) }), { token: TOKEN })
+    const noLlm = groupApiRoutes(
+      new GroupMemories({
+        store: api.store,
+        embedder: new OfflineEmbedder({ dims: 64 }),
+        llm: () => undefined,
+        counters: new Counters(),
+        logger: quiet,
+        now: () => new Date(T0.getTime() + 120_000),
+      }),
+      { token: TOKEN },
+    )
     expect((await noLlm[0].handle({ params: { group: 'qq:g1' }, query: {}, authorization: auth })).status).toBe(503)
   })
 })
@@ -158,7 +215,19 @@ describe('registerRoutes on a koa-style router', () => {
     expect(handlers.size).toBe(8)
     const koa = (headers: Record<string, string>, extra: Partial<KoaLike>): KoaLike & { headers: Record<string, string> } => {
       const sent: Record<string, string> = {}
-      return { params: {}, query: {}, request: {}, get: (name) => headers[name.toLowerCase()] ?? '', set: (n, v) => { sent[n] = v }, status: 404, body: undefined, headers: sent, ...extra }
+      return {
+        params: {},
+        query: {},
+        request: {},
+        get: (name) => headers[name.toLowerCase()] ?? '',
+        set: (n, v) => {
+          sent[n] = v
+        },
+        status: 404,
+        body: undefined,
+        headers: sent,
+        ...extra,
+      }
     }
     const ok = koa({ authorization: auth }, { params: { memoryId: 'm1' }, request: { body: { strength: 0.7 } } })
     await handlers.get('PUT /memory/:memoryId/strength')!(ok)

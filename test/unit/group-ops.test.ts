@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { parseEvolutionAnswer, resolveOps, shownIndex, validateOp } from '../../src/group/ops'
-import { memoryRow } from './group-fakes'
+import { memoryRow } from '../fakes/group-store'
 
 const group = { platform: 'qq', guildId: 'g1' }
 
-describe('parseEvolutionAnswer: the seed\'s table of cases (002 JSON解析容错处理)', () => {
+describe("parseEvolutionAnswer: the seed's table of cases (002 JSON解析容错处理)", () => {
   it('normal JSON parses directly', () => {
     const parsed = parseEvolutionAnswer('{"action": "keep", "old_id": 1}')
     expect(parsed.ops).toEqual([{ action: 'keep', oldId: 1 }])
@@ -30,7 +30,9 @@ describe('parseEvolutionAnswer: the seed\'s table of cases (002 JSON解析容错
   })
 
   it('markdown fence lines are skipped', () => {
-    const parsed = parseEvolutionAnswer('```json\n{"action": "keep", "old_id": 1}\n{"action": "create", "statement": "成员多为前端开发者", "change_reason": "多次提到"}\n```')
+    const parsed = parseEvolutionAnswer(
+      '```json\n{"action": "keep", "old_id": 1}\n{"action": "create", "statement": "成员多为前端开发者", "change_reason": "多次提到"}\n```',
+    )
     expect(parsed.ops).toEqual([
       { action: 'keep', oldId: 1 },
       { action: 'create', statement: '成员多为前端开发者', reason: '多次提到', tags: undefined, strength: undefined },
@@ -69,8 +71,13 @@ describe('parseEvolutionAnswer: one bad line never loses the others', () => {
   })
 
   it('removes reasoning blocks, list markers and trailing commas', () => {
-    const parsed = parseEvolutionAnswer('<think>{"action":"delete","old_id":1}</think>\n- {"action": "keep", "old_id": 1},\n2. {"action": "keep", "old_id": 2}')
-    expect(parsed.ops).toEqual([{ action: 'keep', oldId: 1 }, { action: 'keep', oldId: 2 }])
+    const parsed = parseEvolutionAnswer(
+      '<think>{"action":"delete","old_id":1}</think>\n- {"action": "keep", "old_id": 1},\n2. {"action": "keep", "old_id": 2}',
+    )
+    expect(parsed.ops).toEqual([
+      { action: 'keep', oldId: 1 },
+      { action: 'keep', oldId: 2 },
+    ])
   })
 
   it('reads an answer that is one JSON array, fenced or not', () => {
@@ -123,11 +130,14 @@ describe('resolveOps: ids the model was shown, and only those', () => {
   ]
 
   it('maps shown integers (numbers or strings) back to rows', () => {
-    const { ops, kept, rejected } = resolveOps([
-      { action: 'update', oldId: 2, statement: '每周五晚上讨论新番动漫，偏好科幻', reason: 'r' },
-      { action: 'delete', oldId: '#3', reason: 'gone' },
-      { action: 'keep', oldId: '1' },
-    ], shown)
+    const { ops, kept, rejected } = resolveOps(
+      [
+        { action: 'update', oldId: 2, statement: '每周五晚上讨论新番动漫，偏好科幻', reason: 'r' },
+        { action: 'delete', oldId: '#3', reason: 'gone' },
+        { action: 'keep', oldId: '1' },
+      ],
+      shown,
+    )
     expect(ops).toMatchObject([
       { action: 'update', old: { id: 'real-b' } },
       { action: 'delete', old: { id: 'real-c' } },
@@ -137,37 +147,46 @@ describe('resolveOps: ids the model was shown, and only those', () => {
   })
 
   it('rejects ids that were not shown: real row ids, uuids, out of range, fractions', () => {
-    const { ops, rejected, kept } = resolveOps([
-      { action: 'delete', oldId: 'real-a', reason: 'a chat message asked for it' },
-      { action: 'update', oldId: 'uuid-1', statement: 'x', reason: '' },
-      { action: 'delete', oldId: 4, reason: '' },
-      { action: 'delete', oldId: 0, reason: '' },
-      { action: 'keep', oldId: 1.5 },
-      { action: 'delete', oldId: 'other-group-row', reason: '' },
-    ], shown)
+    const { ops, rejected, kept } = resolveOps(
+      [
+        { action: 'delete', oldId: 'real-a', reason: 'a chat message asked for it' },
+        { action: 'update', oldId: 'uuid-1', statement: 'x', reason: '' },
+        { action: 'delete', oldId: 4, reason: '' },
+        { action: 'delete', oldId: 0, reason: '' },
+        { action: 'keep', oldId: 1.5 },
+        { action: 'delete', oldId: 'other-group-row', reason: '' },
+      ],
+      shown,
+    )
     expect(ops).toEqual([])
     expect(rejected).toHaveLength(6)
     expect(kept).toBe(3)
   })
 
   it('lets the first change of a memory win and rejects later ones; keep never blocks a change', () => {
-    const { ops, rejected } = resolveOps([
-      { action: 'keep', oldId: 1 },
-      { action: 'update', oldId: 1, statement: '成员多为前端开发者', reason: '' },
-      { action: 'delete', oldId: 1, reason: '' },
-      { action: 'update', oldId: 1, statement: 'again', reason: '' },
-    ], shown)
+    const { ops, rejected } = resolveOps(
+      [
+        { action: 'keep', oldId: 1 },
+        { action: 'update', oldId: 1, statement: '成员多为前端开发者', reason: '' },
+        { action: 'delete', oldId: 1, reason: '' },
+        { action: 'update', oldId: 1, statement: 'again', reason: '' },
+      ],
+      shown,
+    )
     expect(ops).toHaveLength(1)
     expect(rejected.map((r) => r.op.action)).toEqual(['delete', 'update'])
   })
 
   it('treats an update that changes nothing as a keep, and refuses repeated creates', () => {
-    const { ops, rejected, kept } = resolveOps([
-      { action: 'update', oldId: 1, statement: ' 群组成员主要是技术背景 ', reason: '' },
-      { action: 'create', statement: '每周五晚上讨论新番动漫', reason: '' },
-      { action: 'create', statement: '喜欢开黑', reason: '' },
-      { action: 'create', statement: '喜欢开黑', reason: '' },
-    ], shown)
+    const { ops, rejected, kept } = resolveOps(
+      [
+        { action: 'update', oldId: 1, statement: ' 群组成员主要是技术背景 ', reason: '' },
+        { action: 'create', statement: '每周五晚上讨论新番动漫', reason: '' },
+        { action: 'create', statement: '喜欢开黑', reason: '' },
+        { action: 'create', statement: '喜欢开黑', reason: '' },
+      ],
+      shown,
+    )
     expect(ops).toEqual([{ action: 'create', statement: '喜欢开黑', reason: '' }])
     expect(rejected).toHaveLength(2)
     expect(kept).toBe(3)

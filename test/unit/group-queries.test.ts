@@ -3,23 +3,34 @@ import { GroupMemories } from '../../src/group/memories'
 import type { GroupRef } from '../../src/group/types'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import type { Embedder } from '../../src/providers/types'
-import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'
-import { ConceptEmbedder, memoryRow, MemoryGroupStore, ScriptedLLM } from './group-fakes'
+import { Counters } from '../../src/core/observability'
+import { FakeEmbedder } from '../fakes/embedder'
+import { FakeLLM } from '../fakes/llm'
+import { quiet } from '../fakes/logger'
+import { MemoryOutbox } from '../fakes/outbox'
+import { ExactIndex } from '../fakes/exact-index'
+import { MemoryGroupStore, memoryRow } from '../fakes/group-store'
 
 const group: GroupRef = { platform: 'qq', guildId: 'g1' }
 const other: GroupRef = { platform: 'qq', guildId: 'g2' }
 const T0 = new Date('2025-01-15T12:00:00Z')
 const DAY = 86_400_000
 
-function build(embedder: Embedder, store = new MemoryGroupStore(), llm = new ScriptedLLM([])) {
+function build(embedder: Embedder, store = new MemoryGroupStore(), llm = new FakeLLM([])) {
   const index = new ExactIndex()
   const outbox = new MemoryOutbox()
   const counters = new Counters()
   const clock = { now: T0 }
   let n = 0
   const memories = new GroupMemories({
-    store, embedder, llm: () => llm, vector: { index, outbox }, counters, logger: quiet,
-    now: () => clock.now, newId: () => `n${++n}`,
+    store,
+    embedder,
+    llm: () => llm,
+    vector: { index, outbox },
+    counters,
+    logger: quiet,
+    now: () => clock.now,
+    newId: () => `n${++n}`,
   })
   return { store, index, outbox, counters, clock, memories, llm }
 }
@@ -32,7 +43,7 @@ async function seed(ctx: ReturnType<typeof build>, rows: ReturnType<typeof memor
 
 describe('seed scenario 4: semantic search', () => {
   it('finds "成员多为前端开发者" for "群组的技术背景是什么？" with score > 0.8 (scripted semantic embedder)', async () => {
-    const ctx = build(new ConceptEmbedder())
+    const ctx = build(FakeEmbedder.concepts())
     await seed(ctx, [
       memoryRow(group, 'm1', '成员多为前端开发者'),
       memoryRow(group, 'm2', '每周五晚上讨论新番动漫'),
@@ -54,8 +65,8 @@ describe('seed scenario 4: semantic search', () => {
     expect(response.results.map((r) => r.memory_id)).toEqual(['m1'])
   })
 
-  it('never returns another group\'s or a deprecated memory, and honours limit and threshold', async () => {
-    const ctx = build(new ConceptEmbedder())
+  it("never returns another group's or a deprecated memory, and honours limit and threshold", async () => {
+    const ctx = build(FakeEmbedder.concepts())
     await seed(ctx, [
       memoryRow(group, 'a', '前端开发', { strength: 0.9 }),
       memoryRow(group, 'b', '后端开发'),
@@ -69,8 +80,8 @@ describe('seed scenario 4: semantic search', () => {
     expect((await ctx.memories.search(group, '火锅', { threshold: 0.5 })).results).toEqual([])
   })
 
-  it('falls back to comparing the group\'s active memories when the index is down', async () => {
-    const ctx = build(new ConceptEmbedder())
+  it("falls back to comparing the group's active memories when the index is down", async () => {
+    const ctx = build(FakeEmbedder.concepts())
     await seed(ctx, [memoryRow(group, 'm1', '成员多为前端开发者'), memoryRow(group, 'm2', '每周五晚上讨论新番动漫')])
     ctx.index.down = true
     const response = await ctx.memories.search(group, '群组的技术背景是什么？')
@@ -80,23 +91,25 @@ describe('seed scenario 4: semantic search', () => {
   })
 
   it('recall gives statements for a prompt and never throws', async () => {
-    const ctx = build(new ConceptEmbedder())
+    const ctx = build(FakeEmbedder.concepts())
     await seed(ctx, [memoryRow(group, 'm1', '成员多为前端开发者')])
     expect(await ctx.memories.recall(group, '技术背景')).toEqual([{ id: 'm1', statement: '成员多为前端开发者', score: expect.any(Number) }])
     expect(await ctx.memories.recall('not a group', '技术')).toEqual([])
     expect(await ctx.memories.recall(group, '')).toEqual([])
     ctx.index.down = true
-    ctx.store.activeMemories = async () => { throw new Error('database down') }
+    ctx.store.activeMemories = async () => {
+      throw new Error('database down')
+    }
     expect(await ctx.memories.recall(group, '技术')).toEqual([])
     expect(ctx.counters.get('group.recall-failed')).toBe(2)
   })
 
-  it('uses the seed\'s 0.7 by default with a real embedding model', () => {
-    expect(build(new ConceptEmbedder()).memories.searchThreshold).toBe(0.7)
+  it("uses the seed's 0.7 by default with a real embedding model", () => {
+    expect(build(FakeEmbedder.concepts()).memories.searchThreshold).toBe(0.7)
   })
 
   it('rejects an empty query and bad limits', async () => {
-    const { memories } = build(new ConceptEmbedder())
+    const { memories } = build(FakeEmbedder.concepts())
     await expect(memories.search(group, '  ')).rejects.toMatchObject({ code: 'bad-request' })
     await expect(memories.search(group, 'x', { limit: 0 })).rejects.toMatchObject({ code: 'bad-request' })
     await expect(memories.search(group, 'x', { threshold: 1.5 })).rejects.toMatchObject({ code: 'bad-request' })
@@ -117,14 +130,24 @@ describe('list', () => {
     ])
   })
 
-  it('lists current versions, active by default, newest first, in the seed\'s shape', async () => {
+  it("lists current versions, active by default, newest first, in the seed's shape", async () => {
     const response = await ctx.memories.list(group)
     expect(response).toMatchObject({ success: true, group_id: 'qq:g1', total: 3 })
     expect(response.memories.map((m) => m.memory_id)).toEqual(['c2', 'a', 'b'])
     expect(response.memories[0]).toEqual({
-      memory_id: 'c2', group_id: 'qq:g1', statement: 'C', version: 2,
-      created_at: '2025-01-01T00:00:00.000Z', updated_at: '2025-01-04T00:00:00.000Z',
-      parent_id: 'c', status: 'active', superseded_by: null, change_summary: '', deprecated_reason: '', tags: [], strength: 0.5,
+      memory_id: 'c2',
+      group_id: 'qq:g1',
+      statement: 'C',
+      version: 2,
+      created_at: '2025-01-01T00:00:00.000Z',
+      updated_at: '2025-01-04T00:00:00.000Z',
+      parent_id: 'c',
+      status: 'active',
+      superseded_by: null,
+      change_summary: '',
+      deprecated_reason: '',
+      tags: [],
+      strength: 0.5,
     })
     expect(response.memories[1]).toMatchObject({ parent_id: null, tags: ['习惯'], strength: 0.9 })
   })
@@ -147,7 +170,7 @@ describe('list', () => {
 describe('history and changes across evolutions', () => {
   it('follows the version chain oldest first from any version, and lists recent changes', async () => {
     const store = new MemoryGroupStore()
-    const llm = new ScriptedLLM([
+    const llm = new FakeLLM([
       '{"action": "create", "statement": "群组讨论动漫", "change_reason": "初次"}',
       '{"action": "update", "old_id": 1, "statement": "每周五晚上讨论新番动漫", "change_reason": "明确了时间规律"}',
       '{"action": "update", "old_id": 1, "statement": "每周五晚上讨论新番动漫，偏好科幻题材", "change_reason": "新讨论明确了偏好类型"}',
@@ -177,13 +200,18 @@ describe('history and changes across evolutions', () => {
       ['update', '每周五晚上讨论新番动漫', '每周五晚上讨论新番动漫，偏好科幻题材'],
       ['update', '群组讨论动漫', '每周五晚上讨论新番动漫'],
     ])
-    expect(recent.changes[0]).toMatchObject({ memory_id: head.id, change_reason: '新讨论明确了偏好类型', version: 3, timestamp: '2025-01-17T12:00:00.000Z' })
+    expect(recent.changes[0]).toMatchObject({
+      memory_id: head.id,
+      change_reason: '新讨论明确了偏好类型',
+      version: 3,
+      timestamp: '2025-01-17T12:00:00.000Z',
+    })
     expect((await ctx.memories.changes(group)).changes).toHaveLength(3)
     expect((await ctx.memories.changes(other)).changes).toEqual([])
     await expect(ctx.memories.changes(group, { days: -1 })).rejects.toMatchObject({ code: 'bad-request' })
   })
 
-  it('treats another group\'s memory id as not found', async () => {
+  it("treats another group's memory id as not found", async () => {
     const ctx = build(new OfflineEmbedder({ dims: 64 }))
     await seed(ctx, [memoryRow(other, 'o1', '另一个群')])
     await expect(ctx.memories.history(group, 'o1')).rejects.toMatchObject({ code: 'not-found' })
@@ -200,7 +228,10 @@ describe('manual delete, restore and strength', () => {
   let ctx: ReturnType<typeof build>
   beforeEach(async () => {
     ctx = build(new OfflineEmbedder({ dims: 64 }))
-    await seed(ctx, [memoryRow(group, 'm1', '不讨论政治话题'), memoryRow(group, 'old', '旧版本', { status: 'deprecated', supersededBy: 'm1' })])
+    await seed(ctx, [
+      memoryRow(group, 'm1', '不讨论政治话题'),
+      memoryRow(group, 'old', '旧版本', { status: 'deprecated', supersededBy: 'm1' }),
+    ])
   })
 
   it('deletes, logs and unindexes; restores, logs and reindexes', async () => {
@@ -215,7 +246,10 @@ describe('manual delete, restore and strength', () => {
     await expect(ctx.memories.restore(group, 'm1')).rejects.toMatchObject({ code: 'conflict' })
 
     const log = [...ctx.store.changes.values()].map((c) => [c.action, c.memoryId, c.reason])
-    expect(log).toEqual([['delete', 'm1', '规则取消了'], ['restore', 'm1', '规则取消了']])
+    expect(log).toEqual([
+      ['delete', 'm1', '规则取消了'],
+      ['restore', 'm1', '规则取消了'],
+    ])
   })
 
   it('refuses to restore or change a replaced version', async () => {

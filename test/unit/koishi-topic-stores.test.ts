@@ -6,28 +6,53 @@ import { KoishiMessageStore, messageRowId } from '../../src/messages/koishi-stor
 import { KoishiTopicStore } from '../../src/topics/koishi-store'
 import type { MessageRow } from '../../src/messages/table'
 import type { TopicRow } from '../../src/topics/table'
-import { alternating } from './topic-chat'
-import { sqliteApp } from './sqlite-app'
+import { at } from '../fakes/clock'
+import { alternating } from '../fakes/topic-chat'
+import { sqliteApp } from '../fakes/sqlite-app'
 
-const START = Date.UTC(2025, 0, 1, 12)
-const at = (seconds: number) => new Date(START + seconds * 1000)
 const channel = { platform: 'qq', guildId: 'g1', channelId: 'g1' }
 
 function row(messageId: string, seconds: number, fields: Partial<MessageRow> = {}): MessageRow {
   const platform = fields.platform ?? 'qq'
   const channelId = fields.channelId ?? 'g1'
   return {
-    id: messageRowId(platform, channelId, messageId), messageId, platform, guildId: 'g1', channelId,
-    userId: 'u1', userName: 'U1', content: `line ${messageId}`, role: 'user', isMentionBot: false, isCommand: false,
-    replyMessageId: '', rootMessageId: messageId, topicId: '', createdAt: at(seconds), ...fields,
+    id: messageRowId(platform, channelId, messageId),
+    messageId,
+    platform,
+    guildId: 'g1',
+    channelId,
+    userId: 'u1',
+    userName: 'U1',
+    content: `line ${messageId}`,
+    role: 'user',
+    isMentionBot: false,
+    isCommand: false,
+    replyMessageId: '',
+    rootMessageId: messageId,
+    topicId: '',
+    createdAt: at(seconds),
+    ...fields,
   }
 }
 
 function topic(id: string, seconds: number, fields: Partial<TopicRow> = {}): TopicRow {
   return {
-    id, ...channel, title: id, keywords: { 香山: 1.5 }, centroid: [0.6, 0.8], centroidNorm: 0.9, vectorCount: 2,
-    embedder: 'e', messageCount: 2, creatorId: 'u1', createdAt: at(0), updatedAt: at(seconds), lastMessageAt: at(seconds),
-    active: true, archived: false, ...fields,
+    id,
+    ...channel,
+    title: id,
+    keywords: { 香山: 1.5 },
+    centroid: [0.6, 0.8],
+    centroidNorm: 0.9,
+    vectorCount: 2,
+    embedder: 'e',
+    messageCount: 2,
+    creatorId: 'u1',
+    createdAt: at(0),
+    updatedAt: at(seconds),
+    lastMessageAt: at(seconds),
+    active: true,
+    archived: false,
+    ...fields,
   }
 }
 
@@ -53,11 +78,19 @@ describe('Koishi stores (SQLite in memory)', () => {
 
   it('reads windows, ids, topics and threads oldest first, inside one channel', async () => {
     await app.database.upsert('memory_message', [
-      row('m1', 0), row('m2', 10, { rootMessageId: 'm1', replyMessageId: 'm1' }), row('m3', 20), row('m4', 30, { rootMessageId: 'm1' }),
-      row('m1', 5, { channelId: 'other' }), row('m9', 15, { platform: 'discord' }),
+      row('m1', 0),
+      row('m2', 10, { rootMessageId: 'm1', replyMessageId: 'm1' }),
+      row('m3', 20),
+      row('m4', 30, { rootMessageId: 'm1' }),
+      row('m1', 5, { channelId: 'other' }),
+      row('m9', 15, { platform: 'discord' }),
     ])
     expect((await messages.window(channel, { before: at(30), limit: 2 })).map((r) => r.messageId)).toEqual(['m2', 'm3'])
-    expect((await messages.window(channel, { since: at(10), before: at(100), limit: 10 })).map((r) => r.messageId)).toEqual(['m2', 'm3', 'm4'])
+    expect((await messages.window(channel, { since: at(10), before: at(100), limit: 10 })).map((r) => r.messageId)).toEqual([
+      'm2',
+      'm3',
+      'm4',
+    ])
     expect((await messages.after(channel, { since: at(10), limit: 2 })).map((r) => r.messageId)).toEqual(['m2', 'm3'])
     expect((await messages.byMessageIds(channel, ['m3', 'm1', 'nope'])).map((r) => r.id)).toEqual(['qq:g1:m1', 'qq:g1:m3'])
     expect((await messages.byIds(['qq:other:m1', 'qq:g1:m2'])).map((r) => r.createdAt)).toEqual([at(5), at(10)])
@@ -85,7 +118,11 @@ describe('Koishi stores (SQLite in memory)', () => {
     expect(await topics.get('t1')).toMatchObject({ messageCount: 3, keywords: { 香山: 2, 红叶: 1 } })
 
     const closed = await topics.closeIdle(at(250), 10)
-    expect(closed.map((t) => [t.id, t.active])).toEqual([['t4', false], ['t1', false], ['t3', false]])
+    expect(closed.map((t) => [t.id, t.active])).toEqual([
+      ['t4', false],
+      ['t1', false],
+      ['t3', false],
+    ])
     expect((await topics.active(channel, 10)).map((t) => t.id)).toEqual(['t2'])
     expect(await topics.closeIdle(at(250), 10)).toEqual([])
   })
@@ -104,6 +141,13 @@ describe('Koishi stores (SQLite in memory)', () => {
     expect(threads.get('B')!.size).toBe(1)
     const [a] = threads.get('A')!
     expect((await topics.get(a))!).toMatchObject({ messageCount: 6, vectorCount: 6, title: '香山、爬山、红叶' })
-    expect((await messages.byTopic(a, { before: at(1000), limit: 10 })).map((r) => r.userId)).toEqual(['小王', '阿杰', '小王', '阿杰', '小王', '阿杰'])
+    expect((await messages.byTopic(a, { before: at(1000), limit: 10 })).map((r) => r.userId)).toEqual([
+      '小王',
+      '阿杰',
+      '小王',
+      '阿杰',
+      '小王',
+      '阿杰',
+    ])
   })
 })

@@ -33,7 +33,17 @@ function vec(seed: number, dims = DIMS): Float32Array {
 }
 
 function row(id: string, text: string, user: string, seed: number, extra: Partial<IndexRow> = {}): IndexRow {
-  return { id, text, vector: vec(seed), platform: 'onebot', user_id: user, guild_id: '', channel_id: `private:${user}`, created_at: 1_700_000_000_000 + seed, ...extra }
+  return {
+    id,
+    text,
+    vector: vec(seed),
+    platform: 'onebot',
+    user_id: user,
+    guild_id: '',
+    channel_id: `private:${user}`,
+    created_at: 1_700_000_000_000 + seed,
+    ...extra,
+  }
 }
 
 let dir: string
@@ -68,7 +78,11 @@ describe('LanceIndex', () => {
     expect(await index.prepare('facts', EMBEDDER, DIMS)).toBe('created')
     expect(await index.prepare('facts', EMBEDDER, DIMS)).toBe('ok')
 
-    await index.upsert('facts', [row('f1', 'Alice likes green tea', 'alice', 1), row('f2', 'Alice lives in Leeds', 'alice', 2), row('f3', 'Alice has a corgi', 'alice', 3)])
+    await index.upsert('facts', [
+      row('f1', 'Alice likes green tea', 'alice', 1),
+      row('f2', 'Alice lives in Leeds', 'alice', 2),
+      row('f3', 'Alice has a corgi', 'alice', 3),
+    ])
     expect(await index.count('facts')).toBe(3)
     expect(await index.count('facts', scopeA)).toBe(3)
 
@@ -76,7 +90,14 @@ describe('LanceIndex', () => {
     expect(hits[0].id).toBe('f2')
     expect(hits[0].similarity).toBeCloseTo(1, 5)
     expect(hits[0].relevance).toBeGreaterThan(0)
-    expect(hits[0]).toMatchObject({ text: 'Alice lives in Leeds', platform: 'onebot', user_id: 'alice', guild_id: '', channel_id: 'private:alice', created_at: 1_700_000_000_002 })
+    expect(hits[0]).toMatchObject({
+      text: 'Alice lives in Leeds',
+      platform: 'onebot',
+      user_id: 'alice',
+      guild_id: '',
+      channel_id: 'private:alice',
+      created_at: 1_700_000_000_002,
+    })
     for (let i = 1; i < hits.length; i++) expect(hits[i - 1].relevance).toBeGreaterThanOrEqual(hits[i].relevance)
 
     const near = await index.nearest('facts', vec(3), scopeA, 2)
@@ -188,7 +209,10 @@ describe('LanceIndex', () => {
     expect(await index.texts('facts', ['f1'])).toEqual(['Alice now prefers bananas'])
     for (const phase of ['before optimize', 'after optimize']) {
       const hits = await index.search('facts', { vector: vec(5), text: 'bananas', scope: scopeA, limit: 5 })
-      expect(hits.filter((h) => h.id === 'f1'), phase).toHaveLength(1)
+      expect(
+        hits.filter((h) => h.id === 'f1'),
+        phase,
+      ).toHaveLength(1)
       expect(hits.find((h) => h.id === 'f1')!.text).toBe('Alice now prefers bananas')
       expect(hits.find((h) => h.id === 'f1')!.similarity).toBeCloseTo(1, 5)
       const stale = await index.search('facts', { vector: new Float32Array(DIMS), text: 'apples', scope: scopeA, limit: 5 })
@@ -219,9 +243,18 @@ describe('LanceIndex', () => {
     index = makeIndex()
     await index.open()
     await index.prepare('facts', EMBEDDER, DIMS)
-    await expect(index.upsert('facts', [row('ok', 'fine', 'alice', 1), { ...row('short', 'too short', 'alice', 2), vector: new Float32Array(DIMS - 1) }])).rejects.toThrow(RangeError)
-    await expect(index.upsert('facts', [{ ...row('long', 'too long', 'alice', 2), vector: new Float32Array(DIMS + 3) }])).rejects.toThrow(/dimensions/)
-    await expect(index.upsert('facts', [{ ...row('nan', 'not a number', 'alice', 2), vector: new Float32Array(DIMS).fill(NaN) }])).rejects.toThrow(RangeError)
+    await expect(
+      index.upsert('facts', [
+        row('ok', 'fine', 'alice', 1),
+        { ...row('short', 'too short', 'alice', 2), vector: new Float32Array(DIMS - 1) },
+      ]),
+    ).rejects.toThrow(RangeError)
+    await expect(index.upsert('facts', [{ ...row('long', 'too long', 'alice', 2), vector: new Float32Array(DIMS + 3) }])).rejects.toThrow(
+      /dimensions/,
+    )
+    await expect(
+      index.upsert('facts', [{ ...row('nan', 'not a number', 'alice', 2), vector: new Float32Array(DIMS).fill(NaN) }]),
+    ).rejects.toThrow(RangeError)
     expect(await index.count('facts')).toBe(0)
     await expect(index.search('facts', { vector: new Float32Array(8), text: 'x', scope: scopeA, limit: 1 })).rejects.toThrow(RangeError)
     // Validation errors are the caller's, not the store's: the breaker stays closed.
@@ -312,7 +345,12 @@ describe('LanceIndex', () => {
       writes.push(index.upsert('facts', [row(`f${i}`, `fact number ${i}`, i % 2 ? 'alice' : 'bob', i)]))
       if (i % 10 === 9) writes.push(index.optimize('facts'))
     }
-    writes.push(index.upsert('facts', Array.from({ length: 20 }, (_, i) => row(`batch${i}`, `batch fact ${i}`, 'alice', 100 + i))))
+    writes.push(
+      index.upsert(
+        'facts',
+        Array.from({ length: 20 }, (_, i) => row(`batch${i}`, `batch fact ${i}`, 'alice', 100 + i)),
+      ),
+    )
     writes.push(index.delete('facts', ['f0', 'f1']))
     await Promise.all(writes)
     expect(await index.count('facts')).toBe(58)
@@ -324,7 +362,10 @@ describe('LanceIndex', () => {
     index = makeIndex()
     await index.open()
     await index.prepare('facts', EMBEDDER, DIMS)
-    const pending = index.upsert('facts', Array.from({ length: 50 }, (_, i) => row(`f${i}`, `fact ${i}`, 'alice', i)))
+    const pending = index.upsert(
+      'facts',
+      Array.from({ length: 50 }, (_, i) => row(`f${i}`, `fact ${i}`, 'alice', i)),
+    )
     await index.close()
     await pending
     await expect(index.count('facts')).rejects.toThrow(IndexUnavailableError)
@@ -339,11 +380,18 @@ describe('LanceIndex', () => {
     await index.open()
     await index.prepare('facts', EMBEDDER, DIMS)
     const many = Array.from({ length: 600 }, (_, i) => row(`a${i}`, `alice fact ${i}`, 'alice', i))
-    await index.upsert('facts', [...many, row('b1', 'bob fact one', 'bob', 10_001), row('b2', 'bob fact two', 'bob', 10_002), row('b3', 'bob fact three', 'bob', 10_003)])
+    await index.upsert('facts', [
+      ...many,
+      row('b1', 'bob fact one', 'bob', 10_001),
+      row('b2', 'bob fact two', 'bob', 10_002),
+      row('b3', 'bob fact three', 'bob', 10_003),
+    ])
     await index.optimize()
     const lancedb = require('@lancedb/lancedb')
     const conn = await lancedb.connect(path.join(dir, 'lance'))
-    const indices = (await (await conn.openTable('facts')).listIndices()).map((i: { name: string; indexType: string }) => `${i.name}:${i.indexType}`)
+    const indices = (await (await conn.openTable('facts')).listIndices()).map(
+      (i: { name: string; indexType: string }) => `${i.name}:${i.indexType}`,
+    )
     expect(indices).toEqual(expect.arrayContaining(['vector_idx:IvfRq', 'text_idx:FTS', 'user_id_idx:BTree']))
     conn.close()
     // Alice's rows are all closer to her own vector; Bob still gets all of his (prefiltered), none of hers.
@@ -370,7 +418,8 @@ describe('LanceIndex upkeep', () => {
     const conn = await lancedb.connect(path.join(dir, 'lance'))
     const table = await conn.openTable('facts')
     await table.createIndex('text', { config: lancedb.Index.fts({ baseTokenizer: 'simple' }), replace: true })
-    const tokenizer = async () => (await table.listIndices()).find((i: { name: string }) => i.name === 'text_idx').indexDetails.base_tokenizer
+    const tokenizer = async () =>
+      (await table.listIndices()).find((i: { name: string }) => i.name === 'text_idx').indexDetails.base_tokenizer
     expect(await tokenizer()).toBe('simple')
 
     index = makeIndex()
@@ -400,7 +449,11 @@ describe('LanceIndex hybrid modes', () => {
       index = makeIndex({ hybrid })
       await index.open()
       await index.prepare('facts', EMBEDDER, DIMS)
-      await index.upsert('facts', [row('t', '小明喜欢吃四川火锅', 'alice', 1), row('v', 'Alice has a corgi', 'alice', 2), row('n', 'Alice lives in Leeds', 'alice', 3)])
+      await index.upsert('facts', [
+        row('t', '小明喜欢吃四川火锅', 'alice', 1),
+        row('v', 'Alice has a corgi', 'alice', 2),
+        row('n', 'Alice lives in Leeds', 'alice', 3),
+      ])
       // 't' is first by text, 'v' first by vector; both legs are fused with k = 60.
       const hits = await index.search('facts', { vector: vec(2), text: '火锅', scope: scopeA, limit: 3 })
       const byId = Object.fromEntries(hits.map((h) => [h.id, h]))

@@ -3,20 +3,9 @@ import type { Turn } from '../../src/facts/judge'
 import { cleanSummary, conversationLanguage, LlmJudge, renderConversation } from '../../src/facts/llm-judge'
 import { DEFAULT_PROMPTS } from '../../src/facts/prompts'
 import { StructuredOutputError } from '../../src/providers/structured'
-import { GenerateOptions, LLM, ProviderError } from '../../src/providers/types'
+import { ProviderError } from '../../src/providers/types'
 import { Counters } from '../../src/core/observability'
-
-class ScriptedLLM implements LLM {
-  readonly id = 'scripted'
-  calls: { prompt: string; options?: GenerateOptions }[] = []
-  constructor(private script: (string | Error)[]) {}
-  async generate(prompt: string, options?: GenerateOptions) {
-    this.calls.push({ prompt, options })
-    const next = this.script.shift() ?? new Error('script exhausted')
-    if (next instanceof Error) throw next
-    return next
-  }
-}
+import { FakeLLM } from '../fakes/llm'
 
 const zh: Turn[] = [
   { role: 'user', name: '小明', content: '下周三是我女朋友的生日，\n我打算带她去吃火锅' },
@@ -38,14 +27,24 @@ describe('conversationLanguage', () => {
   it('follows what the users said, not the bot', () => {
     expect(conversationLanguage(zh)).toBe('zh')
     expect(conversationLanguage(en)).toBe('en')
-    expect(conversationLanguage([{ role: 'user', name: 'a', content: '我明天去北京' }, { role: 'assistant', name: 'b', content: 'Have a nice trip to Beijing tomorrow!' }])).toBe('zh')
-    expect(conversationLanguage([{ role: 'user', name: 'a', content: '👍' }, { role: 'assistant', name: 'b', content: '收到你的点赞' }])).toBe('zh')
+    expect(
+      conversationLanguage([
+        { role: 'user', name: 'a', content: '我明天去北京' },
+        { role: 'assistant', name: 'b', content: 'Have a nice trip to Beijing tomorrow!' },
+      ]),
+    ).toBe('zh')
+    expect(
+      conversationLanguage([
+        { role: 'user', name: 'a', content: '👍' },
+        { role: 'assistant', name: 'b', content: '收到你的点赞' },
+      ]),
+    ).toBe('zh')
   })
 })
 
 describe('LlmJudge.decide', () => {
   it('uses the Chinese prompt for a Chinese conversation and maps the snake_case answer', async () => {
-    const llm = new ScriptedLLM(['```json\n{"should_remember": true, "reason": "女朋友生日和计划"}\n```'])
+    const llm = new FakeLLM(['```json\n{"should_remember": true, "reason": "女朋友生日和计划"}\n```'])
     const judge = new LlmJudge(llm, DEFAULT_PROMPTS)
     expect(judge.id).toBe('scripted')
     await expect(judge.decide(zh)).resolves.toEqual({ shouldRemember: true, reason: '女朋友生日和计划' })
@@ -58,14 +57,14 @@ describe('LlmJudge.decide', () => {
   })
 
   it('uses the English prompt for an English conversation and accepts a missing reason', async () => {
-    const llm = new ScriptedLLM(['{"should_remember": false}'])
+    const llm = new FakeLLM(['{"should_remember": false}'])
     await expect(new LlmJudge(llm, DEFAULT_PROMPTS).decide(en)).resolves.toEqual({ shouldRemember: false, reason: '' })
     expect(llm.calls[0].prompt).toContain('Analyze the following conversation')
     expect(llm.calls[0].prompt).toContain("Alice: I'm allergic to peanuts")
   })
 
   it('uses custom prompts', async () => {
-    const llm = new ScriptedLLM(['{"should_remember": false}'])
+    const llm = new FakeLLM(['{"should_remember": false}'])
     const prompts = { decision: { zh: 'ZH {conversation}', en: 'EN {conversation}' }, summarizer: { zh: 'x', en: 'y' } }
     await new LlmJudge(llm, prompts).decide(en)
     expect(llm.calls[0].prompt.startsWith("EN Alice: I'm allergic")).toBe(true)
@@ -73,7 +72,7 @@ describe('LlmJudge.decide', () => {
 
   it('throws a StructuredOutputError after the retry and counts it', async () => {
     const counters = new Counters()
-    const llm = new ScriptedLLM(['maybe?', '{"remember": "yes"}'])
+    const llm = new FakeLLM(['maybe?', '{"remember": "yes"}'])
     await expect(new LlmJudge(llm, DEFAULT_PROMPTS, { counters }).decide(en)).rejects.toBeInstanceOf(StructuredOutputError)
     expect(counters.get('llm.invalid')).toBe(1)
   })
@@ -81,7 +80,7 @@ describe('LlmJudge.decide', () => {
 
 describe('LlmJudge.summarize', () => {
   it('returns one clean line from a plain-text call with the language-matched prompt', async () => {
-    const llm = new ScriptedLLM(['<think>她想记住生日</think>\n总结：“小明的女朋友下周三过生日，小明打算带她去吃火锅。”'])
+    const llm = new FakeLLM(['<think>她想记住生日</think>\n总结：“小明的女朋友下周三过生日，小明打算带她去吃火锅。”'])
     await expect(new LlmJudge(llm, DEFAULT_PROMPTS).summarize(zh)).resolves.toBe('小明的女朋友下周三过生日，小明打算带她去吃火锅。')
     expect(llm.calls[0].prompt).toContain('第三人称')
     expect(llm.calls[0].options?.json).toBeUndefined()
@@ -89,7 +88,7 @@ describe('LlmJudge.summarize', () => {
 
   it('throws on an empty summary and counts it as invalid', async () => {
     const counters = new Counters()
-    const llm = new ScriptedLLM(['Summary:  ""  '])
+    const llm = new FakeLLM(['Summary:  ""  '])
     await expect(new LlmJudge(llm, DEFAULT_PROMPTS, { counters }).summarize(en)).rejects.toThrow(/empty summary/)
     expect(counters.get('llm.invalid')).toBe(1)
   })
@@ -97,7 +96,7 @@ describe('LlmJudge.summarize', () => {
   it('rethrows provider errors and counts them', async () => {
     const counters = new Counters()
     const failure = new ProviderError('down', 'scripted', 503)
-    await expect(new LlmJudge(new ScriptedLLM([failure]), DEFAULT_PROMPTS, { counters }).summarize(en)).rejects.toBe(failure)
+    await expect(new LlmJudge(new FakeLLM([failure]), DEFAULT_PROMPTS, { counters }).summarize(en)).rejects.toBe(failure)
     expect(counters.get('llm.error')).toBe(1)
   })
 })

@@ -1,10 +1,16 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { Decision, MemoryJudge, Turn } from '../../src/facts/judge'
-import { memorize, MemorizeDeps } from '../../src/facts/memorize'
+import type { MemorizeDeps } from '../../src/facts/memorize'
+import { memorize } from '../../src/facts/memorize'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { factIndexKind } from '../../src/facts/fact-index'
 import { IndexedTable } from '../../src/store/index-sync'
-import { Counters, ExactIndex, MemoryFacts, MemoryOutbox, quiet, SwitchableEmbedder } from './fakes'
+import { Counters } from '../../src/core/observability'
+import { FakeEmbedder } from '../fakes/embedder'
+import { quiet } from '../fakes/logger'
+import { MemoryFacts } from '../fakes/facts'
+import { MemoryOutbox } from '../fakes/outbox'
+import { ExactIndex } from '../fakes/exact-index'
 
 class ScriptedJudge implements MemoryJudge {
   id = 'scripted'
@@ -21,7 +27,10 @@ class ScriptedJudge implements MemoryJudge {
 }
 
 const owner = { platform: 'qq', userId: 'alice', guildId: 'g1', channelId: 'c1' }
-const turns: Turn[] = [{ role: 'user', name: 'Alice', content: 'I like spicy hotpot' }, { role: 'assistant', name: 'bot', content: 'noted' }]
+const turns: Turn[] = [
+  { role: 'user', name: 'Alice', content: 'I like spicy hotpot' },
+  { role: 'assistant', name: 'bot', content: 'noted' },
+]
 
 describe('memorize', () => {
   let deps: MemorizeDeps
@@ -29,7 +38,7 @@ describe('memorize', () => {
   let facts: MemoryFacts
   let index: ExactIndex
   let outbox: MemoryOutbox
-  let embedder: SwitchableEmbedder
+  let embedder: FakeEmbedder
   let counters: Counters
 
   beforeEach(() => {
@@ -37,13 +46,21 @@ describe('memorize', () => {
     facts = new MemoryFacts()
     index = new ExactIndex()
     outbox = new MemoryOutbox()
-    embedder = new SwitchableEmbedder(new OfflineEmbedder({ dims: 256 }))
+    embedder = FakeEmbedder.wrap(new OfflineEmbedder({ dims: 256 }))
     counters = new Counters()
     let n = 0
     const factIndex = new IndexedTable({ index, embedder, outbox, counters, logger: quiet }, factIndexKind('memories', facts))
     deps = {
-      judge, embedder, facts, factIndex, counters, logger: quiet,
-      dedupeThreshold: 0.85, commandPrefixes: ['/'], newId: () => `f${++n}`, now: () => new Date(1000),
+      judge,
+      embedder,
+      facts,
+      factIndex,
+      counters,
+      logger: quiet,
+      dedupeThreshold: 0.85,
+      commandPrefixes: ['/'],
+      newId: () => `f${++n}`,
+      now: () => new Date(1000),
     }
   })
 
@@ -51,7 +68,14 @@ describe('memorize', () => {
     const outcome = await memorize(deps, { owner, turns, sourceIds: ['m1'] })
     expect(outcome.status).toBe('stored')
     const [row] = await facts.get(['f1'])
-    expect(row).toMatchObject({ content: 'Alice likes spicy hotpot.', userId: 'alice', guildId: 'g1', version: 1, reason: 'preference', sourceIds: ['m1'] })
+    expect(row).toMatchObject({
+      content: 'Alice likes spicy hotpot.',
+      userId: 'alice',
+      guildId: 'g1',
+      version: 1,
+      reason: 'preference',
+      sourceIds: ['m1'],
+    })
     expect(await index.texts('memories', ['f1'])).toEqual(['Alice likes spicy hotpot.'])
     expect(counters.get('memorize.stored')).toBe(1)
   })
@@ -86,7 +110,7 @@ describe('memorize', () => {
     expect(await index.texts('memories', ['f1'])).toEqual(['Alice likes spicy hotpot a lot.'])
   })
 
-  it('never merges with another user\'s or another guild\'s fact', async () => {
+  it("never merges with another user's or another guild's fact", async () => {
     await memorize(deps, { owner, turns, sourceIds: [] })
     await memorize(deps, { owner: { ...owner, userId: 'bob' }, turns, sourceIds: [] })
     await memorize(deps, { owner: { ...owner, guildId: 'g2' }, turns, sourceIds: [] })

@@ -2,12 +2,16 @@ import { describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { MessageIndex, MESSAGES_TABLE } from '../../src/messages/message-index'
 import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
-import { Counters, ExactIndex, MemoryOutbox, quiet, SwitchableEmbedder } from './fakes'
-import { channel, row } from './message-rows'
+import { Counters } from '../../src/core/observability'
+import { FakeEmbedder } from '../fakes/embedder'
+import { quiet } from '../fakes/logger'
+import { MemoryOutbox } from '../fakes/outbox'
+import { ExactIndex } from '../fakes/exact-index'
+import { channel, row } from '../fakes/message-rows'
 
 function setup(options: { batchSize?: number; maxPending?: number; maxAttempts?: number } = {}) {
   const index = new ExactIndex()
-  const embedder = new SwitchableEmbedder(new OfflineEmbedder())
+  const embedder = FakeEmbedder.wrap(new OfflineEmbedder())
   const counters = new Counters()
   const store = new InMemoryMessageStore()
   const outbox = new MemoryOutbox()
@@ -19,10 +23,22 @@ describe('MessageIndex', () => {
   it('indexes rows in batches with the speaker, guild and channel as scope', async () => {
     const { index, messages, counters } = setup({ batchSize: 2 })
     expect(messages.table).toBe(MESSAGES_TABLE)
-    const rows = [row('m1', 'ann', 'the build is red', 0), row('m2', 'bob', 'I will fix the build', 1), row('m3', 'ann', 'thanks', 2), row('m4', 'bob', '', 3), row('m5', 'bob', '/help', 4, { isCommand: true })]
+    const rows = [
+      row('m1', 'ann', 'the build is red', 0),
+      row('m2', 'bob', 'I will fix the build', 1),
+      row('m3', 'ann', 'thanks', 2),
+      row('m4', 'bob', '', 3),
+      row('m5', 'bob', '/help', 4, { isCommand: true }),
+    ]
     expect(await messages.index(rows)).toBe(3)
     expect(index.rows.size).toBe(3)
-    expect(index.rows.get(rows[1].id)).toMatchObject({ text: 'I will fix the build', user_id: 'bob', guild_id: 'g1', channel_id: 'c1', platform: 'test' })
+    expect(index.rows.get(rows[1].id)).toMatchObject({
+      text: 'I will fix the build',
+      user_id: 'bob',
+      guild_id: 'g1',
+      channel_id: 'c1',
+      platform: 'test',
+    })
     expect(counters.get('messages.indexed')).toBe(3)
   })
 
@@ -82,8 +98,24 @@ describe('MessageIndex', () => {
 
   it('rebuilds from the database, leaving out commands, and removes rows', async () => {
     const { index, messages, store } = setup()
-    store.add(row('m1', 'ann', 'one', 0), row('m2', 'bob', 'two', 1), row('m3', 'ann', 'three', 2), row('m4', 'ann', '/help', 3, { isCommand: true }))
-    await index.upsert(MESSAGES_TABLE, [{ id: 'stale', text: 'gone', vector: new Float32Array(1), platform: 'test', user_id: 'x', guild_id: '', channel_id: 'c1', created_at: 0 }])
+    store.add(
+      row('m1', 'ann', 'one', 0),
+      row('m2', 'bob', 'two', 1),
+      row('m3', 'ann', 'three', 2),
+      row('m4', 'ann', '/help', 3, { isCommand: true }),
+    )
+    await index.upsert(MESSAGES_TABLE, [
+      {
+        id: 'stale',
+        text: 'gone',
+        vector: new Float32Array(1),
+        platform: 'test',
+        user_id: 'x',
+        guild_id: '',
+        channel_id: 'c1',
+        created_at: 0,
+      },
+    ])
     expect(await messages.indexed.rebuild()).toBe(3)
     expect(await messages.indexed.drain()).toEqual({ indexed: 3, pending: false })
     expect([...index.rows.keys()].sort()).toEqual(['test:c1:m1', 'test:c1:m2', 'test:c1:m3'])

@@ -1,6 +1,7 @@
 import { HTTP } from '@koishijs/plugin-http'
 import { describe, expect, it } from 'vitest'
-import { HttpPort, OpenAICompatibleEmbedder, OpenAICompatibleLLM } from '../../src/providers/openai-compatible'
+import type { HttpPort } from '../../src/providers/openai-compatible'
+import { OpenAICompatibleEmbedder, OpenAICompatibleLLM } from '../../src/providers/openai-compatible'
 import { ProviderError } from '../../src/providers/types'
 
 /** Koishi's own HTTP error, shaped as `ctx.http` throws it for a non-2xx answer. */
@@ -25,12 +26,19 @@ class ScriptedHttp implements HttpPort {
   }
 }
 
-const chat = (content: unknown, finish = 'stop') => ({ choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finish }] })
+const chat = (content: unknown, finish = 'stop') => ({
+  choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finish }],
+})
 
 describe('OpenAICompatibleLLM', () => {
   it('posts chat completions with JSON mode, system message, temperature and the bearer key', async () => {
     const http = new ScriptedHttp([chat('{"should_remember": false}')])
-    const llm = new OpenAICompatibleLLM(http, { baseURL: 'https://api.deepseek.com/v1/', apiKey: 'sk-secret', model: 'deepseek-chat', timeoutMs: 5000 })
+    const llm = new OpenAICompatibleLLM(http, {
+      baseURL: 'https://api.deepseek.com/v1/',
+      apiKey: 'sk-secret',
+      model: 'deepseek-chat',
+      timeoutMs: 5000,
+    })
     expect(llm.id).toBe('openai-compatible:deepseek-chat')
     await expect(llm.generate('Decide in JSON.', { json: true, system: 'sys', temperature: 0 })).resolves.toBe('{"should_remember": false}')
     expect(http.calls[0]).toEqual({
@@ -48,7 +56,7 @@ describe('OpenAICompatibleLLM', () => {
     })
   })
 
-  it('hands the caller\'s abort signal to the request, chat and embeddings alike', async () => {
+  it("hands the caller's abort signal to the request, chat and embeddings alike", async () => {
     const http = new ScriptedHttp([chat('ok'), { data: [{ index: 0, embedding: [1, 0] }] }])
     const { signal } = new AbortController()
     await new OpenAICompatibleLLM(http, { baseURL: 'http://localhost:11434/v1', model: 'm' }).generate('p', { signal })
@@ -65,7 +73,9 @@ describe('OpenAICompatibleLLM', () => {
 
   it('retries without response_format when the server rejects it, and remembers that', async () => {
     const http = new ScriptedHttp([
-      httpError(400, 'Bad Request', { error: { message: "Unrecognized request argument supplied: response_format", type: 'invalid_request_error' } }),
+      httpError(400, 'Bad Request', {
+        error: { message: 'Unrecognized request argument supplied: response_format', type: 'invalid_request_error' },
+      }),
       chat('{"a": 1}'),
       chat('{"b": 2}'),
     ])
@@ -86,7 +96,9 @@ describe('OpenAICompatibleLLM', () => {
 
   it('maps HTTP status, timeouts and network failures, and keeps the key out of messages', async () => {
     const network = new HTTP.Error('fetch http://localhost:11434/v1/chat/completions failed')
-    network.cause = Object.assign(new TypeError('fetch failed'), { cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }) })
+    network.cause = Object.assign(new TypeError('fetch failed'), {
+      cause: Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' }),
+    })
     const http = new ScriptedHttp([
       httpError(429, 'Too Many Requests', { error: { message: 'Rate limit reached' } }),
       httpError(401, 'Unauthorized', { error: { message: 'Incorrect API key provided: sk-secret' } }),
@@ -102,12 +114,23 @@ describe('OpenAICompatibleLLM', () => {
     expect(e401).toMatchObject({ status: 401, retryable: false })
     expect(e401.message).not.toContain('sk-secret')
     await expect(llm.generate('p')).rejects.toMatchObject({ status: 502, retryable: true })
-    await expect(llm.generate('p')).rejects.toMatchObject({ status: undefined, retryable: false, message: expect.stringMatching(/timed out/) })
+    await expect(llm.generate('p')).rejects.toMatchObject({
+      status: undefined,
+      retryable: false,
+      message: expect.stringMatching(/timed out/),
+    })
     await expect(llm.generate('p')).rejects.toMatchObject({ status: undefined, retryable: true })
   })
 
   it('reads content given as a list of text parts, and rejects an empty answer', async () => {
-    const http = new ScriptedHttp([chat([{ type: 'text', text: '{"a":' }, { type: 'text', text: '1}' }]), chat(null, 'content_filter'), chat('')])
+    const http = new ScriptedHttp([
+      chat([
+        { type: 'text', text: '{"a":' },
+        { type: 'text', text: '1}' },
+      ]),
+      chat(null, 'content_filter'),
+      chat(''),
+    ])
     const llm = new OpenAICompatibleLLM(http, { baseURL: 'u', model: 'm' })
     await expect(llm.generate('p')).resolves.toBe('{"a":1}')
     await expect(llm.generate('p')).rejects.toThrow(/no text in the answer \(finish reason content_filter\)/)
@@ -125,7 +148,13 @@ describe('OpenAICompatibleEmbedder', () => {
         ],
       },
     ])
-    const embedder = new OpenAICompatibleEmbedder(http, { baseURL: 'https://api.openai.com/v1', apiKey: 'k', model: 'text-embedding-3-small', dims: 3, sendDimensions: true })
+    const embedder = new OpenAICompatibleEmbedder(http, {
+      baseURL: 'https://api.openai.com/v1',
+      apiKey: 'k',
+      model: 'text-embedding-3-small',
+      dims: 3,
+      sendDimensions: true,
+    })
     expect(embedder.id).toBe('openai-compatible:text-embedding-3-small')
     expect(embedder.dims).toBe(3)
     const vectors = await embedder.embed(['first', 'second'])
@@ -139,8 +168,21 @@ describe('OpenAICompatibleEmbedder', () => {
   })
 
   it('leaves dimensions out by default and batches the input', async () => {
-    const http = new ScriptedHttp([{ data: [{ index: 0, embedding: [1, 0] }, { index: 1, embedding: [0, 1] }] }, { data: [{ index: 0, embedding: [1, 1] }] }])
-    const vectors = await new OpenAICompatibleEmbedder(http, { baseURL: 'http://localhost:11434/v1', model: 'bge-m3', dims: 2, batchSize: 2 }).embed(['a', 'b', 'c'])
+    const http = new ScriptedHttp([
+      {
+        data: [
+          { index: 0, embedding: [1, 0] },
+          { index: 1, embedding: [0, 1] },
+        ],
+      },
+      { data: [{ index: 0, embedding: [1, 1] }] },
+    ])
+    const vectors = await new OpenAICompatibleEmbedder(http, {
+      baseURL: 'http://localhost:11434/v1',
+      model: 'bge-m3',
+      dims: 2,
+      batchSize: 2,
+    }).embed(['a', 'b', 'c'])
     expect(vectors).toHaveLength(3)
     expect(http.calls.map((c) => c.data.input)).toEqual([['a', 'b'], ['c']])
     expect('dimensions' in http.calls[0].data).toBe(false)
@@ -148,7 +190,11 @@ describe('OpenAICompatibleEmbedder', () => {
   })
 
   it('rejects wrong vector lengths and wrong counts', async () => {
-    const http = new ScriptedHttp([{ data: [{ index: 0, embedding: [1, 2, 3] }] }, { data: [] }, { data: [{ index: 0, embedding: 'AAAA' }] }])
+    const http = new ScriptedHttp([
+      { data: [{ index: 0, embedding: [1, 2, 3] }] },
+      { data: [] },
+      { data: [{ index: 0, embedding: 'AAAA' }] },
+    ])
     const embedder = new OpenAICompatibleEmbedder(http, { baseURL: 'u', model: 'm', dims: 2 })
     await expect(embedder.embed(['a'])).rejects.toThrow(/embedding 0 has 3 dimensions, expected 2/)
     await expect(embedder.embed(['a'])).rejects.toThrow(/asked for 1 embeddings, got 0/)

@@ -44,7 +44,27 @@ describe('prefilter', () => {
   })
 
   it('fails with ack for short acknowledgements in Chinese and English', () => {
-    for (const text of ['好', '好的', '嗯嗯', '哦', '哈哈哈哈哈', '哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈', 'ok', 'OK!', 'Okay.', 'thanks', 'Thank you!', '谢谢~', '收到', 'lol', '666', '好的谢谢', 'ok thanks 😊', '草', 'kk']) {
+    for (const text of [
+      '好',
+      '好的',
+      '嗯嗯',
+      '哦',
+      '哈哈哈哈哈',
+      '哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈哈',
+      'ok',
+      'OK!',
+      'Okay.',
+      'thanks',
+      'Thank you!',
+      '谢谢~',
+      '收到',
+      'lol',
+      '666',
+      '好的谢谢',
+      'ok thanks 😊',
+      '草',
+      'kk',
+    ]) {
       expect(prefilter([user(text)], prefixes), text).toEqual({ pass: false, reason: 'ack' })
     }
   })

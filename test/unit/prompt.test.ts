@@ -2,12 +2,31 @@ import { describe, expect, it } from 'vitest'
 import { assemblePrompt, promptTokens } from '../../src/context/prompt'
 import type { ContextMessage } from '../../src/context/types'
 import { countTokens } from '../../src/text/token-count'
-import { T0 } from './message-rows'
+import { T0 } from '../fakes/message-rows'
 
 function message(userName: string, content: string, role: 'user' | 'assistant' = 'user'): ContextMessage {
-  return { id: content, messageId: content, userId: userName.toLowerCase(), userName, role, content, createdAt: new Date(T0), score: 0.5, tokens: 1, sources: ['time-window'], signals: {} }
+  return {
+    id: content,
+    messageId: content,
+    userId: userName.toLowerCase(),
+    userName,
+    role,
+    content,
+    createdAt: new Date(T0),
+    score: 0.5,
+    tokens: 1,
+    sources: ['time-window'],
+    signals: {},
+  }
 }
-const memory = (content: string) => ({ id: content, content, score: 0.9, relevance: 0.9, createdAt: new Date(T0), scope: { platform: 'p', userId: 'u', guildId: '', channelId: 'c' } })
+const memory = (content: string) => ({
+  id: content,
+  content,
+  score: 0.9,
+  relevance: 0.9,
+  createdAt: new Date(T0),
+  scope: { platform: 'p', userId: 'u', guildId: '', channelId: 'c' },
+})
 
 describe('assemblePrompt', () => {
   it('orders system prompt, long-term memories, summary, episodes, context and the current message', () => {

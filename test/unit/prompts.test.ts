@@ -11,7 +11,9 @@ describe('DEFAULT_PROMPTS', () => {
   })
 
   it('keeps the seed wording of the English decision prompt and its snake_case JSON keys', () => {
-    expect(DEFAULT_PROMPTS.decision.en).toContain('Critical information includes user preferences, facts, appointments, plans, or relationships.')
+    expect(DEFAULT_PROMPTS.decision.en).toContain(
+      'Critical information includes user preferences, facts, appointments, plans, or relationships.',
+    )
     expect(DEFAULT_PROMPTS.decision.en).toContain('{"should_remember": false}')
     expect(DEFAULT_PROMPTS.decision.zh).toContain('{"should_remember": true')
     expect(DEFAULT_PROMPTS.decision.zh).toContain('{"should_remember": false}')

@@ -43,10 +43,12 @@ describe('KeyedQueue', () => {
   it('drops and counts jobs past the limit instead of blocking', async () => {
     const { q, counters } = queue(2, 1)
     const ran: number[] = []
-    const accepted = [1, 2, 3, 4].map((n) => q.push('k', async () => {
-      ran.push(n)
-      await tick()
-    }))
+    const accepted = [1, 2, 3, 4].map((n) =>
+      q.push('k', async () => {
+        ran.push(n)
+        await tick()
+      }),
+    )
     expect(accepted).toEqual([true, true, true, false])
     await q.idle()
     expect(ran).toEqual([1, 2, 3])
@@ -55,9 +57,13 @@ describe('KeyedQueue', () => {
 
   it('counts a failing job and goes on', async () => {
     const { q, counters, errors } = queue()
-    q.push('k', async () => { throw new Error('boom') })
+    q.push('k', async () => {
+      throw new Error('boom')
+    })
     let after = false
-    q.push('k', async () => { after = true })
+    q.push('k', async () => {
+      after = true
+    })
     await q.idle()
     expect(after).toBe(true)
     expect(counters.get('queue.failed')).toBe(1)
@@ -69,7 +75,9 @@ describe('KeyedQueue', () => {
     await q.idle()
     let second = false
     q.push('k', tick)
-    q.push('k', async () => { second = true })
+    q.push('k', async () => {
+      second = true
+    })
     q.clear()
     await q.idle()
     expect(second).toBe(false)

@@ -7,22 +7,43 @@ const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 
 function row(messageId: string, extra: Partial<MessageRow> = {}): MessageRow {
   return {
-    id: `qq:c:${messageId}`, messageId, platform: 'qq', guildId: 'g', channelId: 'c', userId: 'u', userName: 'U',
-    content: messageId, role: 'user', isMentionBot: false, isCommand: false, replyMessageId: '', rootMessageId: messageId, topicId: '',
-    createdAt: new Date(0), ...extra,
+    id: `qq:c:${messageId}`,
+    messageId,
+    platform: 'qq',
+    guildId: 'g',
+    channelId: 'c',
+    userId: 'u',
+    userName: 'U',
+    content: messageId,
+    role: 'user',
+    isMentionBot: false,
+    isCommand: false,
+    replyMessageId: '',
+    rootMessageId: messageId,
+    topicId: '',
+    createdAt: new Date(0),
+    ...extra,
   }
 }
 
 function recorder(write: (rows: MessageRow[]) => Promise<void>, batchSize = 3, maxBuffered = 100) {
   const timers: (() => void)[] = []
   const counters = new Counters()
-  const r = new MessageRecorder({ write }, {
-    batchSize, intervalMs: 10, maxBuffered, rootCacheSize: 2, counters, logger: quiet,
-    schedule: (callback) => {
-      timers.push(callback)
-      return () => timers.splice(timers.indexOf(callback), 1)
+  const r = new MessageRecorder(
+    { write },
+    {
+      batchSize,
+      intervalMs: 10,
+      maxBuffered,
+      rootCacheSize: 2,
+      counters,
+      logger: quiet,
+      schedule: (callback) => {
+        timers.push(callback)
+        return () => timers.splice(timers.indexOf(callback), 1)
+      },
     },
-  })
+  )
   return { r, timers, counters }
 }
 

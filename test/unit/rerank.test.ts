@@ -51,7 +51,7 @@ describe('Reranker', () => {
     expect(first.relevance).toBeCloseTo(0.5)
   })
 
-  it('returns nothing for no hits and keeps each hit\'s fields', () => {
+  it("returns nothing for no hits and keeps each hit's fields", () => {
     expect(new Reranker().rerank('x', [], 1)).toEqual([])
     const [one] = new Reranker().rerank('x', [{ ...hit('a', 'x', 0.4), extra: 7 }], 1)
     expect(one).toMatchObject({ id: 'a', extra: 7, similarity: 0.4 })

@@ -1,71 +1,52 @@
 import { describe, expect, it } from 'vitest'
-import {
-  CircuitOpenError,
-  ProviderTimeoutError,
-  resilientEmbedder,
-  resilientLLM,
-} from '../../src/providers/resilience'
-import { Embedder, LLM, ProviderError } from '../../src/providers/types'
+import { CircuitOpenError, ProviderTimeoutError, resilientEmbedder, resilientLLM } from '../../src/providers/resilience'
+import type { Embedder } from '../../src/providers/types'
+import { ProviderError } from '../../src/providers/types'
 import { Counters } from '../../src/core/observability'
-
-type Step = string | Error | { delayMs: number; value: string }
-
-/** An LLM that plays back scripted outcomes, one per call. */
-class ScriptedLLM implements LLM {
-  readonly id = 'scripted-llm'
-  calls = 0
-  constructor(private script: Step[]) {}
-  async generate() {
-    this.calls++
-    const step = this.script.shift() ?? new Error('script exhausted')
-    if (step instanceof Error) throw step
-    if (typeof step === 'string') return step
-    await new Promise((r) => setTimeout(r, step.delayMs))
-    return step.value
-  }
-}
+import { FakeEmbedder, unit } from '../fakes/embedder'
+import { FakeLLM } from '../fakes/llm'
 
 const fast = { initialDelayMs: 1, maxDelayMs: 2 }
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 describe('resilientLLM', () => {
   it('passes answers and the inner id through', async () => {
-    const llm = resilientLLM(new ScriptedLLM(['hello']), fast)
+    const llm = resilientLLM(new FakeLLM(['hello'], { id: 'scripted-llm' }), fast)
     expect(llm.id).toBe('scripted-llm')
     await expect(llm.generate('hi')).resolves.toBe('hello')
     expect(llm.breakerState()).toBe('ready')
   })
 
   it('retries 429 and 5xx with backoff and counts the retries', async () => {
-    const inner = new ScriptedLLM([new ProviderError('busy', 'x', 429), new ProviderError('oops', 'x', 503), 'ok'])
+    const inner = new FakeLLM([new ProviderError('busy', 'x', 429), new ProviderError('oops', 'x', 503), 'ok'])
     const counters = new Counters()
     const llm = resilientLLM(inner, { ...fast, maxRetries: 2 }, counters)
     await expect(llm.generate('p')).resolves.toBe('ok')
-    expect(inner.calls).toBe(3)
+    expect(inner.calls.length).toBe(3)
     expect(counters.get('provider.llm.retry')).toBe(2)
     expect(counters.get('provider.llm.failure')).toBe(0)
   })
 
   it('gives up after maxRetries and counts one failure', async () => {
-    const inner = new ScriptedLLM([new ProviderError('a', 'x', 500), new ProviderError('b', 'x', 500), 'never'])
+    const inner = new FakeLLM([new ProviderError('a', 'x', 500), new ProviderError('b', 'x', 500), 'never'])
     const counters = new Counters()
     const llm = resilientLLM(inner, { ...fast, maxRetries: 1 }, counters)
     await expect(llm.generate('p')).rejects.toThrow('b')
-    expect(inner.calls).toBe(2)
+    expect(inner.calls.length).toBe(2)
     expect(counters.get('provider.llm.failure')).toBe(1)
   })
 
   it('does not retry non-retryable errors (400, 401, plain errors)', async () => {
     for (const error of [new ProviderError('bad request', 'x', 400), new ProviderError('bad key', 'x', 401), new Error('boom')]) {
-      const inner = new ScriptedLLM([error, 'ok'])
+      const inner = new FakeLLM([error, 'ok'])
       const llm = resilientLLM(inner, fast)
       await expect(llm.generate('p')).rejects.toBe(error)
-      expect(inner.calls).toBe(1)
+      expect(inner.calls.length).toBe(1)
     }
   })
 
   it('times out a slow call without retrying it by default', async () => {
-    const inner = new ScriptedLLM([{ delayMs: 200, value: 'late' }, 'fast'])
+    const inner = new FakeLLM([{ delayMs: 200, value: 'late' }, 'fast'])
     const counters = new Counters()
     const llm = resilientLLM(inner, { ...fast, timeoutMs: 20 }, counters)
     const started = Date.now()
@@ -73,21 +54,24 @@ describe('resilientLLM', () => {
     expect(error).toBeInstanceOf(ProviderTimeoutError)
     expect(error).toBeInstanceOf(ProviderError)
     expect(Date.now() - started).toBeLessThan(150)
-    expect(inner.calls).toBe(1)
+    expect(inner.calls.length).toBe(1)
     expect(counters.get('provider.llm.timeout')).toBe(1)
     expect(counters.get('provider.llm.failure')).toBe(1)
   })
 
   it('aborts the request of a call it stopped waiting for', async () => {
     let seen: AbortSignal | undefined
-    const inner: LLM = {
-      id: 'hanging',
-      generate: (_prompt, options) => new Promise((_, reject) => {
-        seen = options?.signal
-        options?.signal?.addEventListener('abort', () => reject(new Error('aborted')))
-      }),
-    }
-    const error = await resilientLLM(inner, { ...fast, timeoutMs: 20 }).generate('p').catch((e) => e)
+    const inner = new FakeLLM(
+      ({ options }) =>
+        new Promise((_, reject) => {
+          seen = options?.signal
+          options?.signal?.addEventListener('abort', () => reject(new Error('aborted')))
+        }),
+      { id: 'hanging' },
+    )
+    const error = await resilientLLM(inner, { ...fast, timeoutMs: 20 })
+      .generate('p')
+      .catch((e) => e)
     expect(error).toBeInstanceOf(ProviderTimeoutError)
     expect(seen?.aborted).toBe(true)
   })
@@ -95,11 +79,13 @@ describe('resilientLLM', () => {
   it('aborts an embedding request on timeout, and when the caller aborts', async () => {
     const signals: AbortSignal[] = []
     const inner: Embedder = {
-      id: 'hanging', dims: 2,
-      embed: (_texts, options) => new Promise((_, reject) => {
-        signals.push(options!.signal!)
-        options?.signal?.addEventListener('abort', () => reject(new Error('aborted')))
-      }),
+      id: 'hanging',
+      dims: 2,
+      embed: (_texts, options) =>
+        new Promise((_, reject) => {
+          signals.push(options!.signal!)
+          options?.signal?.addEventListener('abort', () => reject(new Error('aborted')))
+        }),
     }
     const embedder = resilientEmbedder(inner, { ...fast, timeoutMs: 20 })
     await expect(embedder.embed(['a'])).rejects.toBeInstanceOf(ProviderTimeoutError)
@@ -112,14 +98,14 @@ describe('resilientLLM', () => {
   })
 
   it('retries timeouts when asked to', async () => {
-    const inner = new ScriptedLLM([{ delayMs: 200, value: 'late' }, 'fast'])
+    const inner = new FakeLLM([{ delayMs: 200, value: 'late' }, 'fast'])
     const llm = resilientLLM(inner, { ...fast, timeoutMs: 20, retryTimeouts: true })
     await expect(llm.generate('p')).resolves.toBe('fast')
-    expect(inner.calls).toBe(2)
+    expect(inner.calls.length).toBe(2)
   })
 
   it('opens the breaker after consecutive failures, short-circuits, then half-opens and closes', async () => {
-    const inner = new ScriptedLLM([
+    const inner = new FakeLLM([
       new ProviderError('down', 'x', 503),
       new ProviderError('down', 'x', 503),
       { delayMs: 30, value: 'back' },
@@ -134,7 +120,7 @@ describe('resilientLLM', () => {
     expect(counters.get('gemini.breaker-open')).toBe(1)
 
     await expect(llm.generate('p')).rejects.toBeInstanceOf(CircuitOpenError)
-    expect(inner.calls).toBe(2)
+    expect(inner.calls.length).toBe(2)
     expect(counters.get('gemini.rejected')).toBe(1)
 
     await sleep(50)
@@ -147,36 +133,38 @@ describe('resilientLLM', () => {
   })
 
   it('does not let one bad request (400) open the breaker', async () => {
-    const inner = new ScriptedLLM([new ProviderError('too long', 'x', 400), new ProviderError('too long', 'x', 400), new ProviderError('too long', 'x', 400)])
+    const inner = new FakeLLM([
+      new ProviderError('too long', 'x', 400),
+      new ProviderError('too long', 'x', 400),
+      new ProviderError('too long', 'x', 400),
+    ])
     const llm = resilientLLM(inner, { ...fast, breakerThreshold: 2 })
     for (let i = 0; i < 3; i++) await llm.generate('p').catch(() => {})
     expect(llm.breakerState()).toBe('ready')
-    expect(inner.calls).toBe(3)
+    expect(inner.calls.length).toBe(3)
   })
 
   it('stops retrying as soon as the breaker opens', async () => {
-    const inner = new ScriptedLLM(Array.from({ length: 10 }, () => new ProviderError('down', 'x', 502)))
+    const inner = new FakeLLM(Array.from({ length: 10 }, () => new ProviderError('down', 'x', 502)))
     const llm = resilientLLM(inner, { ...fast, maxRetries: 5, breakerThreshold: 2 })
     await expect(llm.generate('p')).rejects.toBeInstanceOf(CircuitOpenError)
-    expect(inner.calls).toBe(2)
+    expect(inner.calls.length).toBe(2)
   })
 })
 
 describe('resilientEmbedder', () => {
-  class FlakyEmbedder implements Embedder {
-    readonly id = 'flaky'
-    readonly dims = 3
-    calls = 0
-    constructor(private failures: number) {}
-    async embed(texts: string[]) {
-      this.calls++
-      if (this.failures-- > 0) throw new ProviderError('overloaded', 'flaky', 503)
-      return texts.map(() => new Float32Array([1, 0, 0]))
-    }
-  }
+  /** Fails its first `failures` calls as an overloaded provider would. */
+  const flaky = (failures: number) =>
+    new FakeEmbedder({
+      id: 'flaky',
+      dims: 3,
+      vector: () => unit([1, 0, 0]),
+      failures,
+      error: () => new ProviderError('overloaded', 'flaky', 503),
+    })
 
   it('keeps id and dims, retries, and counts under its own prefix', async () => {
-    const inner = new FlakyEmbedder(1)
+    const inner = flaky(1)
     const counters = new Counters()
     const embedder = resilientEmbedder(inner, fast, counters)
     expect(embedder.id).toBe('flaky')
@@ -188,7 +176,7 @@ describe('resilientEmbedder', () => {
   })
 
   it('does not call the provider for an empty batch', async () => {
-    const inner = new FlakyEmbedder(0)
+    const inner = flaky(0)
     await expect(resilientEmbedder(inner, fast).embed([])).resolves.toEqual([])
     expect(inner.calls).toBe(0)
   })

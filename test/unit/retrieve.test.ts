@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest'
 import { formatForPrompt, Retriever } from '../../src/facts/retrieve'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { Counters, ExactIndex, SwitchableEmbedder } from './fakes'
+import { Counters } from '../../src/core/observability'
+import { FakeEmbedder } from '../fakes/embedder'
+import { ExactIndex } from '../fakes/exact-index'
 
 async function setup() {
-  const embedder = new SwitchableEmbedder(new OfflineEmbedder({ dims: 256 }))
+  const embedder = FakeEmbedder.wrap(new OfflineEmbedder({ dims: 256 }))
   const index = new ExactIndex()
   const warnings: string[] = []
   const infos: string[] = []
@@ -19,7 +21,7 @@ async function setup() {
 }
 
 describe('Retriever', () => {
-  it('ranks the scope\'s memories and maps them', async () => {
+  it("ranks the scope's memories and maps them", async () => {
     const { retriever } = await setup()
     const found = await retriever.retrieve({ platform: 'qq', userId: 'alice' }, '火锅', 5, 0.05)
     expect(found[0]).toMatchObject({ id: 'a1', content: '小明喜欢吃四川火锅。', scope: { userId: 'alice', guildId: 'g' } })
@@ -39,7 +41,12 @@ describe('Retriever', () => {
     const query = '小明说：我好开心，我要给大家表演魔术！'
     const plain = await index.search('m', { vector: (await embedder.embed([query]))[0], text: query, scope: { userId: 'u' }, limit: 3 })
     expect(plain[0].id).not.toBe('f1')
-    const found = await new Retriever({ embedder, index, table: 'm', counters: new Counters(), logger }).retrieve({ userId: 'u' }, query, 3, 0)
+    const found = await new Retriever({ embedder, index, table: 'm', counters: new Counters(), logger }).retrieve(
+      { userId: 'u' },
+      query,
+      3,
+      0,
+    )
     expect(found[0].id).toBe('f1')
     expect(found[0].relevance).toBe(1)
   })

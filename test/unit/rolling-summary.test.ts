@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest'
-import type { LLM } from '../../src/providers/types'
 import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
 import { InMemoryChannelSummaryStore, RollingSummary } from '../../src/channel-summaries/rolling-summary'
-import { ConversationSummarizer, ExtractiveSummarizer, LlmSummarizer } from '../../src/channel-summaries/summarizer'
+import type { ConversationSummarizer } from '../../src/channel-summaries/summarizer'
+import { ExtractiveSummarizer, LlmSummarizer } from '../../src/channel-summaries/summarizer'
 import { splitSentences } from '../../src/text/sentences'
 import { countTokens } from '../../src/text/token-count'
-import { Counters, quiet } from './fakes'
-import { channel, row, T0 } from './message-rows'
+import { Counters } from '../../src/core/observability'
+import { FakeLLM } from '../fakes/llm'
+import { quiet } from '../fakes/logger'
+import { channel, row, T0 } from '../fakes/message-rows'
 
 class Recording implements ConversationSummarizer {
   readonly id = 'recording'
@@ -25,10 +27,18 @@ function setup(keepRecent = 20) {
   const summarizer = new Recording()
   const counters = new Counters()
   let minute = 0
-  const rolling = new RollingSummary({
-    store, summaries, summarizer, fallback: new ExtractiveSummarizer(), counters, logger: quiet,
-    now: () => new Date(T0 + (minute + 1) * 60_000),
-  }, { keepRecent })
+  const rolling = new RollingSummary(
+    {
+      store,
+      summaries,
+      summarizer,
+      fallback: new ExtractiveSummarizer(),
+      counters,
+      logger: quiet,
+      now: () => new Date(T0 + (minute + 1) * 60_000),
+    },
+    { keepRecent },
+  )
   const say = (n: number) => {
     for (let i = 0; i < n; i++) {
       store.add(row(`m${minute}`, minute % 2 ? 'ann' : 'bob', `message ${minute} about the garden and tomatoes`, minute))
@@ -80,7 +90,17 @@ describe('RollingSummary', () => {
     expect(record?.summarizer).toBe('extractive')
     expect(record?.summary).toContain('garden')
     expect(counters.get('summary.llm-failed')).toBe(1)
-    const broken = new RollingSummary({ store: { window: async () => { throw new Error('db down') } }, summaries, fallback: new ExtractiveSummarizer(), counters, logger: quiet })
+    const broken = new RollingSummary({
+      store: {
+        window: async () => {
+          throw new Error('db down')
+        },
+      },
+      summaries,
+      fallback: new ExtractiveSummarizer(),
+      counters,
+      logger: quiet,
+    })
     expect(await broken.refresh(channel)).toBe('failed')
     expect(counters.get('summary.failed')).toBe(1)
   })
@@ -110,15 +130,21 @@ describe('summarisers', () => {
   })
 
   it('asks the model in the conversation language and cleans its answer', async () => {
-    const prompts: string[] = []
-    const llm: LLM = { id: 'fake', generate: async (prompt) => { prompts.push(prompt); return '<think>hmm</think>\n摘要：小明周六要搬家，小红会去帮忙。' } }
+    const llm = new FakeLLM(() => '<think>hmm</think>\n摘要：小明周六要搬家，小红会去帮忙。', { id: 'fake' })
     const summarizer = new LlmSummarizer(llm)
-    const summary = await summarizer.summarize({ previous: '', messages: [{ name: '小明', content: '我周六搬家' }, { name: '小红', content: '我去帮你' }], maxTokens: 100 })
+    const summary = await summarizer.summarize({
+      previous: '',
+      messages: [
+        { name: '小明', content: '我周六搬家' },
+        { name: '小红', content: '我去帮你' },
+      ],
+      maxTokens: 100,
+    })
     expect(summary).toBe('小明周六要搬家，小红会去帮忙。')
-    expect(prompts[0]).toContain('已有摘要')
-    expect(prompts[0]).toContain('小明: 我周六搬家')
+    expect(llm.prompts[0]).toContain('已有摘要')
+    expect(llm.prompts[0]).toContain('小明: 我周六搬家')
     expect(summarizer.id).toBe('llm:fake')
-    const empty = new LlmSummarizer({ id: 'e', generate: async () => '  ' })
+    const empty = new LlmSummarizer(new FakeLLM(() => '  ', { id: 'e' }))
     await expect(empty.summarize({ previous: '', messages: [{ name: 'a', content: 'hello there' }], maxTokens: 50 })).rejects.toThrow()
   })
 })

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { DEFAULT_WEIGHTS, keywordOverlap, RelevanceScorer, ScoringFeatures, SIGNALS } from '../../src/context/scorer'
+import type { ScoringFeatures } from '../../src/context/scorer'
+import { DEFAULT_WEIGHTS, keywordOverlap, RelevanceScorer, SIGNALS } from '../../src/context/scorer'
 
 const now = new Date('2025-03-01T12:00:00Z')
 function features(userId: string, extra: Partial<ScoringFeatures> = {}): ScoringFeatures {
@@ -9,7 +10,13 @@ const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000)
 
 describe('RelevanceScorer', () => {
   it('has the seed weights, a semantic weight and threshold 0.3', () => {
-    expect(DEFAULT_WEIGHTS).toMatchObject({ replyChain: 0.4, userContinuity: 0.15, timeDecay: 0.2, mentionRelation: 0.15, keywordOverlap: 0.1 })
+    expect(DEFAULT_WEIGHTS).toMatchObject({
+      replyChain: 0.4,
+      userContinuity: 0.15,
+      timeDecay: 0.2,
+      mentionRelation: 0.15,
+      keywordOverlap: 0.1,
+    })
     expect(DEFAULT_WEIGHTS.semantic).toBeGreaterThan(0)
     const scorer = new RelevanceScorer()
     expect(scorer.threshold).toBe(0.3)
@@ -19,9 +26,26 @@ describe('RelevanceScorer', () => {
 
   it('computes each signal in [0, 1]', () => {
     const scorer = new RelevanceScorer({ halfLifeHours: 6 })
-    const target = features('ann', { mentions: ['bob'], keywords: [{ word: 'cache', weight: 2 }, { word: 'redis', weight: 1 }] })
-    const signals = scorer.signals(target, features('bob', { time: hoursAgo(6), keywords: [{ word: 'redis', weight: 1 }] }), { replyDepth: 1, semantic: 0.5 })
-    expect(signals).toEqual({ replyChain: 1, userContinuity: 0, timeDecay: 0.5, mentionRelation: 1, keywordOverlap: 1 / 3, semantic: 0.5, sameTopic: 0 })
+    const target = features('ann', {
+      mentions: ['bob'],
+      keywords: [
+        { word: 'cache', weight: 2 },
+        { word: 'redis', weight: 1 },
+      ],
+    })
+    const signals = scorer.signals(target, features('bob', { time: hoursAgo(6), keywords: [{ word: 'redis', weight: 1 }] }), {
+      replyDepth: 1,
+      semantic: 0.5,
+    })
+    expect(signals).toEqual({
+      replyChain: 1,
+      userContinuity: 0,
+      timeDecay: 0.5,
+      mentionRelation: 1,
+      keywordOverlap: 1 / 3,
+      semantic: 0.5,
+      sameTopic: 0,
+    })
   })
 
   it('weights reply chains by depth and threads below direct replies', () => {
@@ -63,10 +87,28 @@ describe('RelevanceScorer', () => {
     // a day-old message of someone else, unrelated: below the threshold
     const old = scorer.score(features('ann'), features('bob', { time: hoursAgo(24) }))
     expect(scorer.passes(old.score)).toBe(false)
-    const all = scorer.combine({ replyChain: 1, userContinuity: 1, timeDecay: 1, mentionRelation: 1, keywordOverlap: 1, semantic: 1, sameTopic: 1 })
+    const all = scorer.combine({
+      replyChain: 1,
+      userContinuity: 1,
+      timeDecay: 1,
+      mentionRelation: 1,
+      keywordOverlap: 1,
+      semantic: 1,
+      sameTopic: 1,
+    })
     expect(all).toBe(1)
     const custom = new RelevanceScorer({ weights: { replyChain: 0, timeDecay: 1, semantic: 0 }, threshold: 0.9 })
-    expect(custom.combine({ replyChain: 1, userContinuity: 0, timeDecay: 0.8, mentionRelation: 0, keywordOverlap: 0, semantic: 0, sameTopic: 0 })).toBeCloseTo(0.8)
+    expect(
+      custom.combine({
+        replyChain: 1,
+        userContinuity: 0,
+        timeDecay: 0.8,
+        mentionRelation: 0,
+        keywordOverlap: 0,
+        semantic: 0,
+        sameTopic: 0,
+      }),
+    ).toBeCloseTo(0.8)
     expect(custom.passes(0.8)).toBe(false)
   })
 
@@ -82,7 +124,15 @@ describe('RelevanceScorer', () => {
     const scorer = new RelevanceScorer()
     expect(scorer.signals(features('a'), features('b'), { keywordOverlap: 0.7 }).keywordOverlap).toBe(0.7)
     expect(scorer.signals(features('a'), features('b'), { keywordOverlap: 3 }).keywordOverlap).toBe(1)
-    expect(keywordOverlap([{ word: 'x', weight: 1 }, { word: 'y', weight: 3 }], [{ word: 'y', weight: 1 }])).toBe(0.75)
+    expect(
+      keywordOverlap(
+        [
+          { word: 'x', weight: 1 },
+          { word: 'y', weight: 3 },
+        ],
+        [{ word: 'y', weight: 1 }],
+      ),
+    ).toBe(0.75)
     expect(keywordOverlap([], [{ word: 'y', weight: 1 }])).toBe(0)
   })
 
@@ -90,7 +140,12 @@ describe('RelevanceScorer', () => {
     const scorer = new RelevanceScorer()
     const t = features('ann')
     expect(scorer.signals(t, features('ann'), { topic: 'same' })).toMatchObject({ sameTopic: 1, timeDecay: 1, userContinuity: 1 })
-    expect(scorer.signals(t, features('ann'), { topic: 'other', replyDepth: 1 })).toMatchObject({ sameTopic: 0, timeDecay: 0, userContinuity: 0, replyChain: 1 })
+    expect(scorer.signals(t, features('ann'), { topic: 'other', replyDepth: 1 })).toMatchObject({
+      sameTopic: 0,
+      timeDecay: 0,
+      userContinuity: 0,
+      replyChain: 1,
+    })
     expect(scorer.signals(t, features('ann'))).toMatchObject({ sameTopic: 0, timeDecay: 1, userContinuity: 1 })
   })
 

@@ -2,9 +2,13 @@ import { describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
 import { MessageIndex } from '../../src/messages/message-index'
-import { quickSearch, topicSearch, topicSearchTool, TopicTitles } from '../../src/context/search-tool'
-import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'
-import { channel, row, T0 } from './message-rows'
+import type { TopicTitles } from '../../src/context/search-tool'
+import { quickSearch, topicSearch, topicSearchTool } from '../../src/context/search-tool'
+import { Counters } from '../../src/core/observability'
+import { quiet } from '../fakes/logger'
+import { MemoryOutbox } from '../fakes/outbox'
+import { ExactIndex } from '../fakes/exact-index'
+import { channel, row, T0 } from '../fakes/message-rows'
 
 async function setup() {
   const rows = [
@@ -16,7 +20,14 @@ async function setup() {
   ]
   const store = new InMemoryMessageStore()
   store.add(...rows)
-  const index = new MessageIndex({ index: new ExactIndex(), embedder: new OfflineEmbedder(), counters: new Counters(), logger: quiet, rows: store, outbox: new MemoryOutbox() })
+  const index = new MessageIndex({
+    index: new ExactIndex(),
+    embedder: new OfflineEmbedder(),
+    counters: new Counters(),
+    logger: quiet,
+    rows: store,
+    outbox: new MemoryOutbox(),
+  })
   await index.index(rows)
   const topics: TopicTitles = {
     list: async () => [
@@ -65,7 +76,12 @@ describe('search', () => {
 
   it('returns what it still can when the index is down', async () => {
     const { deps } = await setup()
-    const broken = { ...deps, search: async () => { throw new Error('down') } }
+    const broken = {
+      ...deps,
+      search: async () => {
+        throw new Error('down')
+      },
+    }
     const result = await topicSearch(broken, 'hiking', { platform: 'test', channelId: 'c1' })
     expect(result.excerpts).toEqual([])
     expect(result.topics).toHaveLength(1)

@@ -1,26 +1,17 @@
 import { describe, expect, it } from 'vitest'
 import { z } from 'zod'
 import { generateStructured, StructuredOutputError } from '../../src/providers/structured'
-import { GenerateOptions, LLM, ProviderError } from '../../src/providers/types'
-import { Counters, Logger } from '../../src/core/observability'
-
-/** An LLM that plays back scripted answers (or throws scripted errors) and records its calls. */
-class ScriptedLLM implements LLM {
-  readonly id = 'scripted'
-  calls: { prompt: string; options?: GenerateOptions }[] = []
-  constructor(private script: (string | Error)[]) {}
-  async generate(prompt: string, options?: GenerateOptions) {
-    this.calls.push({ prompt, options })
-    const next = this.script.shift()
-    if (next === undefined) throw new Error('script exhausted')
-    if (next instanceof Error) throw next
-    return next
-  }
-}
+import { ProviderError } from '../../src/providers/types'
+import type { Logger } from '../../src/core/observability'
+import { Counters } from '../../src/core/observability'
+import { FakeLLM } from '../fakes/llm'
 
 class RecordingLogger implements Logger {
   lines: { level: string; text: string }[] = []
-  private push = (level: string) => (format: any, ...args: any[]) => this.lines.push({ level, text: [format, ...args].join(' ') })
+  private push =
+    (level: string) =>
+    (format: any, ...args: any[]) =>
+      this.lines.push({ level, text: [format, ...args].join(' ') })
   debug = this.push('debug')
   info = this.push('info')
   warn = this.push('warn')
@@ -36,9 +27,15 @@ const prompt = `Decide.\nConversation:\n小明: ${SECRET}`
 
 describe('generateStructured', () => {
   it('asks for JSON mode and returns the validated value', async () => {
-    const llm = new ScriptedLLM(['```json\n{"should_remember": true, "reason": "plans"}\n```'])
+    const llm = new FakeLLM(['```json\n{"should_remember": true, "reason": "plans"}\n```'])
     const counters = new Counters()
-    const value = await generateStructured(llm, prompt, Decision, { label: 'judge.decide', counters, system: 'sys', temperature: 0.1, jsonSchema: { type: 'object' } })
+    const value = await generateStructured(llm, prompt, Decision, {
+      label: 'judge.decide',
+      counters,
+      system: 'sys',
+      temperature: 0.1,
+      jsonSchema: { type: 'object' },
+    })
     expect(value).toEqual({ should_remember: true, reason: 'plans' })
     expect(llm.calls).toHaveLength(1)
     expect(llm.calls[0].options).toEqual({ json: true, system: 'sys', temperature: 0.1, schema: { type: 'object' } })
@@ -46,7 +43,7 @@ describe('generateStructured', () => {
   })
 
   it('retries once, showing the model its previous answer and the error', async () => {
-    const llm = new ScriptedLLM(['{"should_remember": "yes"}', '{"should_remember": true}'])
+    const llm = new FakeLLM(['{"should_remember": "yes"}', '{"should_remember": true}'])
     const counters = new Counters()
     const value = await generateStructured(llm, prompt, Decision, { label: 'judge.decide', counters })
     expect(value).toEqual({ should_remember: true })
@@ -60,13 +57,13 @@ describe('generateStructured', () => {
   })
 
   it('tells the model when its answer held no JSON', async () => {
-    const llm = new ScriptedLLM(['I would remember this.', '{"should_remember": false}'])
+    const llm = new FakeLLM(['I would remember this.', '{"should_remember": false}'])
     await expect(generateStructured(llm, prompt, Decision, { label: 'x' })).resolves.toEqual({ should_remember: false })
     expect(llm.calls[1].prompt).toContain('no JSON object or array')
   })
 
   it('throws StructuredOutputError after the one retry and counts llm.invalid', async () => {
-    const llm = new ScriptedLLM(['nope', '{"reason": 1}', '{"should_remember": true}'])
+    const llm = new FakeLLM(['nope', '{"reason": 1}', '{"should_remember": true}'])
     const counters = new Counters()
     const logger = new RecordingLogger()
     const error = await generateStructured(llm, prompt, Decision, { label: 'judge.decide', counters, logger }).catch((e) => e)
@@ -81,7 +78,7 @@ describe('generateStructured', () => {
 
   it('rethrows provider errors unchanged, without retrying, and counts llm.error', async () => {
     const failure = new ProviderError('rate limited', 'scripted', 429)
-    const llm = new ScriptedLLM([failure])
+    const llm = new FakeLLM([failure])
     const counters = new Counters()
     await expect(generateStructured(llm, prompt, Decision, { label: 'x', counters })).rejects.toBe(failure)
     expect(llm.calls).toHaveLength(1)
@@ -90,7 +87,7 @@ describe('generateStructured', () => {
   })
 
   it('counts a provider error on the retry call too', async () => {
-    const llm = new ScriptedLLM(['garbage', new ProviderError('down', 'scripted', 503)])
+    const llm = new FakeLLM(['garbage', new ProviderError('down', 'scripted', 503)])
     const counters = new Counters()
     await expect(generateStructured(llm, prompt, Decision, { label: 'x', counters })).rejects.toBeInstanceOf(ProviderError)
     expect(counters.get('llm.error')).toBe(1)
@@ -99,7 +96,7 @@ describe('generateStructured', () => {
 
   it('never logs the prompt or the answer above debug level', async () => {
     const logger = new RecordingLogger()
-    const llm = new ScriptedLLM([`not json: ${SECRET}`, `still not json: ${SECRET}`])
+    const llm = new FakeLLM([`not json: ${SECRET}`, `still not json: ${SECRET}`])
     await generateStructured(llm, prompt, Decision, { label: 'judge.decide', logger }).catch(() => {})
     const loud = logger.above('info')
     expect(loud.length).toBeGreaterThan(0)

@@ -6,9 +6,10 @@ import { DEFAULT_SUMMARY_PROMPTS, fillPrompt } from '../../src/topic-summaries/p
 import { coherence, computeQuality, coverage, relevance } from '../../src/topic-summaries/quality'
 import { segmentLines, tokens } from '../../src/topic-summaries/segment'
 import { ProviderError } from '../../src/providers/types'
-import { Counters, quiet } from './fakes'
-import { message } from './topic-fakes'
-import { TextLLM } from './summary-fakes'
+import { Counters } from '../../src/core/observability'
+import { FakeLLM } from '../fakes/llm'
+import { quiet } from '../fakes/logger'
+import { message } from '../fakes/message-rows'
 
 const zhChat = [
   message({ userId: 'alice', userName: '小红', content: '周末去香山看红叶吗？', at: 0 }),
@@ -23,7 +24,7 @@ const enChat = [
   message({ userId: 'a', userName: 'Ann', content: 'I will run the migration tests tonight', at: 20 }),
 ]
 
-const deps = (llm?: TextLLM, options = {}) => ({ llm, counters: new Counters(), logger: quiet, options })
+const deps = (llm?: FakeLLM, options = {}) => ({ llm, counters: new Counters(), logger: quiet, options })
 
 describe('segmentation', () => {
   it('keeps a short topic in one segment and splits a long one into balanced segments under the budget', () => {
@@ -47,13 +48,17 @@ describe('segmentation', () => {
 
 describe('generateSummary', () => {
   it('summarises each segment, merges them, and asks for a score, in the topic language', async () => {
-    const llm = new TextLLM((call) => {
+    const llm = new FakeLLM((call) => {
       if (call.prompt.includes('合并')) return '{"summary": "大家约好周六早上八点去香山看红叶，小刚带相机。"}'
       if (call.prompt.includes('1 到 10')) return '```json\n{"score": 8}\n```'
       const part = /第 (\d+)\/\d+ 段/.exec(call.prompt)![1]
       return `{"summary": "第${part}段：讨论香山红叶"}`
     })
-    const chat = Array.from({ length: 40 }, (_, i) => zhChat[i % 4]).map((m, i) => ({ ...m, id: `r${i}`, createdAt: new Date(m.createdAt.getTime() + i * 60_000) }))
+    const chat = Array.from({ length: 40 }, (_, i) => zhChat[i % 4]).map((m, i) => ({
+      ...m,
+      id: `r${i}`,
+      createdAt: new Date(m.createdAt.getTime() + i * 60_000),
+    }))
     const draft = await generateSummary('香山红叶', chat, deps(llm, { segmentTokens: 150 }))
     const segmentCalls = llm.calls.filter((c) => c.prompt.includes('段聊天记录'))
     expect(segmentCalls.length).toBeGreaterThan(1)
@@ -63,7 +68,13 @@ describe('generateSummary', () => {
     for (let i = 1; i <= segmentCalls.length; i++) expect(merge).toContain(`${i}. 第${i}段：讨论香山红叶`)
     expect(segmentCalls[0].prompt).toContain('小红: 周末去香山看红叶吗？')
     expect(segmentCalls[0].options?.json).toBe(true)
-    expect(draft).toMatchObject({ summary: '大家约好周六早上八点去香山看红叶，小刚带相机。', fallback: false, language: 'zh', model: 'scripted', messageCount: 40 })
+    expect(draft).toMatchObject({
+      summary: '大家约好周六早上八点去香山看红叶，小刚带相机。',
+      fallback: false,
+      language: 'zh',
+      model: 'scripted',
+      messageCount: 40,
+    })
     expect(draft.participants).toEqual(['小红', '小明', '小刚'])
     expect(draft.firstMessageAt).toEqual(chat[0].createdAt)
     expect(draft.lastMessageAt).toEqual(chat[39].createdAt)
@@ -72,7 +83,10 @@ describe('generateSummary', () => {
   })
 
   it('makes one call (no merge) for a short topic and uses the English prompts for an English chat', async () => {
-    const llm = new TextLLM(['{"summary": "Ann and Ben agreed to release on Friday if the migration tests pass; Ann runs them tonight."}', '{"score": 9}'])
+    const llm = new FakeLLM([
+      '{"summary": "Ann and Ben agreed to release on Friday if the migration tests pass; Ann runs them tonight."}',
+      '{"score": 9}',
+    ])
     const draft = await generateSummary('Friday release', enChat, deps(llm))
     expect(llm.calls).toHaveLength(2)
     expect(llm.calls[0].prompt).toContain('part 1/1 of the chat on the topic "Friday release"')
@@ -82,7 +96,7 @@ describe('generateSummary', () => {
   })
 
   it('falls back to the offline summary, marked, when the model stays malformed after the retry', async () => {
-    const llm = new TextLLM(['I cannot do that', 'still no json'])
+    const llm = new FakeLLM(['I cannot do that', 'still no json'])
     const d = deps(llm)
     const draft = await generateSummary('香山红叶', zhChat, d)
     expect(llm.calls).toHaveLength(2)
@@ -94,12 +108,12 @@ describe('generateSummary', () => {
   })
 
   it('falls back when the model throws, and when a later merge call fails', async () => {
-    const throwing = await generateSummary('Friday release', enChat, deps(new TextLLM([new ProviderError('down', 'x', 503)])))
+    const throwing = await generateSummary('Friday release', enChat, deps(new FakeLLM([new ProviderError('down', 'x', 503)])))
     expect(throwing).toMatchObject({ fallback: true, model: 'offline' })
     expect(throwing.summary).toMatch(/^Discussion of "Friday release" \(Ann, Ben; 3 messages\)/)
 
     const chat = Array.from({ length: 30 }, (_, i) => ({ ...enChat[i % 3], id: `e${i}` }))
-    const llm = new TextLLM((call) => {
+    const llm = new FakeLLM((call) => {
       if (call.prompt.includes('Merge them')) throw new Error('timeout')
       return '{"summary": "part"}'
     })
@@ -118,7 +132,7 @@ describe('generateSummary', () => {
   })
 
   it('keeps the summary when only the score fails (the score is left empty)', async () => {
-    const llm = new TextLLM(['{"summary": "Ann and Ben plan a Friday release."}', new Error('quota')])
+    const llm = new FakeLLM(['{"summary": "Ann and Ben plan a Friday release."}', new Error('quota')])
     const draft = await generateSummary('Friday release', enChat, deps(llm))
     expect(draft.fallback).toBe(false)
     expect(draft.quality.llmScore).toBeUndefined()

@@ -6,16 +6,33 @@ import { createTopicSummaries, KoishiTopicSummaryStore } from '../../src/topic-s
 import { KoishiTopicStore } from '../../src/topics/koishi-store'
 import { defineTopicSummaryTable } from '../../src/topic-summaries/table'
 import type { MessageRow } from '../../src/messages/table'
-import { Counters, ExactIndex, quiet } from './fakes'
-import { at, summaryRow, topicRow } from './summary-fakes'
-import { sqliteApp } from './sqlite-app'
+import { Counters } from '../../src/core/observability'
+import { at } from '../fakes/clock'
+import { quiet } from '../fakes/logger'
+import { ExactIndex } from '../fakes/exact-index'
+import { topicRow } from '../fakes/topics'
+import { summaryRow } from '../fakes/summaries'
+import { sqliteApp } from '../fakes/sqlite-app'
 
 function row(messageId: string, seconds: number, fields: Partial<MessageRow> = {}): MessageRow {
   const channelId = fields.channelId ?? 'g1'
   return {
-    id: messageRowId('qq', channelId, messageId), messageId, platform: 'qq', guildId: channelId, channelId,
-    userId: 'u1', userName: '小红', content: `去香山看红叶 ${messageId}`, role: 'user', isMentionBot: false, isCommand: false,
-    replyMessageId: '', rootMessageId: messageId, topicId: 't1', createdAt: at(seconds), ...fields,
+    id: messageRowId('qq', channelId, messageId),
+    messageId,
+    platform: 'qq',
+    guildId: channelId,
+    channelId,
+    userId: 'u1',
+    userName: '小红',
+    content: `去香山看红叶 ${messageId}`,
+    role: 'user',
+    isMentionBot: false,
+    isCommand: false,
+    replyMessageId: '',
+    rootMessageId: messageId,
+    topicId: 't1',
+    createdAt: at(seconds),
+    ...fields,
   }
 }
 
@@ -34,7 +51,15 @@ describe('KoishiTopicSummaryStore (SQLite in memory)', () => {
   })
 
   it('stores versions, refuses a second writer of the same version, and reads the newest per topic and channel', async () => {
-    await store.insert(summaryRow({ topicId: 't1', version: 1, keywords: { 香山: 1 }, participants: ['小红'], quality: { coverage: 0.5, coherence: 1, relevance: 1, llmScore: 0.8, overall: 0.8 } }))
+    await store.insert(
+      summaryRow({
+        topicId: 't1',
+        version: 1,
+        keywords: { 香山: 1 },
+        participants: ['小红'],
+        quality: { coverage: 0.5, coherence: 1, relevance: 1, llmScore: 0.8, overall: 0.8 },
+      }),
+    )
     await store.insert(summaryRow({ topicId: 't1', version: 2, lastMessageAt: at(90) }))
     await store.insert(summaryRow({ topicId: 't2', version: 1, lastMessageAt: at(30) }))
     await store.insert(summaryRow({ topicId: 't3', version: 1, channelId: 'g2', guildId: 'g2' }))
@@ -55,12 +80,20 @@ describe('KoishiTopicSummaryStore (SQLite in memory)', () => {
     const messages = new KoishiMessageStore(app)
     await topics.create(topicRow('t1', { title: '香山红叶', messageCount: 4, lastMessageAt: at(30) }))
     await topics.create(topicRow('t9', { channelId: 'g2', guildId: 'g2', title: '香山红叶', messageCount: 3, lastMessageAt: at(30) }))
-    for (const [i, s] of [0, 10, 20, 30].entries()) await app.database.create('memory_message', row(`m${i}`, s, { userName: i % 2 ? '小明' : '小红' }))
-    for (const [i, s] of [0, 10, 20].entries()) await app.database.create('memory_message', row(`n${i}`, s, { channelId: 'g2', topicId: 't9' }))
+    for (const [i, s] of [0, 10, 20, 30].entries())
+      await app.database.create('memory_message', row(`m${i}`, s, { userName: i % 2 ? '小明' : '小红' }))
+    for (const [i, s] of [0, 10, 20].entries())
+      await app.database.create('memory_message', row(`n${i}`, s, { channelId: 'g2', topicId: 't9' }))
     const index = new ExactIndex()
     const summaries = createTopicSummaries(app, {
-      topics, messages, index, embedder: new OfflineEmbedder({ dims: 64 }), llm: () => undefined,
-      counters: new Counters(), logger: quiet, now: () => at(3600),
+      topics,
+      messages,
+      index,
+      embedder: new OfflineEmbedder({ dims: 64 }),
+      llm: () => undefined,
+      counters: new Counters(),
+      logger: quiet,
+      now: () => at(3600),
     })
     expect(await summaries.scheduledPass()).toEqual({ checked: 2, summarized: 2, skipped: 0, failed: 0 })
     expect(await summaries.scheduledPass()).toEqual({ checked: 2, summarized: 0, skipped: 2, failed: 0 })

@@ -1,12 +1,17 @@
 import { describe, expect, it } from 'vitest'
-import { indexText, SUMMARY_TABLE } from '../../src/topic-summaries/summary-index'
 import { fuse, keywordScore, queryTerms, searchSummaries } from '../../src/topic-summaries/search'
 import { TopicSummaries } from '../../src/topic-summaries/summaries'
 import type { TopicSummaryRow } from '../../src/topic-summaries/types'
 import type { Scope } from '../../src/scope'
-import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'
-import { MemoryMessages, MemoryTopics } from './topic-fakes'
-import { at, MemorySummaries, RuleEmbedder, summaryRow } from './summary-fakes'
+import { Counters } from '../../src/core/observability'
+import { at } from '../fakes/clock'
+import { FakeEmbedder } from '../fakes/embedder'
+import { quiet } from '../fakes/logger'
+import { MemoryOutbox } from '../fakes/outbox'
+import { ExactIndex } from '../fakes/exact-index'
+import { MemoryMessages } from '../fakes/messages'
+import { MemoryTopics } from '../fakes/topics'
+import { MemorySummaries, summaryRow } from '../fakes/summaries'
 
 const g1: Scope = { platform: 'qq', guildId: 'g1', channelId: 'g1' }
 const g2: Scope = { platform: 'qq', guildId: 'g2', channelId: 'g2' }
@@ -15,7 +20,7 @@ const g2: Scope = { platform: 'qq', guildId: 'g2', channelId: 'g2' }
  * A: the keyword match (its keywords hold 猫粮) whose vector is far from the query;
  * B: the vector match (same direction as the query) sharing no word with it.
  */
-const embedder = new RuleEmbedder([
+const embedder = FakeEmbedder.rules([
   ['比较了几种', [0, 1, 0]],
   ['宠物', [1, 0, 0]],
   ['猫粮', [1, 0, 0]],
@@ -26,8 +31,14 @@ async function setup(rows: TopicSummaryRow[], index = new ExactIndex()) {
   for (const row of rows) await store.insert(row)
   const counters = new Counters()
   const summaries = new TopicSummaries({
-    store, topics: new MemoryTopics(), messages: new MemoryMessages(), embedder, llm: () => undefined,
-    vector: { index, outbox: new MemoryOutbox() }, counters, logger: quiet,
+    store,
+    topics: new MemoryTopics(),
+    messages: new MemoryMessages(),
+    embedder,
+    llm: () => undefined,
+    vector: { index, outbox: new MemoryOutbox() },
+    counters,
+    logger: quiet,
   })
   for (const row of rows) {
     if ((await store.latest(row.topicId))?.id !== row.id) continue
@@ -36,7 +47,13 @@ async function setup(rows: TopicSummaryRow[], index = new ExactIndex()) {
   return { store, index, counters, summaries }
 }
 
-const keywordOnly = summaryRow({ topicId: 'a', title: '价格', summary: '大家比较了几种猫粮的价格。', keywords: { 猫粮: 1, 价格: 0.6 }, lastMessageAt: at(10) })
+const keywordOnly = summaryRow({
+  topicId: 'a',
+  title: '价格',
+  summary: '大家比较了几种猫粮的价格。',
+  keywords: { 猫粮: 1, 价格: 0.6 },
+  lastMessageAt: at(10),
+})
 const vectorOnly = summaryRow({ topicId: 'b', title: '喂养', summary: '讨论给宠物吃什么。', keywords: { 喂养: 1 }, lastMessageAt: at(20) })
 
 describe('hybrid summary search', () => {
@@ -56,8 +73,15 @@ describe('hybrid summary search', () => {
     const index = new ExactIndex()
     const { store } = await setup([keywordOnly, vectorOnly], index)
     const custom = new TopicSummaries({
-      store, topics: new MemoryTopics(), messages: new MemoryMessages(), embedder, llm: () => undefined,
-      vector: { index, outbox: new MemoryOutbox() }, counters: new Counters(), logger: quiet, options: { searchWeights: { keyword: 0.9, vector: 0.1 } },
+      store,
+      topics: new MemoryTopics(),
+      messages: new MemoryMessages(),
+      embedder,
+      llm: () => undefined,
+      vector: { index, outbox: new MemoryOutbox() },
+      counters: new Counters(),
+      logger: quiet,
+      options: { searchWeights: { keyword: 0.9, vector: 0.1 } },
     })
     expect((await custom.searchSummaries('猫粮', g1)).map((h) => h.row.topicId)).toEqual(['a', 'b'])
   })
@@ -68,8 +92,16 @@ describe('hybrid summary search', () => {
     expect((await summaries.searchSummaries('猫粮', g1, { mode: 'vector' })).map((h) => h.row.topicId)).toEqual(['b'])
   })
 
-  it('never returns another channel\'s summaries, even from an index that ignores the scope', async () => {
-    const other = summaryRow({ topicId: 'x', platform: 'qq', guildId: 'g2', channelId: 'g2', title: '猫粮', summary: '猫粮猫粮，宠物', keywords: { 猫粮: 1 } })
+  it("never returns another channel's summaries, even from an index that ignores the scope", async () => {
+    const other = summaryRow({
+      topicId: 'x',
+      platform: 'qq',
+      guildId: 'g2',
+      channelId: 'g2',
+      title: '猫粮',
+      summary: '猫粮猫粮，宠物',
+      keywords: { 猫粮: 1 },
+    })
     const leaky = new ExactIndex()
     leaky.nearest = async function (table, vector, _scope, limit) {
       return ExactIndex.prototype.nearest.call(this, table, vector, { platform: 'qq' }, limit)
@@ -119,7 +151,10 @@ describe('keyword scoring', () => {
 
   it('fuse adds the weighted legs', () => {
     const a = summaryRow({ topicId: 'a' })
-    const hits = fuse(new Map([['a#1', { row: a, score: 0.5, matched: [] }]]), new Map([['a#1', { row: a, score: 0.5 }]]), { keyword: 0.4, vector: 0.6 })
+    const hits = fuse(new Map([['a#1', { row: a, score: 0.5, matched: [] }]]), new Map([['a#1', { row: a, score: 0.5 }]]), {
+      keyword: 0.4,
+      vector: 0.6,
+    })
     expect(hits[0].score).toBeCloseTo(0.5)
   })
 })

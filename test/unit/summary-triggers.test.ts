@@ -3,13 +3,20 @@ import { TopicSummaries } from '../../src/topic-summaries/summaries'
 import { SUMMARY_TABLE } from '../../src/topic-summaries/summary-index'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import type { LLM } from '../../src/providers/types'
-import { Counters, ExactIndex, MemoryOutbox, quiet } from './fakes'
-import { MemoryMessages, message } from './topic-fakes'
-import { at, MemorySummaries, SummaryTopics, TextLLM, topicRow } from './summary-fakes'
+import { Counters } from '../../src/core/observability'
+import { at } from '../fakes/clock'
+import { FakeLLM } from '../fakes/llm'
+import { quiet } from '../fakes/logger'
+import { MemoryOutbox } from '../fakes/outbox'
+import { ExactIndex } from '../fakes/exact-index'
+import { MemoryMessages } from '../fakes/messages'
+import { MemoryTopics, topicRow } from '../fakes/topics'
+import { MemorySummaries } from '../fakes/summaries'
+import { message } from '../fakes/message-rows'
 
 function setup(options: { llm?: LLM; countThreshold?: number } = {}) {
   const store = new MemorySummaries()
-  const topics = new SummaryTopics()
+  const topics = new MemoryTopics()
   const messages = new MemoryMessages()
   const index = new ExactIndex()
   const outbox = new MemoryOutbox()
@@ -33,7 +40,17 @@ function setup(options: { llm?: LLM; countThreshold?: number } = {}) {
     const topic = topics.rows.get(topicId) ?? topicRow(topicId, { channelId, title: '香山红叶' })
     for (let i = 0; i < n; i++) {
       const seconds = from + i * 10
-      messages.add(message({ userId: `u${i % 2}`, content: `香山红叶第${from + i}条，周六去爬山`, at: seconds, topicId, channelId, id: `qq:${channelId}:${topicId}-${from + i}`, messageId: `${topicId}-${from + i}` }))
+      messages.add(
+        message({
+          userId: `u${i % 2}`,
+          content: `香山红叶第${from + i}条，周六去爬山`,
+          at: seconds,
+          topicId,
+          channelId,
+          id: `qq:${channelId}:${topicId}-${from + i}`,
+          messageId: `${topicId}-${from + i}`,
+        }),
+      )
       topic.messageCount++
       topic.lastMessageAt = at(seconds)
     }
@@ -50,7 +67,15 @@ describe('summary triggers', () => {
     const [result] = await summaries.onTopicsClosed(closed)
     expect(result.status).toBe('created')
     if (result.status !== 'created') return
-    expect(result.row).toMatchObject({ id: 't1#1', version: 1, trigger: 'closed', fallback: true, messageCount: 4, topicMessageCount: 4, embedder: 'offline-ngram-v1' })
+    expect(result.row).toMatchObject({
+      id: 't1#1',
+      version: 1,
+      trigger: 'closed',
+      fallback: true,
+      messageCount: 4,
+      topicMessageCount: 4,
+      embedder: 'offline-ngram-v1',
+    })
     expect(result.indexed).toBe(true)
     expect([...index.rows.keys()]).toEqual(['t1#1'])
     expect((await summaries.onTopicsClosed(closed))[0].status).toBe('unchanged')
@@ -93,11 +118,14 @@ describe('summary triggers', () => {
   })
 
   it('by hand: always makes a new version, keeps the old ones, and only the newest is indexed', async () => {
-    const llm = new TextLLM((call) => (call.prompt.includes('1 到 10') ? '{"score": 7}' : '{"summary": "大家约好周六去香山看红叶。"}'))
+    const llm = new FakeLLM((call) => (call.prompt.includes('1 到 10') ? '{"score": 7}' : '{"summary": "大家约好周六去香山看红叶。"}'))
     const { summaries, say, index, store } = setup({ llm })
     say('t1', 1)
     const one = await summaries.summarizeNow('t1')
-    expect(one).toMatchObject({ status: 'created', row: { version: 1, trigger: 'manual', fallback: false, model: 'scripted', summary: '大家约好周六去香山看红叶。' } })
+    expect(one).toMatchObject({
+      status: 'created',
+      row: { version: 1, trigger: 'manual', fallback: false, model: 'scripted', summary: '大家约好周六去香山看红叶。' },
+    })
     const two = await summaries.summarizeNow('t1')
     expect(two).toMatchObject({ status: 'created', row: { id: 't1#2', version: 2 } })
     expect((await summaries.versions('t1')).map((r) => r.version)).toEqual([1, 2])
@@ -109,7 +137,11 @@ describe('summary triggers', () => {
   it('concurrent triggers on one topic write one version each, never the same version twice', async () => {
     const { summaries, say, store } = setup()
     say('t1', 6)
-    const results = await Promise.all([summaries.summarize('t1', 'closed'), summaries.summarize('t1', 'schedule'), summaries.summarizeNow('t1')])
+    const results = await Promise.all([
+      summaries.summarize('t1', 'closed'),
+      summaries.summarize('t1', 'schedule'),
+      summaries.summarizeNow('t1'),
+    ])
     expect(results.map((r) => r.status)).toEqual(['created', 'unchanged', 'created'])
     expect([...store.rows.keys()].sort()).toEqual(['t1#1', 't1#2'])
   })
@@ -157,7 +189,7 @@ describe('summary triggers', () => {
 })
 
 describe('raw messages on demand', () => {
-  it('returns a topic\'s messages oldest first, within a time range, newest `limit` of it', async () => {
+  it("returns a topic's messages oldest first, within a time range, newest `limit` of it", async () => {
     const { summaries, say } = setup()
     say('t1', 10)
     say('t2', 3, 5)

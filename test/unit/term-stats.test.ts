@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest'
 import { termStatsOf } from '../../src/text/bm25'
 import { TermStats } from '../../src/context/term-stats'
 import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
-import { channel, row } from './message-rows'
+import { at } from '../fakes/clock'
+import { channel, row, T0 } from '../fakes/message-rows'
 
 describe('TermStats', () => {
   it('weights rare terms above common ones, per channel', () => {
@@ -26,8 +27,14 @@ describe('TermStats', () => {
 
   it('warms a channel once and computes pool statistics', () => {
     const stats = new TermStats()
-    stats.warm(channel, Array.from({ length: 25 }, () => 'hello world'))
-    stats.warm(channel, Array.from({ length: 25 }, () => 'again'))
+    stats.warm(
+      channel,
+      Array.from({ length: 25 }, () => 'hello world'),
+    )
+    stats.warm(
+      channel,
+      Array.from({ length: 25 }, () => 'again'),
+    )
     expect(stats.view(channel)?.documents).toBe(25)
     const pool = termStatsOf(['cat dog', 'cat', '', 'bird'])
     expect(pool.documents).toBe(3)
@@ -38,20 +45,27 @@ describe('TermStats', () => {
 describe('InMemoryMessageStore', () => {
   it('answers the MessageStore port oldest first', async () => {
     const store = new InMemoryMessageStore()
-    store.add(row('m2', 'b', 'two', 2), row('m1', 'a', 'one', 1), row('m3', 'a', 'three', 3, { replyMessageId: 'm1', topicId: 't' }), row('x', 'a', 'x', 2, { channelId: 'other' }))
-    const at = (minute: number) => new Date(row('', 'a', '', minute).createdAt)
-    expect((await store.window(channel, { before: at(3), limit: 5 })).map((r) => r.messageId)).toEqual(['m1', 'm2'])
-    expect((await store.window(channel, { before: at(9), limit: 2 })).map((r) => r.messageId)).toEqual(['m2', 'm3'])
-    expect((await store.window(channel, { since: at(2), before: at(9), limit: 5 })).map((r) => r.messageId)).toEqual(['m2', 'm3'])
-    expect((await store.after!(channel, { since: at(2), limit: 1 })).map((r) => r.messageId)).toEqual(['m2'])
+    store.add(
+      row('m2', 'b', 'two', 2),
+      row('m1', 'a', 'one', 1),
+      row('m3', 'a', 'three', 3, { replyMessageId: 'm1', topicId: 't' }),
+      row('x', 'a', 'x', 2, { channelId: 'other' }),
+    )
+    expect((await store.window(channel, { before: at(3 * 60, T0), limit: 5 })).map((r) => r.messageId)).toEqual(['m1', 'm2'])
+    expect((await store.window(channel, { before: at(9 * 60, T0), limit: 2 })).map((r) => r.messageId)).toEqual(['m2', 'm3'])
+    expect((await store.window(channel, { since: at(2 * 60, T0), before: at(9 * 60, T0), limit: 5 })).map((r) => r.messageId)).toEqual([
+      'm2',
+      'm3',
+    ])
+    expect((await store.after!(channel, { since: at(2 * 60, T0), limit: 1 })).map((r) => r.messageId)).toEqual(['m2'])
     expect((await store.byMessageIds(channel, ['m3', 'x'])).map((r) => r.messageId)).toEqual(['m3'])
     expect((await store.byIds(['test:c1:m3', 'test:c1:m1'])).map((r) => r.messageId)).toEqual(['m1', 'm3'])
-    expect((await store.byRoot(channel, 'm1', { before: at(9), limit: 5 })).map((r) => r.messageId)).toEqual(['m1', 'm3'])
-    expect((await store.byTopic('t', { before: at(9), limit: 5 })).map((r) => r.messageId)).toEqual(['m3'])
+    expect((await store.byRoot(channel, 'm1', { before: at(9 * 60, T0), limit: 5 })).map((r) => r.messageId)).toEqual(['m1', 'm3'])
+    expect((await store.byTopic('t', { before: at(9 * 60, T0), limit: 5 })).map((r) => r.messageId)).toEqual(['m3'])
     await store.setTopic(['test:c1:m1'], 't')
-    expect((await store.byTopic('t', { before: at(9), limit: 5 })).map((r) => r.messageId)).toEqual(['m1', 'm3'])
+    expect((await store.byTopic('t', { before: at(9 * 60, T0), limit: 5 })).map((r) => r.messageId)).toEqual(['m1', 'm3'])
     store.add(row('m1', 'a', 'one edited', 5))
     expect(store.size).toBe(4)
-    expect((await store.window(channel, { before: at(9), limit: 9 })).map((r) => r.messageId)).toEqual(['m2', 'm3', 'm1'])
+    expect((await store.window(channel, { before: at(9 * 60, T0), limit: 9 })).map((r) => r.messageId)).toEqual(['m2', 'm3', 'm1'])
   })
 })

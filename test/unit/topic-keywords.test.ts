@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { MAX_KEYWORDS, cleanTitle, isLowSignal, keywordTitle, mergeKeywords, rebuildTopicWords, topKeywords } from '../../src/topics/keywords'
+import {
+  MAX_KEYWORDS,
+  cleanTitle,
+  isLowSignal,
+  keywordTitle,
+  mergeKeywords,
+  rebuildTopicWords,
+  topKeywords,
+} from '../../src/topics/keywords'
 import { contentWords, topicText } from '../../src/text/topic-words'
 
 describe('contentWords', () => {

@@ -1,47 +1,26 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { Embedder, GenerateOptions, LLM, ProviderError } from '../../src/providers/types'
+import type { LLM } from '../../src/providers/types'
+import { ProviderError } from '../../src/providers/types'
 import { Counters } from '../../src/core/observability'
 import { LlmTopicJudge } from '../../src/topics/judge'
+import type { TopicAttributorOptions } from '../../src/topics/attributor'
 import {
-  addToCentroid, defaultTopicThresholds, LEXICAL_THRESHOLDS, SEMANTIC_THRESHOLDS, TopicAttributor, TopicAttributorOptions,
+  addToCentroid,
+  defaultTopicThresholds,
+  LEXICAL_THRESHOLDS,
+  SEMANTIC_THRESHOLDS,
+  TopicAttributor,
 } from '../../src/topics/attributor'
 import type { MessageRow } from '../../src/messages/table'
-import { quiet } from './fakes'
-import { alternating } from './topic-chat'
-import { MemoryMessages, MemoryTopics, message } from './topic-fakes'
-
-class ScriptedLLM implements LLM {
-  readonly id = 'scripted'
-  calls: { prompt: string; options?: GenerateOptions }[] = []
-  constructor(public script: (string | Error)[]) {}
-  async generate(prompt: string, options?: GenerateOptions) {
-    this.calls.push({ prompt, options })
-    const next = this.script.shift() ?? new Error('script exhausted')
-    if (next instanceof Error) throw next
-    return next
-  }
-}
-
-/** Vectors chosen by the test: a text maps to a direction in 4 dimensions. */
-class TableEmbedder implements Embedder {
-  readonly id = 'table-v1'
-  readonly dims = 4
-  down = false
-  constructor(private table: Record<string, number[]>) {}
-  async embed(texts: string[]) {
-    if (this.down) throw new Error('embedder down')
-    return texts.map((text) => {
-      const v = this.table[text]
-      if (!v) throw new Error(`no vector for ${text}`)
-      const n = Math.hypot(...v)
-      return Float32Array.from(v, (x) => x / n)
-    })
-  }
-}
-
-const START = Date.UTC(2025, 0, 1, 12)
-const at = (seconds: number) => new Date(START + seconds * 1000)
+import { at } from '../fakes/clock'
+import { FakeEmbedder } from '../fakes/embedder'
+import { FakeLLM } from '../fakes/llm'
+import { quiet } from '../fakes/logger'
+import { MemoryMessages } from '../fakes/messages'
+import { MemoryTopics } from '../fakes/topics'
+import { message } from '../fakes/message-rows'
+import { alternating } from '../fakes/topic-chat'
 
 describe('TopicAttributor', () => {
   let messages: MemoryMessages
@@ -58,8 +37,14 @@ describe('TopicAttributor', () => {
 
   function attributor(options: Partial<TopicAttributorOptions> = {}) {
     return new TopicAttributor({
-      messages, topics, embedder: new OfflineEmbedder(), counters, logger: quiet,
-      now: () => at(10_000), newId: () => `t${++ids}`, ...options,
+      messages,
+      topics,
+      embedder: new OfflineEmbedder(),
+      counters,
+      logger: quiet,
+      now: () => at(10_000),
+      newId: () => `t${++ids}`,
+      ...options,
     })
   }
 
@@ -85,9 +70,20 @@ describe('TopicAttributor', () => {
       expect(result).toEqual({ topicId: 't1', how: 'new' })
       const topic = (await topics.get('t1'))!
       expect(topic).toMatchObject({
-        platform: 'qq', guildId: 'g1', channelId: 'g1', title: '周末、爬山、香山', creatorId: '小王', messageCount: 1,
-        vectorCount: 1, centroidNorm: 1, embedder: 'offline-ngram-v1', active: true, archived: false,
-        createdAt: row.createdAt, lastMessageAt: row.createdAt, updatedAt: at(10_000),
+        platform: 'qq',
+        guildId: 'g1',
+        channelId: 'g1',
+        title: '周末、爬山、香山',
+        creatorId: '小王',
+        messageCount: 1,
+        vectorCount: 1,
+        centroidNorm: 1,
+        embedder: 'offline-ngram-v1',
+        active: true,
+        archived: false,
+        createdAt: row.createdAt,
+        lastMessageAt: row.createdAt,
+        updatedAt: at(10_000),
       })
       expect(topic.keywords).toEqual({ 周末: 1, 爬山: 1, 香山: 1, 红叶: 1 })
       expect(topic.centroid).toHaveLength(512)
@@ -96,7 +92,7 @@ describe('TopicAttributor', () => {
     })
 
     it('asks the LLM for the title when there is one', async () => {
-      const llm = new ScriptedLLM(['{"title": "周末香山看红叶"}'])
+      const llm = new FakeLLM(['{"title": "周末香山看红叶"}'])
       const target = attributor({ judge: new LlmTopicJudge(llm, { counters }) })
       const { result } = await say(target, { userId: '小王', content: '这周末有人一起去爬山吗？想去香山看红叶' })
       expect((await topics.get(result.topicId))!.title).toBe('周末香山看红叶')
@@ -106,8 +102,11 @@ describe('TopicAttributor', () => {
     })
 
     it('names the topic by its keywords when the title call fails, and counts it', async () => {
-      const llm = new ScriptedLLM([new ProviderError('down', 'scripted', 503)])
-      const { result } = await say(attributor({ judge: new LlmTopicJudge(llm) }), { userId: 'a', content: 'Anyone up for hiking this weekend?' })
+      const llm = new FakeLLM([new ProviderError('down', 'scripted', 503)])
+      const { result } = await say(attributor({ judge: new LlmTopicJudge(llm) }), {
+        userId: 'a',
+        content: 'Anyone up for hiking this weekend?',
+      })
       expect((await topics.get(result.topicId))!.title).toBe('hiking, weekend')
       expect(counters.get('topic.title-fallback')).toBe(1)
     })
@@ -181,7 +180,12 @@ describe('TopicAttributor', () => {
       expect([...threads.get('B')!]).toHaveLength(1)
       expect([...threads.get('A')!][0]).not.toBe([...threads.get('B')!][0])
       const titles = [...topics.rows.values()].map((topic) => [topic.title, topic.messageCount])
-      expect(titles).toEqual(expect.arrayContaining([['香山、爬山、红叶', 6], ['4070、super、显卡', 6]]))
+      expect(titles).toEqual(
+        expect.arrayContaining([
+          ['香山、爬山、红叶', 6],
+          ['4070、super、显卡', 6],
+        ]),
+      )
     })
 
     it('opens a new topic for an unrelated line while the others stay active', async () => {
@@ -211,7 +215,7 @@ describe('TopicAttributor', () => {
   })
 
   describe('short messages', () => {
-    it('go with their author\'s recent topic, not the most recent one, and leave the centroid alone', async () => {
+    it("go with their author's recent topic, not the most recent one, and leave the centroid alone", async () => {
       const target = attributor()
       await say(target, { userId: '小王', content: '这周末有人一起去爬山吗？想去香山看红叶', at: 0 })
       await say(target, { userId: '老李', content: '我打算装台新电脑，显卡在4070和4070 Super之间纠结', at: 10 })
@@ -222,7 +226,7 @@ describe('TopicAttributor', () => {
       expect(counters.get('topic.continued')).toBe(1)
     })
 
-    it('go with the channel\'s most recently active topic when their author was not in one', async () => {
+    it("go with the channel's most recently active topic when their author was not in one", async () => {
       const target = attributor()
       await say(target, { userId: '小王', content: '这周末有人一起去爬山吗？想去香山看红叶', at: 0 })
       await say(target, { userId: '老李', content: '我打算装台新电脑，显卡在4070和4070 Super之间纠结', at: 10 })
@@ -230,7 +234,7 @@ describe('TopicAttributor', () => {
     })
 
     it('open a topic when nothing is going on, and an LLM names it after its first real message', async () => {
-      const llm = new ScriptedLLM(['{"title": "周末爬山"}'])
+      const llm = new FakeLLM(['{"title": "周末爬山"}'])
       const target = attributor({ judge: new LlmTopicJudge(llm) })
       const { result } = await say(target, { userId: '小王', content: '在吗在吗', at: 0 })
       expect(result).toEqual({ topicId: 't1', how: 'new' })
@@ -243,12 +247,15 @@ describe('TopicAttributor', () => {
   })
 
   describe('without a working embedder', () => {
-    it('continues the author\'s topic and counts the failure', async () => {
-      const embedder = new TableEmbedder({ 'a b': [1, 0, 0, 0] })
+    it("continues the author's topic and counts the failure", async () => {
+      const embedder = FakeEmbedder.table({ 'a b': [1, 0, 0, 0] })
       const target = attributor({ embedder, topicText: (text) => text })
       await say(target, { userId: 'u1', content: 'a b', at: 0 })
       embedder.down = true
-      expect((await say(target, { userId: 'u1', content: 'something else entirely', at: 10 })).result).toEqual({ topicId: 't1', how: 'continued' })
+      expect((await say(target, { userId: 'u1', content: 'something else entirely', at: 10 })).result).toEqual({
+        topicId: 't1',
+        how: 'continued',
+      })
       expect(counters.get('topic.embed-failed')).toBe(1)
     })
   })
@@ -263,7 +270,7 @@ describe('TopicAttributor', () => {
     }
 
     async function setup(llm: LLM) {
-      const target = attributor({ embedder: new TableEmbedder(table), judge: new LlmTopicJudge(llm, { counters, logger: quiet }) })
+      const target = attributor({ embedder: FakeEmbedder.table(table), judge: new LlmTopicJudge(llm, { counters, logger: quiet }) })
       expect(target.thresholds).toEqual(SEMANTIC_THRESHOLDS)
       for (let i = 0; i < 7; i++) await say(target, { userId: 'a', userName: 'Alice', content: 'hiking plans', at: i })
       await say(target, { userId: 'b', userName: 'Bob', content: 'graphics card', at: 10 })
@@ -271,7 +278,7 @@ describe('TopicAttributor', () => {
     }
 
     it('lets the model choose among the closest topics, shown by number with their recent messages', async () => {
-      const llm = new ScriptedLLM(['{"title": "Hiking"}', '{"title": "GPU"}', '```json\n{"topic": 2}\n```'])
+      const llm = new FakeLLM(['{"title": "Hiking"}', '{"title": "GPU"}', '```json\n{"topic": 2}\n```'])
       const target = await setup(llm)
       const { result } = await say(target, { userId: 'c', userName: 'Carol', content: 'ambiguous line', at: 20 })
       expect(result.how).toBe('judged')
@@ -288,7 +295,7 @@ describe('TopicAttributor', () => {
     })
 
     it('opens a new topic with the model\'s title when it answers "new"', async () => {
-      const llm = new ScriptedLLM(['{"title": "Hiking"}', '{"title": "GPU"}', '{"topic": "new", "title": "Something in between"}'])
+      const llm = new FakeLLM(['{"title": "Hiking"}', '{"title": "GPU"}', '{"topic": "new", "title": "Something in between"}'])
       const target = await setup(llm)
       const { result } = await say(target, { userId: 'c', content: 'ambiguous line', at: 20 })
       expect(result).toEqual({ topicId: 't3', how: 'new' })
@@ -298,7 +305,7 @@ describe('TopicAttributor', () => {
     })
 
     it('falls back to the closest topic on a garbage answer (after the one retry), and counts it', async () => {
-      const llm = new ScriptedLLM(['{"title": "Hiking"}', '{"title": "GPU"}', '{"topic": 7}', 'I think the first one'])
+      const llm = new FakeLLM(['{"title": "Hiking"}', '{"title": "GPU"}', '{"topic": 7}', 'I think the first one'])
       const target = await setup(llm)
       const { result } = await say(target, { userId: 'c', content: 'ambiguous line', at: 20 })
       expect(result.how).toBe('joined')
@@ -310,7 +317,7 @@ describe('TopicAttributor', () => {
     })
 
     it('falls back to the closest topic when the provider fails', async () => {
-      const llm = new ScriptedLLM(['{"title": "Hiking"}', '{"title": "GPU"}', new ProviderError('rate limited', 'scripted', 429)])
+      const llm = new FakeLLM(['{"title": "Hiking"}', '{"title": "GPU"}', new ProviderError('rate limited', 'scripted', 429)])
       const target = await setup(llm)
       const { result } = await say(target, { userId: 'c', content: 'ambiguous line', at: 20 })
       expect(result.how).toBe('joined')
@@ -318,12 +325,12 @@ describe('TopicAttributor', () => {
     })
 
     it('joins the closest topic without a model (rules mode), and skips the model below the low threshold', async () => {
-      const target = attributor({ embedder: new TableEmbedder(table) })
+      const target = attributor({ embedder: FakeEmbedder.table(table) })
       await say(target, { userId: 'a', content: 'hiking plans', at: 0 })
       await say(target, { userId: 'b', content: 'graphics card', at: 10 })
       expect((await say(target, { userId: 'c', content: 'ambiguous line', at: 20 })).result.how).toBe('joined')
-      const llm = new ScriptedLLM([])
-      const judged = attributor({ embedder: new TableEmbedder(table), judge: new LlmTopicJudge(llm) })
+      const llm = new FakeLLM([])
+      const judged = attributor({ embedder: FakeEmbedder.table(table), judge: new LlmTopicJudge(llm) })
       expect((await say(judged, { userId: 'd', content: 'far away', at: 30 })).result.how).toBe('new')
       // only its title was asked for (and failed: the script is empty)
       expect(llm.calls).toHaveLength(1)

@@ -1,5 +1,3 @@
-import type { Embedder, GenerateOptions, LLM } from '../../src/providers/types'
-import { l2normalize } from '../../src/providers/vectors'
 import type {
   GroupChangeRow,
   GroupLeaseRow,
@@ -160,7 +158,7 @@ export class MemoryGroupStore implements GroupMemoryStore {
 
 /** A memory row with defaults, for seeding a store. */
 export function memoryRow(group: GroupRef, id: string, statement: string, extra: Partial<GroupMemoryRow> = {}): GroupMemoryRow {
-  const at = extra.createdAt ?? new Date('2025-01-01T00:00:00Z')
+  const created = extra.createdAt ?? new Date('2025-01-01T00:00:00Z')
   return {
     id,
     platform: group.platform,
@@ -176,67 +174,8 @@ export function memoryRow(group: GroupRef, id: string, statement: string, extra:
     tags: [],
     strength: 0.5,
     runId: '',
-    createdAt: at,
-    updatedAt: extra.updatedAt ?? at,
+    createdAt: created,
+    updatedAt: extra.updatedAt ?? created,
     ...extra,
   }
 }
-
-export interface LlmCall {
-  prompt: string
-  input: { existing_memories: { id: number; statement: string; version: number }[]; new_discussions: string[] }
-  system?: string
-}
-
-/**
- * A scripted chat model: each call gets the next answer (a string, or a function of the parsed
- * input). Calls are recorded; `gate` holds an answer back until the test releases it.
- */
-export class ScriptedLLM implements LLM {
-  readonly id = 'scripted'
-  calls: LlmCall[] = []
-  gate?: Promise<void>
-
-  constructor(private answers: (string | ((call: LlmCall) => string) | Error)[]) {}
-
-  async generate(prompt: string, options?: GenerateOptions) {
-    const call: LlmCall = { prompt, input: JSON.parse(prompt), system: options?.system }
-    this.calls.push(call)
-    if (this.gate) await this.gate
-    const answer = this.answers.shift()
-    if (answer === undefined) throw new Error('the script has no more answers')
-    if (answer instanceof Error) throw answer
-    return typeof answer === 'function' ? answer(call) : answer
-  }
-}
-
-/**
- * A scripted "semantic" embedder for tests: a text's vector counts which concept word lists it
- * touches, so "群组的技术背景是什么？" and "成员多为前端开发者" meet on the concept *tech* although
- * they share no word. It stands in for a real embedding model; the offline embedder is lexical.
- */
-export class ConceptEmbedder implements Embedder {
-  readonly id = 'concepts-v1'
-  static readonly concepts: string[][] = [
-    ['技术', '开发', '前端', '后端', '程序', '代码', 'tech', 'developer', 'code'],
-    ['动漫', '新番', '番剧', '动画', 'anime'],
-    ['游戏', '开黑', 'game'],
-    ['美食', '火锅', '吃', 'food'],
-    ['政治', 'politics'],
-  ]
-  readonly dims = ConceptEmbedder.concepts.length + 1
-
-  async embed(texts: string[]) {
-    return texts.map((text) => {
-      const vector = new Float32Array(this.dims)
-      const lower = text.toLowerCase()
-      ConceptEmbedder.concepts.forEach((words, i) => {
-        for (const word of words) if (lower.includes(word)) vector[i] += 1
-      })
-      vector[this.dims - 1] = 0.05 // a little shared mass so unrelated texts are not exactly orthogonal
-      return l2normalize(vector)
-    })
-  }
-}
-
-export const at = (iso: string) => new Date(iso)

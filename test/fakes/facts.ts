@@ -1,0 +1,36 @@
+import type { FactRepository } from '../../src/facts/repository'
+import type { FactRow } from '../../src/facts/table'
+import type { Scope } from '../../src/scope'
+import { inScope } from './scope'
+
+/** An in-memory `FactRepository`. */
+export class MemoryFacts implements FactRepository {
+  rows = new Map<string, FactRow>()
+  async insert(row: FactRow) {
+    this.rows.set(row.id, { ...row })
+  }
+  async update(id: string, patch: Partial<FactRow>) {
+    Object.assign(this.rows.get(id)!, patch)
+  }
+  async get(ids: string[]) {
+    return ids.flatMap((id) => this.rows.get(id) ?? [])
+  }
+  async findByContent(scope: Scope, content: string) {
+    return [...this.rows.values()].find((r) => inScope(r, scope) && r.content === content)
+  }
+  async list(scope: Scope, limit: number, offset = 0) {
+    return [...this.rows.values()].filter((r) => inScope(r, scope)).slice(offset, offset + limit)
+  }
+  async count(scope?: Scope) {
+    return [...this.rows.values()].filter((r) => !scope || inScope(r, scope)).length
+  }
+  async allIds() {
+    return [...this.rows.keys()]
+  }
+  async ofUser(platform: string, userId: string) {
+    return [...this.rows.values()].filter((r) => r.platform === platform && r.userId === userId)
+  }
+  async remove(ids: string[]) {
+    for (const id of ids) this.rows.delete(id)
+  }
+}
