@@ -35,7 +35,7 @@ import { ExtractiveSummarizer } from '../src/channel-summaries/summarizer'
 import { TermStats } from '../src/context/term-stats'
 import { defaultLexicalShare } from '../src/facts/rerank'
 import type { ContextTarget } from '../src/context/types'
-import { MemoryOutbox } from '../test/unit/fakes'
+import { MemoryOutbox } from '../test/fakes/outbox'
 import { turnText } from './locomo'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
