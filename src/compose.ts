@@ -14,9 +14,11 @@ import { createJudge, defaultLexicalShare, defineFactTable, factIndexKind, Koish
 import { createGroupMemories } from './group'
 import { Maintenance } from './jobs/maintenance'
 import { KeyedQueue } from './jobs/queue'
-import { defineMessageTable, KoishiMessageStore, MessageIndex } from './messages'
+import { defineMessageTable, defineWatermarkTable, KoishiMessageStore, KoishiWatermarks, MessageIndex } from './messages'
 import { createProviders } from './providers/factory'
+import type { DrainResult } from './store/index-sync'
 import { IndexedTable, IndexRegistry } from './store/index-sync'
+import { startTimers } from './jobs/timers'
 import { LanceIndex } from './store/lance-index'
 import { defineOutboxTable, KoishiOutbox } from './store/outbox'
 import { createTopicSummaries } from './topic-summaries'
@@ -28,6 +30,7 @@ import { defineTopicTable, KoishiTopicStore, LlmTopicJudge, TopicAttributor } fr
  */
 export function composeMemory(ctx: Context, config: Config, counters: Counters, log: Logger) {
   defineMessageTable(ctx)
+  defineWatermarkTable(ctx)
   defineFactTable(ctx)
   defineOutboxTable(ctx)
   defineTopicTable(ctx)
@@ -160,6 +163,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
       ...config.capture,
       memorize: config.memorize.enabled,
       privateEvery: config.memorize.privateEvery,
+      groupEvery: config.memorize.groupEvery,
+      quietMs: config.memorize.quietSeconds * 1000,
       afterReply: config.memorize.afterReply,
       commandPrefixes: config.memorize.commandPrefixes,
       topics: config.topics.enabled,
@@ -167,6 +172,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     },
     write: (rows) => messages.upsert(rows),
     messages,
+    watermarks: new KoishiWatermarks(ctx),
     messageIndex,
     termStats,
     attributor,
@@ -243,6 +249,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
 
   const maintenance = new Maintenance({
     queue,
+    onTopicsClosed: (closed) => capture.topicsClosed(closed),
     attributor,
     summaries,
     groups,
@@ -252,7 +259,55 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     logger: log,
   })
 
+  /** Carries out the index work waiting in the outbox (one drain at a time). Never throws. */
+  const drainOutbox = async (): Promise<DrainResult> => {
+    try {
+      const result = await registry.drain()
+      if (result.indexed) log.info('indexed %d waiting memories', result.indexed)
+      return result
+    } catch (error) {
+      // the database itself failed: try again on the next round (at shutdown, say nothing)
+      if (ctx.scope.isActive) log.warn('could not read the outbox: %s', (error as Error).message)
+      return { indexed: 0, pending: true }
+    }
+  }
+
+  const start = async () => {
+    await index.open()
+    await capture.restore(new Date(Date.now() - RESTORE_DAYS * 86_400_000)).catch((error) => {
+      log.warn('could not read back the dialogues that wait to be memorised: %s', (error as Error).message)
+    })
+    startTimers(
+      ctx,
+      {
+        retryIntervalSeconds: config.store.retryIntervalSeconds,
+        closeIntervalMinutes: config.topics.closeIntervalMinutes,
+        summaryIntervalMinutes: config.summaries.enabled ? config.summaries.scheduleIntervalMinutes : 0,
+        evolutionHour: config.group.timer ? config.group.hour : undefined,
+        quietSeconds: config.memorize.enabled ? config.memorize.quietSeconds : 0,
+      },
+      {
+        drainOutbox: () => void drainOutbox(),
+        closeIdleTopics: () => void maintenance.closeIdleTopics(),
+        summarizeTopics: () => maintenance.summarizeTopics(),
+        evolveGroups: () => void maintenance.evolveDueGroups(),
+        endQuietDialogues: () => capture.sweep(),
+      },
+    )
+  }
+
+  const stop = async () => {
+    await capture.flush()
+    await messageIndex.flush()
+    queue.clear()
+    await queue.idle()
+    await index.close()
+  }
+
   return {
+    start,
+    stop,
+    drainOutbox,
     providers: { ...providers, judge },
     maintenance,
     index,
@@ -279,6 +334,9 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
 }
 
 export type MemoryParts = ReturnType<typeof composeMemory>
+
+/** At start, dialogues interrupted this recently are read back from the message table. */
+const RESTORE_DAYS = 3
 
 function createAttributor(
   config: Config,

@@ -41,6 +41,8 @@ export interface Config {
     enabled: boolean
     afterReply: boolean
     privateEvery: number
+    groupEvery: number
+    quietSeconds: number
     commandPrefixes: string[]
     queueLimit: number
   }
@@ -151,6 +153,8 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     enabled: Schema.boolean().default(true),
     afterReply: Schema.boolean().default(true),
     privateEvery: Schema.natural().default(5),
+    groupEvery: Schema.natural().default(10),
+    quietSeconds: Schema.natural().default(600),
     commandPrefixes: Schema.array(String).default(['/', '.', '。']),
     queueLimit: Schema.natural().min(1).default(200),
   }),

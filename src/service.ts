@@ -11,7 +11,6 @@ import { episodeScope } from './episodes'
 import type { Dialogue, FactRow, MemorizeOutcome, RetrievedMemory } from './facts'
 import { formatForPrompt } from './facts'
 import type { UserRef } from './erase/eraser'
-import { startTimers } from './jobs/timers'
 import type { Scope } from './scope'
 import { sessionScope } from './scope'
 import type { DrainResult, RebuildResult } from './store/index-sync'
@@ -83,32 +82,12 @@ export class MemoryService extends Service {
     parts.capture.listen(ctx)
   }
 
-  protected async start() {
-    await this.index.open()
-    const { config, parts } = this
-    startTimers(
-      this.ctx,
-      {
-        retryIntervalSeconds: config.store.retryIntervalSeconds,
-        closeIntervalMinutes: config.topics.closeIntervalMinutes,
-        summaryIntervalMinutes: config.summaries.enabled ? config.summaries.scheduleIntervalMinutes : 0,
-        evolutionHour: config.group.timer ? config.group.hour : undefined,
-      },
-      {
-        drainOutbox: () => void this.flushOutbox(),
-        closeIdleTopics: () => void parts.maintenance.closeIdleTopics(),
-        summarizeTopics: () => parts.maintenance.summarizeTopics(),
-        evolveGroups: () => void parts.maintenance.evolveDueGroups(),
-      },
-    )
+  protected start() {
+    return this.parts.start()
   }
 
-  protected async stop() {
-    await this.parts.capture.flush()
-    await this.parts.messageIndex.flush()
-    this.parts.queue.clear()
-    await this.parts.queue.idle()
-    await this.index.close()
+  protected stop() {
+    return this.parts.stop()
   }
 
   /**
@@ -153,16 +132,8 @@ export class MemoryService extends Service {
   }
 
   /** Carries out the index work waiting in the outbox (one drain at a time). */
-  async flushOutbox(): Promise<DrainResult> {
-    try {
-      const result = await this.parts.registry.drain()
-      if (result.indexed) this.log.info('indexed %d waiting memories', result.indexed)
-      return result
-    } catch (error) {
-      // the database itself failed: try again on the next round (at shutdown, say nothing)
-      if (this.ctx.scope.isActive) this.log.warn('could not read the outbox: %s', (error as Error).message)
-      return { indexed: 0, pending: true }
-    }
+  flushOutbox(): Promise<DrainResult> {
+    return this.parts.drainOutbox()
   }
 
   /** LanceDB tables `reindex` can rebuild, with the name of their rows. */

@@ -4,7 +4,7 @@ import type { EpisodicMemory } from '../episodes'
 import type { Dialogue, FactOwner } from '../facts'
 import type { Counters, Logger } from '../core/observability'
 import type { KeyedQueue } from '../jobs/queue'
-import type { MessageIndex, MessageRow, MessageStore } from '../messages'
+import type { KoishiWatermarks, MessageIndex, MessageRow, MessageStore } from '../messages'
 import { messageRowId } from '../messages'
 import type { RollingSummary } from '../channel-summaries'
 import type { TopicAttributor } from '../topics'
@@ -24,6 +24,10 @@ export interface CaptureOptions {
   memorize: boolean
   /** A private chat's dialogue ends after this many user messages (0: never by count). */
   privateEvery: number
+  /** A group chat's dialogue ends after this many messages of the user (0: never by count). */
+  groupEvery: number
+  /** A dialogue ends when its user has said nothing for this long (0: never by silence). */
+  quietMs: number
   /** A dialogue ends when the bot answers it. */
   afterReply: boolean
   commandPrefixes: string[]
@@ -36,6 +40,8 @@ export interface CaptureDeps {
   /** Writes captured rows to the database. */
   write(rows: MessageRow[]): Promise<void>
   messages: Pick<MessageStore, 'byIds'>
+  /** How far each user's messages have been memorised; what lies past it is read back at start. */
+  watermarks: Pick<KoishiWatermarks, 'advance' | 'unmemorised'>
   messageIndex: Pick<MessageIndex, 'add'>
   termStats: Pick<TermStats, 'add'>
   attributor: Pick<TopicAttributor, 'attribute'>
@@ -125,14 +131,17 @@ export class CapturePipeline {
     if (!options.memorize || !content) return
     const owner = ownerOf(session)
     const said = renderPlainText(session.elements ?? [], options.placeholders, session.selfId)
-    const waiting = this.tracker.user(owner, row.userName, said, row.id)
-    if (session.isDirect && options.privateEvery > 0 && waiting >= options.privateEvery) this.finishDialogue(owner)
+    const waiting = this.tracker.user(owner, row.userName, said, row.id, row.createdAt)
+    const every = owner.guildId ? options.groupEvery : options.privateEvery
+    if (every > 0 && waiting >= every) this.finishDialogue(owner)
   }
 
   outgoing(session: Session, replyTo?: Session): void {
     if (!session.channelId || !this.records(session)) return
     const content = renderPlainText(session.elements ?? [], this.deps.options.placeholders)
     if (!content) return
+    // what a command prints is its output, not conversation: stored and marked like the invocation
+    const answersCommand = Boolean(replyTo && replyTo.userId !== replyTo.selfId && this.isCommand(replyTo))
     const row = this.row(session, {
       messageId: localMessageId(),
       userId: session.selfId,
@@ -140,11 +149,12 @@ export class CapturePipeline {
       content,
       role: 'assistant',
       isMentionBot: false,
-      isCommand: false,
+      isCommand: answersCommand,
       replyMessageId: replyTo?.messageId ?? '',
       createdAt: new Date(),
     })
     this.recorder.add(row)
+    if (answersCommand) return
     this.shortTerm(row)
     if (replyTo?.messageId && replyTo.userId !== replyTo.selfId) this.exchange(replyTo, row)
     if (!replyTo?.userId || replyTo.userId === replyTo.selfId || !this.deps.options.memorize) return
@@ -225,10 +235,59 @@ export class CapturePipeline {
     if (!queued) this.unattributed.delete(key)
   }
 
+  /** Ends the dialogues of users quiet since `now - quietMs`. */
+  sweep(now = new Date()): void {
+    const { memorize, quietMs } = this.deps.options
+    if (!memorize || quietMs <= 0) return
+    for (const owner of this.tracker.quietSince(new Date(now.getTime() - quietMs))) this.finishDialogue(owner)
+  }
+
+  /** Topics closed: the dialogues of their channels with nothing said since the topic's last message end. */
+  topicsClosed(topics: { platform: string; channelId: string; lastMessageAt: Date }[]): void {
+    if (!this.deps.options.memorize) return
+    for (const topic of topics) {
+      const quiet = this.tracker.quietSince(new Date(topic.lastMessageAt.getTime() + 1), topic)
+      for (const owner of quiet) this.finishDialogue(owner)
+    }
+  }
+
+  /**
+   * Reads back what users said since their watermark (within `since`): the dialogues a restart
+   * interrupted. They end by silence like any other. Returns how many messages were read.
+   */
+  async restore(since: Date, limit = 5000): Promise<number> {
+    if (!this.deps.options.memorize) return 0
+    const rows = await this.deps.watermarks.unmemorised(since, limit)
+    const owners = new Map<string, FactOwner>()
+    for (const row of rows) {
+      const key = `${row.platform}:${row.channelId}:${row.messageId}`
+      if (row.role === 'user') {
+        const owner = { platform: row.platform, userId: row.userId, guildId: row.guildId, channelId: row.channelId }
+        owners.set(key, owner)
+        this.tracker.user(owner, row.userName, row.content, row.id, row.createdAt)
+      } else {
+        const owner = owners.get(`${row.platform}:${row.channelId}:${row.replyMessageId}`)
+        if (owner) this.tracker.assistant(owner, row.userName, row.content, row.id)
+      }
+    }
+    if (rows.length) this.deps.logger.info('%d messages wait to be memorised since the last run', rows.length)
+    return rows.length
+  }
+
+  /** Dialogues that wait to end. */
+  get waiting(): number {
+    return this.tracker.size
+  }
+
   private finishDialogue(owner: FactOwner): void {
     const dialogue = this.tracker.finish(owner)
     if (!dialogue) return
+    const { queue, memorize, watermarks } = this.deps
     // the messages must be in the database before a fact names them as its sources
-    this.deps.queue.push(`${owner.platform}:${owner.userId}`, () => this.recorder.flush().then(() => this.deps.memorize(dialogue)))
+    queue.push(`${owner.platform}:${owner.userId}`, async () => {
+      await this.recorder.flush()
+      await memorize(dialogue)
+      await watermarks.advance(owner, dialogue.until)
+    })
   }
 }

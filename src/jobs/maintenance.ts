@@ -1,12 +1,14 @@
 import type { Logger } from '../core/observability'
 import type { GroupMemories } from '../group'
 import type { TopicSummaries } from '../topic-summaries'
-import type { TopicAttributor } from '../topics'
+import type { TopicAttributor, TopicRow } from '../topics'
 import type { KeyedQueue } from './queue'
 
 export interface MaintenanceDeps {
   queue: KeyedQueue
   attributor: Pick<TopicAttributor, 'closeIdleTopics'>
+  /** Closed topics end the dialogues of their channels that have been quiet since. */
+  onTopicsClosed(closed: TopicRow[]): void
   summaries: Pick<TopicSummaries, 'onTopicsClosed' | 'scheduledPass'>
   groups: Pick<GroupMemories, 'groupsWithNewMessages' | 'evolve'>
   /** Whether a chat model is configured (group evolution needs one). */
@@ -25,6 +27,7 @@ export class Maintenance {
     const { attributor, queue, summaries, summariesEnabled, logger } = this.deps
     try {
       const closed = await attributor.closeIdleTopics()
+      if (closed.length) this.deps.onTopicsClosed(closed)
       if (closed.length && summariesEnabled) queue.push('summaries:closed', () => summaries.onTopicsClosed(closed))
       return closed
     } catch (error) {

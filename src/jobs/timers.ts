@@ -10,6 +10,8 @@ export interface TimedJobs {
   summarizeTopics(): void
   /** Groups with new messages evolve their memory. */
   evolveGroups(): void
+  /** Dialogues of users who have gone quiet end. */
+  endQuietDialogues(): void
 }
 
 export interface TimerSettings {
@@ -19,6 +21,8 @@ export interface TimerSettings {
   summaryIntervalMinutes: number
   /** The local hour groups evolve at; undefined: no daily evolution. */
   evolutionHour?: number
+  /** How long a user stays quiet before their dialogue ends (0: never by silence). */
+  quietSeconds: number
 }
 
 /** Starts the plugin's timers on `ctx`, so they stop with it. */
@@ -26,6 +30,9 @@ export function startTimers(ctx: Context, settings: TimerSettings, jobs: TimedJo
   jobs.drainOutbox()
   ctx.setInterval(() => jobs.drainOutbox(), settings.retryIntervalSeconds * 1000)
   ctx.setInterval(() => jobs.closeIdleTopics(), settings.closeIntervalMinutes * 60_000)
+  // checked a few times per quiet period, at most every 30 s
+  if (settings.quietSeconds > 0)
+    ctx.setInterval(() => jobs.endQuietDialogues(), Math.min(30_000, Math.max(1000, settings.quietSeconds * 250)))
   if (settings.summaryIntervalMinutes > 0) ctx.setInterval(() => jobs.summarizeTopics(), settings.summaryIntervalMinutes * 60_000)
   const { evolutionHour } = settings
   if (evolutionHour === undefined) return

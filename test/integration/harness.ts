@@ -14,14 +14,24 @@ export interface Harness {
   stop(): Promise<void>
 }
 
-/** A Koishi app with the mock adapter, SQLite in memory and the memory plugin on a temp folder. */
-export async function boot(config: memory.ConfigInput = {}, extra?: (app: App) => void): Promise<Harness> {
-  const dir = mkdtempSync(join(tmpdir(), 'memory-test-'))
+/** Where a restarted app finds its data again: the folder of an earlier harness, its database in a file there. */
+export interface BootPlace {
+  dir: string
+  /** Keep the folder when this harness stops (the next one reuses it). */
+  keep?: boolean
+}
+
+/**
+ * A Koishi app with the mock adapter, SQLite and the memory plugin on a temp folder. SQLite is in
+ * memory, unless `place` names a folder: then it is a file there, so another app can start on it.
+ */
+export async function boot(config: memory.ConfigInput = {}, extra?: (app: App) => void, place?: BootPlace): Promise<Harness> {
+  const dir = place?.dir ?? mkdtempSync(join(tmpdir(), 'memory-test-'))
   const app = new App({ prefix: [''] })
   // disposed before the app: at app.stop() the mock bot would look for a bot list already gone
   const mockFork = app.plugin(mock, { selfId: '514' })
   app.plugin(HTTP)
-  app.plugin(SQLiteDriver, { path: ':memory:' })
+  app.plugin(SQLiteDriver, { path: place ? join(dir, 'koishi.db') : ':memory:' })
   app.plugin(memory, {
     ...config,
     store: { path: join(dir, 'lancedb'), retryIntervalSeconds: 1, ...config.store },
@@ -36,7 +46,7 @@ export async function boot(config: memory.ConfigInput = {}, extra?: (app: App) =
       await app.memory.flush()
       mockFork.dispose()
       await app.stop()
-      rmSync(dir, { recursive: true, force: true })
+      if (!place?.keep) rmSync(dir, { recursive: true, force: true })
     },
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { DialogueTracker } from '../../src/capture/dialogue-tracker'
+import { at } from '../fakes/clock'
 
 const alice = { platform: 'qq', userId: 'alice', guildId: 'g', channelId: 'c' }
 const bob = { ...alice, userId: 'bob' }
@@ -7,9 +8,9 @@ const bob = { ...alice, userId: 'bob' }
 describe('DialogueTracker', () => {
   it("collects a user's lines and the bot's answer into one dialogue", () => {
     const t = new DialogueTracker({ maxTurns: 10, maxDialogues: 10 })
-    expect(t.user(alice, 'Alice', '我喜欢火锅', 'm1')).toBe(1)
-    t.user(bob, 'Bob', '我不喜欢', 'm2')
-    expect(t.user(alice, 'Alice', '尤其是四川的', 'm3')).toBe(2)
+    expect(t.user(alice, 'Alice', '我喜欢火锅', 'm1', at(1))).toBe(1)
+    t.user(bob, 'Bob', '我不喜欢', 'm2', at(2))
+    expect(t.user(alice, 'Alice', '尤其是四川的', 'm3', at(3))).toBe(2)
     expect(t.assistant(alice, 'bot', '记下了', 'b1')).toBe(true)
     const done = t.finish(alice)!
     expect(done.turns.map((turn) => `${turn.role}:${turn.content}`)).toEqual(['user:我喜欢火锅', 'user:尤其是四川的', 'assistant:记下了'])
@@ -25,19 +26,37 @@ describe('DialogueTracker', () => {
 
   it('keeps the newest turns within the bounds', () => {
     const t = new DialogueTracker({ maxTurns: 2, maxDialogues: 1 })
-    t.user(alice, 'A', '1', 'm1')
-    t.user(alice, 'A', '2', 'm2')
-    t.user(alice, 'A', '3', 'm3')
+    t.user(alice, 'A', '1', 'm1', at(1))
+    t.user(alice, 'A', '2', 'm2', at(2))
+    t.user(alice, 'A', '3', 'm3', at(3))
     expect(t.finish(alice)!.sourceIds).toEqual(['m2', 'm3'])
-    t.user(alice, 'A', 'x', 'm4')
-    t.user(bob, 'B', 'y', 'm5')
+    t.user(alice, 'A', 'x', 'm4', at(4))
+    t.user(bob, 'B', 'y', 'm5', at(5))
     expect(t.finish(alice)).toBeUndefined()
   })
 
   it("drops a user's pending lines", () => {
     const t = new DialogueTracker({ maxTurns: 10, maxDialogues: 10 })
-    t.user(alice, 'A', 'secret', 'm1')
+    t.user(alice, 'A', 'secret', 'm1', at(1))
     t.drop('qq', 'alice')
     expect(t.finish(alice)).toBeUndefined()
+  })
+
+  it('tells whose dialogues have been quiet since a time, and ends them at their last user message', () => {
+    const t = new DialogueTracker({ maxTurns: 10, maxDialogues: 10 })
+    t.user(alice, 'A', 'one', 'm1', at(10))
+    t.user(bob, 'B', 'two', 'm2', at(20))
+    t.assistant(alice, 'bot', 'noted', 'b1')
+    t.user(alice, 'A', 'three', 'm3', at(30))
+    expect(t.quietSince(at(25)).map((owner) => owner.userId)).toEqual(['bob'])
+    expect(t.quietSince(at(31), { platform: 'qq', channelId: 'other' })).toEqual([])
+    expect(
+      t
+        .quietSince(at(31))
+        .map((owner) => owner.userId)
+        .sort(),
+    ).toEqual(['alice', 'bob'])
+    expect(t.finish(alice)!.until).toEqual(at(30))
+    expect(t.size).toBe(1)
   })
 })

@@ -1,0 +1,99 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import type { Harness } from './harness'
+import { boot, say } from './harness'
+
+/** Waits until `check` holds, polling; fails after `ms`. */
+async function until(check: () => Promise<boolean>, ms = 8000) {
+  const end = Date.now() + ms
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('timed out')
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+}
+
+const factsOf = async (h: Harness, userId: string) => (await h.app.database.get('memory_fact', { userId })).map((row) => row.content)
+
+describe('memorising without a reply plugin', () => {
+  let h: Harness | undefined
+
+  afterEach(async () => {
+    await h?.stop()
+    h = undefined
+  })
+
+  it('ends a group dialogue once the user has been quiet, with no bot reply at all', async () => {
+    h = await boot({ memorize: { quietSeconds: 1 } })
+    await say(h.app, 'alice', '我住在成都，在一家医院工作', 'g1')
+    await say(h.app, 'bob', '今天天气不错', 'g1')
+    await until(async () => (await factsOf(h!, 'alice')).length > 0)
+    expect((await factsOf(h, 'alice')).join()).toContain('成都')
+    expect(await h.app.database.get('memory_message', { role: 'assistant' })).toEqual([])
+    const [mark] = await h.app.database.get('memory_watermark', { userId: 'alice' })
+    expect(mark.channelId).toBe('g1')
+  })
+
+  it("ends a group dialogue after the user's Nth message", async () => {
+    h = await boot({ memorize: { quietSeconds: 0, groupEvery: 2 } })
+    await say(h.app, 'alice', '我最近在学吉他', 'g1')
+    expect(await factsOf(h, 'alice')).toEqual([])
+    await say(h.app, 'alice', '我住在成都', 'g1')
+    await h.app.memory.flush()
+    expect((await factsOf(h, 'alice')).join()).toContain('成都')
+  })
+
+  it('reads back, after a restart, the dialogue the restart interrupted', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memory-restart-'))
+    try {
+      h = await boot({ memorize: { quietSeconds: 3600 } }, undefined, { dir, keep: true })
+      await say(h.app, 'alice', '我住在成都，在一家医院工作', 'g1')
+      await h.stop()
+
+      h = await boot({ memorize: { quietSeconds: 1 } }, undefined, { dir, keep: true })
+      await until(async () => (await factsOf(h!, 'alice')).length > 0)
+      expect((await factsOf(h, 'alice')).join()).toContain('成都')
+      await h.stop()
+
+      // memorised once: a third start finds nothing waiting
+      h = await boot({ memorize: { quietSeconds: 1 } }, undefined, { dir, keep: true })
+      await new Promise((resolve) => setTimeout(resolve, 1500))
+      await h.app.memory.flush()
+      expect(await factsOf(h, 'alice')).toHaveLength(1)
+      expect(h.app.memory.counters.get('memorize.stored')).toBe(0)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('command output stays out of memory', () => {
+  let h: Harness | undefined
+
+  afterEach(async () => {
+    await h?.stop()
+    h = undefined
+  })
+
+  it("marks the bot's answers to a command like the command and keeps them out of topics and episodes", async () => {
+    h = await boot({ memorize: { quietSeconds: 0 } })
+    await say(h.app, 'alice', '我喜欢吃四川火锅')
+    await say(h.app, 'alice', 'memory.list')
+    const rows = await h.app.database.get('memory_message', {})
+    const answers = rows.filter((row) => row.role === 'assistant')
+    expect(answers.length).toBeGreaterThan(0)
+    expect(answers.every((row) => row.isCommand)).toBe(true)
+    expect(answers.every((row) => !row.topicId)).toBe(true)
+    expect(await h.app.database.get('memory_episode', {})).toEqual([])
+    const context = await h.app.memory.buildContext({
+      platform: 'mock',
+      guildId: '',
+      channelId: 'private:alice',
+      userId: 'alice',
+      content: '火锅',
+      time: new Date(),
+    })
+    expect(context.messages.every((message) => message.role === 'user')).toBe(true)
+  })
+})
