@@ -9,12 +9,13 @@ type Resolved = { group: GroupRef } | { error: string }
  * The group a command acts on: the caller's own group, or the one named by `-g` / the argument,
  * which needs the configured authority unless it is the caller's own.
  */
-function resolveGroup(session: Session, named: string | undefined, authority: number): Resolved {
+async function resolveGroup(ctx: Context, session: Session, named: string | undefined, authority: number): Promise<Resolved> {
   const own = session.guildId ? { platform: session.platform, guildId: session.guildId } : undefined
   if (!named) return own ? { group: own } : { error: session.text('commands.memory.messages.not-group') }
-  const colon = named.indexOf(':')
-  const group =
-    colon > 0 ? { platform: named.slice(0, colon), guildId: named.slice(colon + 1) } : { platform: session.platform, guildId: named }
+  // `platform:guildId` names a group that exists (a platform may hold colons); a bare id is on the caller's platform
+  const group = named.includes(':')
+    ? await ctx.memory.groups.resolve(named, session.platform)
+    : { platform: session.platform, guildId: named }
   const isOwn = own && own.platform === group.platform && own.guildId === group.guildId
   if (!isOwn && ((session.user as { authority?: number } | undefined)?.authority ?? 0) < authority) {
     return { error: session.text('commands.memory.messages.group-forbidden') }
@@ -26,10 +27,16 @@ function resolveGroup(session: Session, named: string | undefined, authority: nu
  * Runs a group memory call on the group the command acts on (see `resolveGroup`), turning a caller's
  * mistake into its locale text.
  */
-async function inGroup(session: Session, named: string | undefined, authority: number, run: (group: GroupRef) => Promise<string>) {
-  const target = resolveGroup(session, named, authority)
-  if ('error' in target) return target.error
+async function inGroup(
+  ctx: Context,
+  session: Session,
+  named: string | undefined,
+  authority: number,
+  run: (group: GroupRef) => Promise<string>,
+) {
   try {
+    const target = await resolveGroup(ctx, session, named, authority)
+    if ('error' in target) return target.error
     return await run(target.group)
   } catch (error) {
     if (!(error instanceof GroupMemoryError)) throw error
@@ -46,7 +53,7 @@ export function registerGroupCommands(ctx: Context, config: Config) {
     .option('days', '-d <days:posint>')
     .action(async ({ session, options }, named) => {
       if (!session) return
-      return inGroup(session, named, authority, async (target) => {
+      return inGroup(ctx, session, named, authority, async (target) => {
         const result = await ctx.memory.evolve(target, { days: options!.days })
         if (result.status !== 'evolved') return session.text(`.${result.status}`, [result.message ?? ''])
         const issues = result.issues.invalid_lines + result.issues.rejected_ops
@@ -66,7 +73,7 @@ export function registerGroupCommands(ctx: Context, config: Config) {
     .option('page', '-p <page:posint>', { fallback: 1 })
     .action(async ({ session, options }) => {
       if (!session) return
-      return inGroup(session, options!.group, authority, async (target) => {
+      return inGroup(ctx, session, options!.group, authority, async (target) => {
         const status = options!.status as 'active' | 'deprecated' | 'all'
         if (!['active', 'deprecated', 'all'].includes(status)) return session.text('.bad-status')
         const pageSize = 10
@@ -82,7 +89,7 @@ export function registerGroupCommands(ctx: Context, config: Config) {
   groupSubcommand('.search <query:text>').action(async ({ session, options }, query) => {
     if (!session) return
     if (!query?.trim()) return session.text('commands.memory.recall.messages.missing-query')
-    return inGroup(session, options!.group, authority, async (target) => {
+    return inGroup(ctx, session, options!.group, authority, async (target) => {
       const found = await ctx.memory.groups.search(target, query)
       if (!found.results.length) return session.text('.empty')
       return found.results.map((r, i) => session.text('.item', [i + 1, r.statement, r.score.toFixed(2), r.memory_id])).join('\n')
@@ -91,7 +98,7 @@ export function registerGroupCommands(ctx: Context, config: Config) {
 
   groupSubcommand('.history <id:string>').action(async ({ session, options }, id) => {
     if (!session || !id) return
-    return inGroup(session, options!.group, authority, async (target) => {
+    return inGroup(ctx, session, options!.group, authority, async (target) => {
       const history = await ctx.memory.groups.history(target, id)
       return history.history.map((h) => session.text('.item', [h.version, h.statement, h.status, h.change_summary || '-'])).join('\n')
     })
@@ -101,7 +108,7 @@ export function registerGroupCommands(ctx: Context, config: Config) {
     .option('days', '-d <days:posint>', { fallback: 7 })
     .action(async ({ session, options }) => {
       if (!session) return
-      return inGroup(session, options!.group, authority, async (target) => {
+      return inGroup(ctx, session, options!.group, authority, async (target) => {
         const changes = await ctx.memory.groups.changes(target, { days: options!.days })
         if (!changes.changes.length) return session.text('.empty', [options!.days])
         return changes.changes
@@ -112,7 +119,7 @@ export function registerGroupCommands(ctx: Context, config: Config) {
 
   groupSubcommand('.delete <id:string> [reason:text]', { authority }).action(async ({ session, options }, id, reason) => {
     if (!session || !id) return
-    return inGroup(session, options!.group, authority, async (target) => {
+    return inGroup(ctx, session, options!.group, authority, async (target) => {
       await ctx.memory.groups.remove(target, id, reason)
       return session.text('.done', [id])
     })
@@ -120,7 +127,7 @@ export function registerGroupCommands(ctx: Context, config: Config) {
 
   groupSubcommand('.restore <id:string>', { authority }).action(async ({ session, options }, id) => {
     if (!session || !id) return
-    return inGroup(session, options!.group, authority, async (target) => {
+    return inGroup(ctx, session, options!.group, authority, async (target) => {
       await ctx.memory.groups.restore(target, id)
       return session.text('.done', [id])
     })
@@ -128,7 +135,7 @@ export function registerGroupCommands(ctx: Context, config: Config) {
 
   groupSubcommand('.strength <id:string> <value:number>', { authority }).action(async ({ session, options }, id, value) => {
     if (!session || !id) return
-    return inGroup(session, options!.group, authority, async (target) => {
+    return inGroup(ctx, session, options!.group, authority, async (target) => {
       const result = await ctx.memory.groups.setStrength(target, id, value)
       return session.text('.done', [id, result.memory.strength.toFixed(2)])
     })

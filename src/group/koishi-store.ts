@@ -149,6 +149,12 @@ export class KoishiGroupStore implements GroupMemoryStore {
     return (await this.getLease(group))?.owner === owner
   }
 
+  async knows(group: GroupRef) {
+    if (await this.messages.hasGuild(group)) return true
+    const [row] = await this.db.get('memory_group', { platform: group.platform, guildId: group.guildId }, { fields: ['id'], limit: 1 })
+    return Boolean(row)
+  }
+
   async activeIds() {
     const rows = await this.db.get('memory_group', { status: 'active', supersededBy: '' }, ['id'])
     return rows.map((row) => row.id)

@@ -2,11 +2,12 @@ import type { Embedder } from '../providers/types'
 import type { VectorSide } from '../store/index-sync'
 import type { EvolutionOptions, EvolverDeps } from './evolution'
 import { GroupEvolver, newGroupId } from './evolution'
-import { checkGroup, parseGroupId } from './group-id'
+import { checkGroup, groupCandidates } from './group-id'
 import { GroupIndex } from './group-index'
 import type { ListOptions, SearchOptions } from './queries'
 import { GroupQueries } from './queries'
 import type { ChangesResponse, EvolutionResult, GroupRef, HistoryResponse, ListResponse, ManualResponse, SearchResponse } from './types'
+import { GroupMemoryError } from './types'
 
 export interface GroupMemoriesOptions extends EvolutionOptions {
   /**
@@ -25,8 +26,6 @@ export interface GroupMemoriesDeps extends Omit<EvolverDeps, 'index' | 'options'
 }
 
 type GroupArg = GroupRef | string
-
-const toGroup = (group: GroupArg) => (typeof group === 'string' ? parseGroupId(group) : checkGroup(group))
 
 /**
  * Group memory (seed 002) behind one object: evolution, queries and manual edits, each scoped to one
@@ -79,35 +78,35 @@ export class GroupMemories {
 
   /** Evolves the group's memories from its messages of the last `days` days that are newer than the last evolution. */
   async evolve(group: GroupArg, options: { days?: number } = {}): Promise<EvolutionResult> {
-    return this.evolver.evolve(toGroup(group), options)
+    return this.evolver.evolve(await this.toGroup(group), options)
   }
 
   async list(group: GroupArg, options?: ListOptions): Promise<ListResponse> {
-    return this.queries.list(toGroup(group), options)
+    return this.queries.list(await this.toGroup(group), options)
   }
 
   async search(group: GroupArg, query: string, options?: SearchOptions): Promise<SearchResponse> {
-    return this.queries.search(toGroup(group), query, options)
+    return this.queries.search(await this.toGroup(group), query, options)
   }
 
   async history(group: GroupArg, memoryId: string): Promise<HistoryResponse> {
-    return this.queries.history(toGroup(group), memoryId)
+    return this.queries.history(await this.toGroup(group), memoryId)
   }
 
   async changes(group: GroupArg, options?: { days?: number }): Promise<ChangesResponse> {
-    return this.queries.changes(toGroup(group), options)
+    return this.queries.changes(await this.toGroup(group), options)
   }
 
   async remove(group: GroupArg, memoryId: string, reason?: string): Promise<ManualResponse> {
-    return this.queries.remove(toGroup(group), memoryId, reason)
+    return this.queries.remove(await this.toGroup(group), memoryId, reason)
   }
 
   async restore(group: GroupArg, memoryId: string): Promise<ManualResponse> {
-    return this.queries.restore(toGroup(group), memoryId)
+    return this.queries.restore(await this.toGroup(group), memoryId)
   }
 
   async setStrength(group: GroupArg, memoryId: string, strength: number): Promise<ManualResponse> {
-    return this.queries.setStrength(toGroup(group), memoryId, strength)
+    return this.queries.setStrength(await this.toGroup(group), memoryId, strength)
   }
 
   /**
@@ -132,6 +131,23 @@ export class GroupMemories {
     if (typeof memoryId !== 'string' || !memoryId.trim()) return undefined
     const [row] = await this.deps.store.getMemories([memoryId.trim()])
     return row ? { platform: row.platform, guildId: row.guildId } : undefined
+  }
+
+  /** A group given as `{ platform, guildId }` is taken as it is; as `platform:guildId`, it must exist (`resolve`). */
+  private async toGroup(group: GroupArg): Promise<GroupRef> {
+    return typeof group === 'string' ? this.resolve(group) : checkGroup(group)
+  }
+
+  /**
+   * The group `name` (`platform:guildId`) stands for: of the ways to split it, the first that names a
+   * group something was said in or that has memories. Throws 'unknown-group' for a group that does not
+   * exist, so nothing is created for it.
+   */
+  async resolve(name: string, preferPlatform?: string): Promise<GroupRef> {
+    for (const group of groupCandidates(name, preferPlatform)) {
+      if (await this.deps.store.knows(group)) return group
+    }
+    throw new GroupMemoryError(name.slice(0, 80), 'unknown-group')
   }
 
   /**

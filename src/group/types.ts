@@ -148,6 +148,8 @@ export interface GroupMemoryStore {
   ): Promise<boolean>
   /** Ids of the active heads of every group (for a full re-index). */
   activeIds(): Promise<string[]>
+  /** Whether anything was said in the group or it has memories: a group that does not exist has neither. */
+  knows(group: GroupRef): Promise<boolean>
 }
 
 // ── the seed's response shapes (snake_case, JSON-ready) ─────────────────────
@@ -286,7 +288,7 @@ export interface ManualResponse {
 export class GroupMemoryError extends Error {
   constructor(
     message: string,
-    readonly code: 'bad-request' | 'not-found' | 'conflict',
+    readonly code: 'bad-request' | 'not-found' | 'unknown-group' | 'conflict',
   ) {
     super(message)
     this.name = 'GroupMemoryError'

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import type { Context } from 'koishi'
 import type { Logger } from '../core/observability'
-import { GroupMemoryError, parseGroupId } from '../group'
+import { GroupMemoryError } from '../group'
 import type { GroupMemories, EvolutionStatus, GroupRef } from '../group'
 
 /**
@@ -89,6 +89,7 @@ const EVOLVE_STATUS: Record<EvolutionStatus, number> = {
 const ERROR_STATUS: Record<GroupMemoryError['code'], number> = {
   'bad-request': 400,
   'not-found': 404,
+  'unknown-group': 404,
   conflict: 409,
 }
 
@@ -127,8 +128,9 @@ function bodyField(body: unknown, name: string): unknown {
   return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined
 }
 
-function groupParam(request: ApiRequest): GroupRef {
-  return parseGroupId(request.params.group ?? '')
+/** `:group` as written (`platform:guildId`); group memory resolves it to a group that exists. */
+function groupParam(request: ApiRequest): string {
+  return request.params.group ?? ''
 }
 
 /**
@@ -143,9 +145,9 @@ export function groupApiRoutes(api: GroupApi | (() => GroupApi | undefined), opt
   const memories = () => (typeof api === 'function' ? api() : api)
 
   /** The memory's group: the one named by `?group=`, else the group the memory belongs to. */
-  const memoryGroup = async (target: GroupApi, request: ApiRequest): Promise<GroupRef> => {
+  const memoryGroup = async (target: GroupApi, request: ApiRequest): Promise<GroupRef | string> => {
     const named = single(request.query, 'group')
-    if (named !== undefined) return parseGroupId(named)
+    if (named !== undefined) return named
     const found = await target.locate(request.params.memoryId ?? '')
     if (!found) throw new GroupMemoryError(`no memory ${String(request.params.memoryId).slice(0, 63)}`, 'not-found')
     return found

@@ -151,6 +151,15 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
     return rows.map((row) => ({ platform: row.platform, guildId: row.guildId, newest: new Date(row.newest as unknown as Date | number) }))
   }
 
+  async hasGuild(guild: Guild) {
+    const [row] = await this.ctx.database.get(
+      'memory_message',
+      { platform: guild.platform, guildId: guild.guildId },
+      { fields: ['id'], limit: 1 },
+    )
+    return Boolean(row)
+  }
+
   async indexableIds() {
     return (await this.ctx.database.get('memory_message', { isCommand: false }, ['id'])).map((row) => row.id)
   }

@@ -42,4 +42,6 @@ export type GuildMessage = Pick<MessageRow, 'id' | 'userId' | 'userName' | 'cont
 export interface GuildMessages {
   recentInGuild(guild: Guild, query: { since: Date; after: Date; limit: number; roles: MessageRow['role'][] }): Promise<GuildMessage[]>
   activeGuilds(since: Date): Promise<(Guild & { newest: Date })[]>
+  /** Whether any message was captured in the guild. */
+  hasGuild(guild: Guild): Promise<boolean>
 }

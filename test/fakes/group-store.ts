@@ -113,6 +113,10 @@ export class MemoryGroupStore implements GroupMemoryStore {
       .map(({ platform: _p, guildId: _g, ...message }) => clone(message))
   }
 
+  async knows(group: GroupRef) {
+    return this.messages.some((m) => inGroup(m, group)) || [...this.memories.values()].some((row) => inGroup(row, group))
+  }
+
   async activeGroups(since: Date) {
     const newest = new Map<string, GroupRef & { newest: Date }>()
     for (const m of this.messages) {

@@ -66,6 +66,9 @@ describe('memory.evolve and memory.group.* commands', () => {
     expect(admin).toContain('羽毛球')
     const [privately] = await h.app.mock.client('alice').receive('memory.group.list')
     expect(privately).toBe('请在群聊中使用，或指定「平台:群号」。')
+    const [unknown] = await h.app.mock.client('admin').receive('memory.evolve mock:nowhere')
+    expect(unknown).toBe('没有这个群：mock:nowhere（写作「平台:群号」）。')
+    expect(await h.app.database.get('memory_group_lease', { guildId: 'nowhere' })).toEqual([])
   })
 
   it("puts the group's memories into the context and the prompt of a group message", async () => {

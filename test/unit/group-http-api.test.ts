@@ -239,3 +239,24 @@ describe('registerRoutes on a koa-style router', () => {
     expect(denied.headers).toEqual({ 'WWW-Authenticate': 'Bearer' })
   })
 })
+
+describe('groups whose ids hold colons', () => {
+  it("reads the console sandbox's group (platform sandbox:<id>) by the split that exists, and 404s a group that does not", async () => {
+    const api = setup()
+    const sandbox = { platform: 'sandbox:xrgyupmu65', guildId: '#' }
+    api.store.addMessages(sandbox, [{ content: '我们前端组周五聚餐', userId: 'u1', at: new Date(T0.getTime() - 60_000) }])
+    expect(await api.memories.resolve('sandbox:xrgyupmu65:#')).toEqual(sandbox)
+    expect(await api.memories.resolve('sandbox:xrgyupmu65:#', 'other')).toEqual(sandbox)
+
+    const evolved = await api.call('post', '/memory/evolve/:group', { params: { group: 'sandbox:xrgyupmu65:#' } })
+    expect(evolved.status).toBe(200)
+    expect([...api.store.leaseRows.values()].map((row) => `${row.platform}|${row.guildId}`)).toEqual(['sandbox:xrgyupmu65|#'])
+
+    const missing = await api.call('post', '/memory/evolve/:group', { params: { group: 'sandbox:nobody:#' } })
+    expect(missing.status).toBe(404)
+    const listed = await api.call('get', '/memory/list/:group', { params: { group: 'qq:nowhere' } })
+    expect(listed.status).toBe(404)
+    expect(api.store.leaseRows.size).toBe(1)
+    expect(await api.store.knows({ platform: 'sandbox', guildId: 'xrgyupmu65:#' })).toBe(false)
+  })
+})
