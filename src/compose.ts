@@ -244,6 +244,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     channelSummaries,
     topicSummaries: summaries,
     topics,
+    purgeIndex: () => registry.purgeErased(),
     counters,
   })
 

@@ -25,6 +25,8 @@ export interface EraserDeps {
   channelSummaries: Pick<ChannelSummaryStore, 'remove'>
   topicSummaries: Pick<TopicSummaries, 'eraseTopics'>
   topics: Pick<TopicStore, 'get' | 'update' | 'remove'>
+  /** Rewrites the index tables rows were erased from, so the erased text leaves the disk. */
+  purgeIndex(): Promise<void>
   counters: Counters
 }
 
@@ -40,6 +42,7 @@ export class Eraser {
   async forget(owner: UserRef, ids: string[]): Promise<string[]> {
     const rows = (await this.deps.facts.get(ids)).filter((row) => row.platform === owner.platform && row.userId === owner.userId)
     await this.eraseFacts(owner, rows)
+    if (rows.length) await this.deps.purgeIndex()
     return rows.map((row) => row.id)
   }
 
@@ -56,6 +59,7 @@ export class Eraser {
       said.map((row) => row.messageId),
     )
     await this.eraseMessages(owner, [...said, ...replies])
+    await this.deps.purgeIndex()
     return rows.length
   }
 

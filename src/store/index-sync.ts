@@ -58,6 +58,7 @@ export interface RegisteredTable {
   readonly table: string
   readonly name: string
   drain(): Promise<DrainResult>
+  purgeErased(): Promise<void>
   queueAll(): Promise<number>
   rebuild(): Promise<number>
 }
@@ -71,6 +72,8 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
   readonly table: string
   readonly name: string
   private prepared = false
+  /** Rows were removed from the index since the last purge: their text may still be on disk. */
+  private erased = false
 
   constructor(
     private readonly deps: IndexSyncDeps,
@@ -147,7 +150,9 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
     const { index, outbox, counters, logger } = this.deps
     try {
       await outbox.forget(this.table, ids)
+      if (!(await this.ready())) throw new Error('the vector store is unavailable')
       await index.delete(this.table, ids)
+      this.erased = true
     } catch (error) {
       counters.inc(`${this.table}.remove-failed`)
       logger.warn('could not remove %d %s from the index, will retry: %s', ids.length, this.name, (error as Error).message)
@@ -156,6 +161,17 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
       } catch (queueError) {
         logger.warn('could not queue the removal of %d %s: %s', ids.length, this.name, (queueError as Error).message)
       }
+    }
+  }
+
+  /** After rows were removed, rewrites the table so their text leaves the disk. Never throws. */
+  async purgeErased(): Promise<void> {
+    if (!this.erased) return
+    try {
+      await this.deps.index.purge(this.table)
+      this.erased = false
+    } catch (error) {
+      this.deps.logger.warn('could not purge erased %s from the index files, will retry: %s', this.name, (error as Error).message)
     }
   }
 
@@ -192,6 +208,7 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
         const deletes = waiting.filter((row) => row.op === 'delete').map((row) => row.rowId)
         const remove = [...new Set([...deletes, ...wanted.filter((id) => !found.has(id))])]
         if (remove.length) await this.deps.index.delete(this.table, remove)
+        if (deletes.length) this.erased = true
         if (add.length) await this.write(add)
         await outbox.done(waiting.map((row) => row.id))
         indexed += waiting.length
@@ -249,6 +266,11 @@ export class IndexRegistry {
     return this.tables.get(table)
   }
 
+  /** Rewrites the tables rows were erased from, so no erased text stays in their files (after a forget). */
+  async purgeErased(): Promise<void> {
+    for (const table of this.tables.values()) await table.purgeErased()
+  }
+
   /** LanceDB lost or replaced a table while running: queue its rows again. Never throws. */
   async tableLost(table: string): Promise<void> {
     try {
@@ -288,6 +310,7 @@ export class IndexRegistry {
       const one = await table.drain()
       result.indexed += one.indexed
       result.pending ||= one.pending
+      await table.purgeErased()
     }
     return result
   }

@@ -386,6 +386,36 @@ export class LanceIndex implements VectorIndex {
     })
   }
 
+  async purge(table: string): Promise<void> {
+    const meta = this.metaOf(table)
+    this.rejectIfOpen()
+    await this.enqueue(table, () =>
+      this.run(async () => {
+        const handle = await this.handle(table, true)
+        // A deleted row stays in its data file until the fragment is rewritten, and compaction skips
+        // fragments with few deletions: writing the live rows anew leaves no erased text in any file
+        // the table still uses, and the cleanup below removes the files of every older version.
+        const live = (await handle.query().toArray()).map((row) => ({
+          id: String(row.id),
+          text: String(row.text),
+          vector: Float32Array.from(row.vector.toArray ? row.vector.toArray() : row.vector),
+          platform: String(row.platform),
+          user_id: String(row.user_id),
+          guild_id: String(row.guild_id),
+          channel_id: String(row.channel_id),
+          created_at: Number(row.created_at),
+        }))
+        if (live.length) await handle.add(this.toArrow(meta, live), { mode: 'overwrite' })
+        else await handle.delete('true')
+        // nothing else writes this table while its queue runs this, so unverified files are safe to delete
+        await handle.optimize({ cleanupOlderThan: new Date(), deleteUnverified: true })
+        this.vectorIndexRows.delete(table)
+        await this.ensureIndexes(handle, table, true)
+      }),
+    )
+    this.counters?.inc('index.purged')
+  }
+
   async optimize(table?: string): Promise<void> {
     const tables = table === undefined ? [...this.meta.keys()] : [table]
     if (table !== undefined) this.metaOf(table)

@@ -55,6 +55,11 @@ export interface VectorIndex {
   count(table: string, scope?: Scope): Promise<number>
   /** Texts of rows matching `ids`, used to prove that forgotten text is gone. */
   texts(table: string, ids: string[]): Promise<string[]>
+  /**
+   * Rewrites a table so that no file it keeps holds a removed row, and deletes the files of older
+   * versions: after an erasure, none of the erased text stays on disk. Throws when the store is unavailable.
+   */
+  purge(table: string): Promise<void>
   /** Compacts fragments and prunes old versions. */
   optimize(table?: string): Promise<void>
   close(): Promise<void>

@@ -50,6 +50,11 @@ export class ExactIndex implements VectorIndex {
   async texts(_: string, ids: string[]) {
     return ids.flatMap((id) => this.rows.get(id)?.text ?? [])
   }
+  purged: string[] = []
+  async purge(table: string) {
+    this.check()
+    this.purged.push(table)
+  }
   async optimize() {}
   async close() {}
 }

@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import type { App } from 'koishi'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
@@ -29,6 +30,21 @@ async function lanceTexts(dir: string): Promise<Map<string, string>> {
     table.close()
   }
   db.close()
+  return out
+}
+
+/** Files under the LanceDB folder whose bytes hold `word` (UTF-8), whatever table or version they belong to. */
+function filesHolding(dir: string, word: string): string[] {
+  const needle = Buffer.from(word, 'utf8')
+  const out: string[] = []
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (readFileSync(path).includes(needle)) out.push(path.slice(dir.length))
+    }
+  }
+  walk(join(dir, 'lancedb'))
   return out
 }
 
@@ -83,17 +99,16 @@ describe('forget --all erases a user from every table', () => {
     for (const table of ['messages', 'episodes', 'memories', 'topic_summaries']) {
       expect(holding(lanceBefore, '翡翠湖'), table).toContain(table)
     }
+    expect(filesHolding(h.dir, '翡翠湖').length).toBeGreaterThan(0)
 
     const [reply] = await h.app.mock.client('alice').receive('memory.forget --all -y')
     expect(reply).toBeTruthy()
-    await h.app.memory.flushOutbox()
-    await h.app.memory.index.optimize()
-
     const after = await koishiTexts(h.app)
     const lanceAfter = await lanceTexts(h.dir)
     for (const word of ALICE_WORDS) {
       expect(holding(after, word), `Koishi tables holding ${word}`).toEqual([])
       expect(holding(lanceAfter, word), `LanceDB tables holding ${word}`).toEqual([])
+      expect(filesHolding(h.dir, word), `files under the store holding ${word}`).toEqual([])
     }
     expect(holding(after, BOB_WORD)).toContain('memory_message')
     expect(holding(lanceAfter, BOB_WORD)).toContain('messages')
