@@ -3,12 +3,15 @@
  * providers, and a terminal chat over the mock adapter. One message a line from stdin:
  *   :user NAME    speak as another user        :group ID    talk in a group chat
  *   :private      back to a private chat       @bot TEXT    mention the bot in a group
- * Commands work as in any chat: memory.list, memory.recall <query>, memory.status, memory.forget <id>.
+ *   :admin        make the current user an admin (authority 4), for memory.evolve and the like
+ * Commands work as in any chat: help, memory.list, memory.recall <query>, memory.status, memory.forget <id>.
+ * The bot answers each user in the language they last wrote in.
  */
 import { mkdirSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { App } from 'koishi'
 import mock from '@koishijs/plugin-mock'
+import * as help from '@koishijs/plugin-help'
 import { HTTP } from '@koishijs/plugin-http'
 import { SQLiteDriver } from '@minatojs/driver-sqlite'
 import * as memory from '../src'
@@ -19,6 +22,7 @@ async function main() {
   const app = new App({ prefix: [''] })
   const mockFork = app.plugin(mock, { selfId: '514' })
   app.plugin(HTTP)
+  app.plugin(help)
   app.plugin(SQLiteDriver, { path: 'data/koishi.db' })
   app.plugin(memory, { store: { path: 'data/memory/lancedb' } })
   app.plugin(reply)
@@ -29,7 +33,7 @@ async function main() {
   let group: string | undefined
   const interactive = process.stdin.isTTY
   const prompt = () => interactive && process.stdout.write(`${user}${group ? '@' + group : ''}> `)
-  console.log('koishi-plugin-memory demo: type a message per line (:user NAME, :group ID, :private, @bot TEXT).')
+  console.log('koishi-plugin-memory demo: type a message per line (:user NAME, :group ID, :private, :admin, @bot TEXT, help).')
   prompt()
 
   const lines = createInterface({ input: process.stdin })
@@ -39,7 +43,11 @@ async function main() {
     if (line.startsWith(':user ')) user = line.slice(6).trim() || user
     else if (line.startsWith(':group ')) group = line.slice(7).trim() || undefined
     else if (line === ':private') group = undefined
-    else if (line) {
+    else if (line === ':admin') {
+      if (await app.database.getUser('mock', user)) await app.database.setUser('mock', user, { authority: 4 })
+      else await app.mock.initUser(user, 4)
+      console.log(`bot> ${user} is an admin now (authority 4).`)
+    } else if (line) {
       const content = line.startsWith('@bot ') ? `<at id="${app.mock.bots[0].selfId}"/> ${line.slice(5)}` : line
       const replies = await app.mock.client(user, group).receive(content)
       for (const text of replies) console.log(`bot> ${text}`)

@@ -1,5 +1,6 @@
 import type { Context } from 'koishi'
 import {} from '../src'
+import { detectLanguage } from '../src/text/language'
 
 /**
  * A tiny reply generator for the demo: it answers private messages and @-mentions with what the
@@ -15,16 +16,31 @@ export function apply(ctx: Context) {
     'memory-demo': {
       remembered: '我记得：\n{0}',
       context: '（上下文里还有 {0} 条相关的聊天记录）',
-      nothing: '（离线演示）我还没有想起和这句话有关的事。告诉我一些关于你的事吧，比如“我喜欢吃火锅”。',
+      nothing: '（离线演示）我还没有和这句话有关的记忆。你说的话会在对话告一段落后整理，值得记住的我会记下。',
     },
   })
   ctx.i18n.define('en-US', {
     'memory-demo': {
       remembered: 'I remember:\n{0}',
       context: '({0} related chat messages are in the context too)',
-      nothing: '(offline demo) Nothing I remember relates to that yet. Tell me something about you, like "I love hotpot".',
+      nothing: '(offline demo) I have no memory related to that yet. Once a dialogue pauses, I keep what is worth remembering.',
     },
   })
+
+  // the demo answers each user in the language they last wrote in (a command's own words say nothing of it)
+  const spoken = new Map<string, string>()
+  ctx.on(
+    'message',
+    (session) => {
+      const text = session.stripped?.content?.trim() ?? ''
+      const name = text.split(/\s/, 1)[0]
+      const key = `${session.platform}:${session.userId}`
+      if (text && !ctx.$commander.get(name, session)) spoken.set(key, detectLanguage(text) === 'zh' ? 'zh-CN' : 'en-US')
+      const locale = spoken.get(key)
+      if (locale) session.locales = [locale]
+    },
+    true,
+  )
 
   ctx.middleware(async (session, next) => {
     if (!session.isDirect && !session.stripped.atSelf) return next()

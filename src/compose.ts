@@ -4,7 +4,16 @@ import type { Context } from 'koishi'
 import { CapturePipeline } from './capture/pipeline'
 import { defineChannelSummaryTable, ExtractiveSummarizer, KoishiChannelSummaries, LlmSummarizer, RollingSummary } from './channel-summaries'
 import type { Config } from './config'
-import { ContextBuilder, ContextLog, defineContextTable, KoishiContextLog, quickSearch, RelevanceScorer, TermStats } from './context'
+import {
+  ContextBuilder,
+  ContextLog,
+  defineContextTable,
+  KoishiContextLog,
+  quickSearch,
+  RelevanceScorer,
+  TermStats,
+  topicSearchTool,
+} from './context'
 import { definedOnly } from './core/defined'
 import type { Counters, Logger } from './core/observability'
 import { defineEpisodeTable, EpisodicMemory, KoishiEpisodes } from './episodes'
@@ -305,8 +314,29 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     await index.close()
   }
 
+  /** `topicSearch` of a channel as an LLM tool definition (name, JSON schema, handler). */
+  const searchTool = (channel: { platform: string; channelId?: string }) =>
+    topicSearchTool(
+      {
+        search: quickSearch(messageIndex),
+        store: messages,
+        topics: {
+          list: async (channel, { limit }) =>
+            (await topics.list(channel, limit)).map((topic) => ({
+              id: topic.id,
+              title: topic.title,
+              updatedAt: topic.updatedAt,
+              active: topic.active,
+            })),
+        },
+        summaries: summaries.searchSummaries,
+      },
+      channel,
+    )
+
   return {
     start,
+    searchTool,
     stop,
     drainOutbox,
     providers: { ...providers, judge },

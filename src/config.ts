@@ -95,6 +95,7 @@ export interface Config {
   }
   authority: {
     listOthers: number
+    stats: number
   }
 }
 
@@ -128,7 +129,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     summarizerEn: Schema.string().role('textarea').default(DEFAULT_PROMPTS.summarizer.en),
     groupEvolveZh: Schema.string().role('textarea').default(DEFAULT_EVOLUTION_PROMPTS.zh),
     groupEvolveEn: Schema.string().role('textarea').default(DEFAULT_EVOLUTION_PROMPTS.en),
-  }),
+  }).collapse(),
   store: Schema.object({
     path: Schema.string().default('data/memory/lancedb'),
     factsTable: Schema.string()
@@ -137,13 +138,13 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     optimizeEveryWrites: Schema.natural().min(1).default(200),
     optimizeIntervalMinutes: Schema.natural().min(1).default(30),
     retryIntervalSeconds: Schema.natural().min(1).default(30),
-  }),
+  }).collapse(),
   retrieval: Schema.object({
     topK: Schema.natural().min(1).max(50).default(5),
     minScore: Schema.number().min(0).max(1).step(0.01).default(0.05),
     dedupeThreshold: Schema.number().min(0.5).max(1).step(0.01).default(0.85),
     lexicalShare: Schema.number().min(0).max(1).step(0.01),
-  }),
+  }).collapse(),
   capture: Schema.object({
     mode: Schema.union(['all', 'allow', 'deny']).default('all'),
     channels: Schema.array(String).role('table').default([]),
@@ -179,7 +180,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     groupShare: Schema.number().min(0).max(0.5).step(0.01),
     summaryCoverage: Schema.number().min(0).max(1).step(0.01),
     recencyFloor: Schema.number().min(0).max(1).step(0.01),
-  }),
+  }).collapse(),
   topics: Schema.object({
     enabled: Schema.boolean().default(true),
     joinThreshold: Schema.number().min(0).max(1).step(0.01),
@@ -188,7 +189,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     followMinutes: Schema.natural().default(10),
     closeIntervalMinutes: Schema.natural().min(1).default(5),
     useLlm: Schema.boolean().default(true),
-  }),
+  }).collapse(),
   summaries: Schema.object({
     enabled: Schema.boolean().default(true),
     countThreshold: Schema.natural().default(50),
@@ -196,7 +197,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     scheduleIntervalMinutes: Schema.natural().default(60),
     keywordWeight: Schema.number().min(0).max(1).step(0.05).default(0.4),
     vectorWeight: Schema.number().min(0).max(1).step(0.05).default(0.6),
-  }),
+  }).collapse(),
   group: Schema.object({
     timer: Schema.boolean().default(true),
     hour: Schema.natural().max(23).default(4),
@@ -207,14 +208,15 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     includeBotMessages: Schema.boolean().default(false),
     searchThreshold: Schema.number().min(0).max(1).step(0.01).default(0),
     authority: Schema.natural().max(5).default(3),
-  }),
+  }).collapse(),
   api: Schema.object({
     token: Schema.string().role('secret').default(''),
     prefix: Schema.string().default(''),
-  }),
+  }).collapse(),
   authority: Schema.object({
     listOthers: Schema.natural().max(5).default(3),
-  }),
+    stats: Schema.natural().max(5).default(3),
+  }).collapse(),
 }).i18n({
   'zh-CN': locales['zh-CN']._config,
   'en-US': locales['en-US']._config,

@@ -5,7 +5,7 @@ import type { MemoryParts } from './compose'
 import { composeMemory } from './compose'
 import type { Config } from './config'
 import type { BuiltContext, ChatMessage, ContextOptions, ContextTarget } from './context'
-import { assemblePrompt, topicSearchTool, quickSearch, withTimeout } from './context'
+import { assemblePrompt, withTimeout } from './context'
 import { Counters } from './core/observability'
 import { episodeScope } from './episodes'
 import type { Dialogue, FactRow, MemorizeOutcome, RetrievedMemory } from './facts'
@@ -32,10 +32,14 @@ export interface RetrieveOptions {
 export interface MemoryStatus {
   embedder: string
   llm: string
+  /** Which provider each setting names and which one is in use (and why not the named one). */
+  choices: MemoryParts['providers']['choices']
   breakers: Record<string, string>
   queue: number
   captureBuffer: number
   outbox: number
+  /** Dialogues that wait to end before they are memorised. */
+  dialogues: number
   facts: number
   counters: Record<string, number>
 }
@@ -187,23 +191,7 @@ export class MemoryService extends Service {
 
   /** `topicSearch` of this session's channel as an LLM tool definition (name, JSON schema, handler). */
   searchTool(session: Session) {
-    return topicSearchTool(
-      {
-        search: quickSearch(this.parts.messageIndex),
-        store: this.messages,
-        topics: {
-          list: async (channel, { limit }) =>
-            (await this.topics.list(channel, limit)).map((topic) => ({
-              id: topic.id,
-              title: topic.title,
-              updatedAt: topic.updatedAt,
-              active: topic.active,
-            })),
-        },
-        summaries: this.summaries.searchSummaries,
-      },
-      { platform: session.platform, channelId: session.channelId },
-    )
+    return this.parts.searchTool({ platform: session.platform, channelId: session.channelId })
   }
 
   /** The raw messages of a topic, oldest first, optionally within a time range (000 §3.4). */
@@ -234,13 +222,17 @@ export class MemoryService extends Service {
 
   async status(): Promise<MemoryStatus> {
     const { capture, queue, outbox } = this.parts
+    // what was said a moment ago (the status command itself) is written first, so waiting counts reach 0
+    await withTimeout(capture.flush(), CAPTURE_SETTLE_MS).catch(() => undefined)
     return {
       embedder: this.providers.embedder.id,
       llm: this.providers.judge.id,
+      choices: this.providers.choices,
       breakers: { vectorStore: this.index.state, ...this.providers.states() },
       queue: queue.size,
       captureBuffer: capture.recorder.pending,
       outbox: await outbox.size(),
+      dialogues: capture.waiting,
       facts: await this.facts.count(),
       counters: this.counters.snapshot(),
     }

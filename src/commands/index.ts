@@ -1,7 +1,9 @@
 import type { Context, Session } from 'koishi'
 import { h } from 'koishi'
 import type { Config } from '../config'
+import type { ProviderChoice } from '../providers/factory'
 import { sessionScope } from '../scope'
+import { clip } from '../text/clip'
 import { registerGroupCommands } from './group'
 import { registerReindexCommand } from './reindex'
 import { registerTopicCommands } from './topics'
@@ -12,10 +14,6 @@ function parseUser(session: Session, target: string) {
   if (at?.attrs.id) return { platform: session.platform, userId: String(at.attrs.id) }
   const split = target.indexOf(':')
   return split > 0 ? { platform: target.slice(0, split), userId: target.slice(split + 1) } : { platform: session.platform, userId: target }
-}
-
-function preview(text: string, max = 80) {
-  return text.length > max ? text.slice(0, max - 1) + '…' : text
 }
 
 export function registerCommands(ctx: Context, config: Config) {
@@ -58,7 +56,7 @@ export function registerCommands(ctx: Context, config: Config) {
       if (!rows.length) return session.text(total ? '.no-page' : '.empty', [page])
       return [
         session.text('.header', [total, page, Math.ceil(total / pageSize)]),
-        ...rows.map((row) => session.text('.item', [row.id, preview(row.content), row.version])),
+        ...rows.map((row) => session.text('.item', [row.id, clip(row.content, 80), row.version])),
       ].join('\n')
     })
 
@@ -80,7 +78,7 @@ export function registerCommands(ctx: Context, config: Config) {
       return erased.length ? session.text('.erased', [id]) : session.text('.not-found', [id])
     })
 
-  root.subcommand('.stats [hours:posint]').action(async ({ session }, hours = 24) => {
+  root.subcommand('.stats [hours:posint]', { authority: config.authority.stats }).action(async ({ session }, hours = 24) => {
     if (!session) return
     const m = await ctx.memory.contextLog.metrics(hours)
     return session.text('.body', {
@@ -97,29 +95,43 @@ export function registerCommands(ctx: Context, config: Config) {
     })
   })
 
-  root.subcommand('.status').action(async ({ session }) => {
-    if (!session) return
-    const status = await ctx.memory.status()
-    const mine = session.userId ? await ctx.memory.facts.count(sessionScope(session)) : 0
-    const counters = status.counters
-    return session.text('.body', {
-      embedder: status.embedder,
-      llm: status.llm,
-      breakers: Object.entries(status.breakers)
-        .map(([name, state]) => `${name}=${state}`)
-        .join(', '),
-      queue: status.queue,
-      buffer: status.captureBuffer,
-      outbox: status.outbox,
-      facts: status.facts,
-      mine,
-      stored: counters['memorize.stored'] ?? 0,
-      updated: counters['memorize.updated'] ?? 0,
-      skipped: Object.entries(counters)
-        .filter(([key]) => key.startsWith('memorize.skipped.'))
-        .reduce((sum, [, n]) => sum + n, 0),
-      rejected: counters['memorize.rejected'] ?? 0,
-      failed: (counters['memorize.failed.decide'] ?? 0) + (counters['memorize.failed.summarize'] ?? 0),
+  root
+    .subcommand('.status')
+    .userFields(['authority'])
+    .action(async ({ session }) => {
+      if (!session) return
+      const status = await ctx.memory.status()
+      const provider = (choice: ProviderChoice, offline: string) =>
+        (choice.used === 'offline' || choice.used === 'rules' ? session.text(`.used-${offline}`) : choice.used) +
+        (choice.fallback ? session.text(`.fallback-${choice.fallback}`, [choice.configured]) : '')
+      const health = Object.entries(status.breakers)
+        .map(([part, state]) => `${session.text(`.part-${part}`)} ${session.text(`.state-${state}`)}`)
+        .join(session.text('general.comma'))
+      const lines = [
+        session.text('.embedder', [provider(status.choices.embedder, 'offline')]),
+        session.text('.llm', [provider(status.choices.llm, 'rules')]),
+        session.text('.health', [health]),
+      ]
+      if (session.userId) lines.push(session.text('.mine', [await ctx.memory.facts.count(sessionScope(session))]))
+      if ((session.user?.authority ?? 0) >= config.authority.stats) {
+        const counters = status.counters
+        lines.push(
+          session.text('.totals', {
+            facts: status.facts,
+            queue: status.queue,
+            buffer: status.captureBuffer,
+            outbox: status.outbox,
+            dialogues: status.dialogues,
+            stored: counters['memorize.stored'] ?? 0,
+            updated: counters['memorize.updated'] ?? 0,
+            skipped: Object.entries(counters)
+              .filter(([key]) => key.startsWith('memorize.skipped.'))
+              .reduce((sum, [, n]) => sum + n, 0),
+            rejected: counters['memorize.rejected'] ?? 0,
+            failed: (counters['memorize.failed.decide'] ?? 0) + (counters['memorize.failed.summarize'] ?? 0),
+          }),
+        )
+      }
+      return lines.join('\n')
     })
-  })
 }

@@ -8,19 +8,37 @@ import { ResilientEmbedder, ResilientLLM } from './resilience'
 import type { EmbeddingSettings, LlmSettings } from './settings'
 import type { Embedder, LLM } from './types'
 
+/** Why a configured provider could not be used: no key, no base URL or model, no http service, an unknown name. */
+export type FallbackReason = 'no-key' | 'no-endpoint' | 'no-http' | 'unknown'
+
+/** The provider the settings name, and the one in use (the offline one when it could not be built). */
+export interface ProviderChoice {
+  configured: string
+  used: string
+  fallback?: FallbackReason
+}
+
 export interface Providers {
   embedder: Embedder
   /** The configured chat model behind its breaker; undefined in the offline rules mode. */
   llm?: LLM
   /** Breaker state of each remote provider. */
   states(): Record<string, BreakerState>
+  choices: { embedder: ProviderChoice; llm: ProviderChoice }
 }
 
 /** Why a configured provider cannot be built; the offline one is used instead and this is logged. */
-class ProviderConfigError extends Error {}
+class ProviderConfigError extends Error {
+  constructor(
+    message: string,
+    readonly reason: FallbackReason,
+  ) {
+    super(message)
+  }
+}
 
 function requireHttp(http: HTTP | undefined, what: string) {
-  if (!http) throw new ProviderConfigError(`${what} needs the http service (@koishijs/plugin-http); it is not loaded`)
+  if (!http) throw new ProviderConfigError(`${what} needs the http service (@koishijs/plugin-http); it is not loaded`, 'no-http')
   return http
 }
 
@@ -28,10 +46,10 @@ function remoteEmbedder(http: HTTP | undefined, settings: EmbeddingSettings): Em
   const { provider, model, apiKey, baseURL, dims, timeout } = settings
   switch (provider) {
     case 'gemini':
-      if (!apiKey) throw new ProviderConfigError('the gemini embedder needs an API key')
+      if (!apiKey) throw new ProviderConfigError('the gemini embedder needs an API key', 'no-key')
       return new GeminiEmbedder({ apiKey, baseUrl: baseURL || undefined, model: model || 'gemini-embedding-001', dims, timeoutMs: timeout })
     case 'openai-compatible':
-      if (!baseURL || !model) throw new ProviderConfigError('the openai-compatible embedder needs a base URL and a model')
+      if (!baseURL || !model) throw new ProviderConfigError('the openai-compatible embedder needs a base URL and a model', 'no-endpoint')
       return new OpenAICompatibleEmbedder(requireHttp(http, 'the openai-compatible embedder'), {
         baseURL,
         apiKey: apiKey || undefined,
@@ -43,7 +61,7 @@ function remoteEmbedder(http: HTTP | undefined, settings: EmbeddingSettings): Em
     case 'offline':
       return new OfflineEmbedder({ dims })
     default:
-      throw new ProviderConfigError(`unknown embedding provider ${JSON.stringify(provider satisfies never)}`)
+      throw new ProviderConfigError(`unknown embedding provider ${JSON.stringify(provider satisfies never)}`, 'unknown')
   }
 }
 
@@ -51,10 +69,10 @@ function remoteLLM(http: HTTP | undefined, settings: LlmSettings): LLM {
   const { provider, model, apiKey, baseURL, timeout } = settings
   switch (provider) {
     case 'gemini':
-      if (!apiKey) throw new ProviderConfigError('the gemini model needs an API key')
+      if (!apiKey) throw new ProviderConfigError('the gemini model needs an API key', 'no-key')
       return new GeminiLLM({ apiKey, baseUrl: baseURL || undefined, model: model || 'gemini-2.5-flash', timeoutMs: timeout })
     case 'openai-compatible':
-      if (!baseURL || !model) throw new ProviderConfigError('the openai-compatible model needs a base URL and a model')
+      if (!baseURL || !model) throw new ProviderConfigError('the openai-compatible model needs a base URL and a model', 'no-endpoint')
       return new OpenAICompatibleLLM(requireHttp(http, 'the openai-compatible model'), {
         baseURL,
         apiKey: apiKey || undefined,
@@ -62,9 +80,9 @@ function remoteLLM(http: HTTP | undefined, settings: LlmSettings): LLM {
         timeoutMs: timeout,
       })
     case 'rules':
-      throw new ProviderConfigError('the rules mode has no model')
+      throw new ProviderConfigError('the rules mode has no model', 'unknown')
     default:
-      throw new ProviderConfigError(`unknown model provider ${JSON.stringify(provider satisfies never)}`)
+      throw new ProviderConfigError(`unknown model provider ${JSON.stringify(provider satisfies never)}`, 'unknown')
   }
 }
 
@@ -89,6 +107,10 @@ export function createProviders(http: HTTP | undefined, settings: ProviderSettin
   })
 
   let embedder: Embedder = new OfflineEmbedder({ dims: settings.embedding.dims })
+  const choices: Providers['choices'] = {
+    embedder: { configured: settings.embedding.provider, used: 'offline' },
+    llm: { configured: settings.llm.provider, used: 'rules' },
+  }
   if (settings.embedding.provider !== 'offline') {
     try {
       const remote = new ResilientEmbedder(
@@ -98,8 +120,10 @@ export function createProviders(http: HTTP | undefined, settings: ProviderSettin
       )
       states.embedder = () => remote.breakerState()
       embedder = remote
+      choices.embedder.used = settings.embedding.provider
     } catch (error) {
       if (!(error instanceof ProviderConfigError)) throw error
+      choices.embedder.fallback = error.reason
       logger.error('%s; using the offline embedder', error.message)
     }
   }
@@ -110,8 +134,10 @@ export function createProviders(http: HTTP | undefined, settings: ProviderSettin
       const remote = new ResilientLLM(remoteLLM(http, settings.llm), resilience('llm', settings.llm.timeout), counters)
       states.llm = () => remote.breakerState()
       llm = remote
+      choices.llm.used = settings.llm.provider
     } catch (error) {
       if (!(error instanceof ProviderConfigError)) throw error
+      choices.llm.fallback = error.reason
       logger.error('%s; using the offline rules', error.message)
     }
   }
@@ -119,6 +145,7 @@ export function createProviders(http: HTTP | undefined, settings: ProviderSettin
   return {
     embedder,
     llm,
+    choices,
     states: () => Object.fromEntries(Object.entries(states).map(([name, state]) => [name, state()])),
   }
 }

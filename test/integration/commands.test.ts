@@ -78,8 +78,25 @@ describe('memory.* commands', () => {
     const [none] = await h.app.mock.client('bob').receive('memory.recall quantum chromodynamics')
     expect(none).toBe('I found no memory related to that.')
     const [status] = await h.app.mock.client('alice').receive('memory.status')
-    expect(status).toContain('offline-ngram-v1')
-    expect(status).toContain('vectorStore=ready')
-    expect(status).toMatch(/记忆总数：3/)
+    expect(status).toContain('向量模型：离线模型（按字词匹配，无需密钥）')
+    expect(status).toContain('向量库 正常')
+    expect(status).toContain('这里关于你的记忆：2 条')
+    // instance-wide figures are for admins: every waiting count has reached 0 once the work is done
+    expect(status).not.toContain('全部记忆')
+    const [admin] = await h.app.mock.client('admin').receive('memory.status')
+    expect(admin).toContain('全部记忆：3 条')
+    expect(admin).toContain('后台任务 0 个，待写入的消息 0 条，待建立索引 0 条')
+    const [stats] = await h.app.mock.client('alice').receive('memory.stats')
+    expect(stats).toMatch(/权限/)
+  })
+
+  it('says why a configured provider is not in use', async () => {
+    const keyless = await boot({ embedding: { provider: 'gemini', apiKey: '' } })
+    try {
+      const [status] = await keyless.app.mock.client('carol').receive('memory.status')
+      expect(status).toContain('设置的是 gemini，但没有填写 API 密钥，所以改用了离线方式')
+    } finally {
+      await keyless.stop()
+    }
   })
 })
