@@ -96,11 +96,21 @@ function offsetOf(prefix: string | undefined): number {
 
 /** Whether a statement talks about the past, so a bare weekday is the last one, not the next. */
 function isPast(text: string, language: Language): boolean {
-  if (language === 'zh') return /了|过|昨|前天|上周|上个|去年|刚才/.test(text)
+  // 了 marks a finished action, except an arrangement for later ("周六约了去爬山")
+  if (language === 'zh')
+    return (
+      /过|昨|前天|上周|上个|去年|刚才/.test(text) || (/了/.test(text) && !/(?:约|订|定|报名|预约|预定|安排|计划|打算|准备)了/.test(text))
+    )
   // a past participle after "is", "get" or "feel" is an adjective ("is excited about Friday")
   return /\b(?:was|were|went|had|did|came|saw|met|took|left|made|bought|quit|ago|last)\b|(?<!\b(?:am|is|are|be|been|get|gets|getting|got|feel|feels)\s+)\b\w{2,}(?<!e)ed\b/i.test(
     text,
   )
+}
+
+/** Whether a statement tells what happens as a rule, so a bare weekday or weekend is every one of them. */
+function isHabitual(text: string, language: Language): boolean {
+  if (language === 'zh') return /一般|通常|经常|平时|总是|往往|每/.test(text)
+  return /\b(?:usually|often|always|normally|generally|typically|every|most)\b/i.test(text)
 }
 
 // ───────────────────────────── Chinese ─────────────────────────────
@@ -139,9 +149,12 @@ function findZh(text: string, reference: Date): ResolvedDate[] {
     found.push({ index, text: said, date, precision, replacement })
   const monday = mondayOf(reference)
   const past = isPast(text, 'zh')
+  const habitual = isHabitual(text, 'zh')
 
   // 周末, 这周末, 下周末 (chrono-node misses them)
   for (const m of text.matchAll(new RegExp(`${ZH_REL}?个?(?:周末|礼拜末|星期末)`, 'g'))) {
+    if (!m[1] && habitual) continue // 周末我一般去钓鱼: every weekend
+    if (!m[1] && /[日号]\s*[（(]$/.test(text.slice(0, m.index))) continue // written already: 29日（周末）
     const saturday = addDays(monday, 5 + 7 * offsetOf(m[1]))
     add(m.index, m[0], saturday, 'weekend', `${zhRange(saturday, addDays(saturday, 1))}（周末）`)
   }
@@ -188,7 +201,8 @@ function findZh(text: string, reference: Date): ResolvedDate[] {
     'g',
   )
   for (const m of text.matchAll(anchors)) {
-    if (/每个?$/.test(text.slice(0, m.index))) continue // 每周三 recurs
+    if (/每个?$/.test(text.slice(0, m.index)) || (habitual && /^(?:周|星期|礼拜)/.test(m[0]))) continue // 每周三 recurs
+    if (/[日号]\s*[（(]$/.test(text.slice(0, m.index))) continue // the weekday of a date already written: 12月2日（周三）
     const [result] = chrono.zh.hans.parse(m[0], reference, { forwardDate: !past })
     if (!result || result.index !== 0) continue
     let date = startOfDay(result.start.date())
@@ -239,8 +253,11 @@ function findEn(text: string, reference: Date): ResolvedDate[] {
   }
   const monday = mondayOf(reference)
   const past = isPast(text, 'en')
+  const habitual = isHabitual(text, 'en')
 
   for (const m of text.matchAll(/\b(?:(this|next|last|this\s+coming|coming)\s+|the\s+)weekend\b/gi)) {
+    if (!m[1] && habitual) continue // "usually … at the weekend": every weekend
+    if (/^\s+of\s/i.test(text.slice(m.index + m[0].length))) continue // written already: the weekend of November 28–29
     const saturday = addDays(monday, 5 + 7 * enOffset(m[1]))
     const range = `the weekend of ${enRange(saturday, addDays(saturday, 1))}`
     add(m.index, m[0], saturday, 'weekend', (own) => (own ? `on ${range}` : range))
@@ -290,7 +307,10 @@ function findEn(text: string, reference: Date): ResolvedDate[] {
     'gi',
   )
   for (const m of text.matchAll(anchors)) {
-    if (/\b(?:every|each)\s+$/i.test(text.slice(0, m.index))) continue // every Monday recurs
+    if (/\b(?:every|each)\s+$/i.test(text.slice(0, m.index)) || (habitual && /^(?:mon|tues|wednes|thurs|fri|satur|sun)day$/i.test(m[0])))
+      continue // every Monday recurs
+    // the weekday of a date already written: "Wednesday, December 2, 2026"
+    if (new RegExp(`^,?\\s+(?:${EN_MONTHS.join('|')})\\s+\\d`, 'i').test(text.slice(m.index + m[0].length))) continue
     const said = m[0].replace(/^(this\s+coming|coming)\s+/i, '')
     const [result] = chrono.en.parse(said, reference, { forwardDate: !past && !/^last\b/i.test(said) })
     if (!result || result.index !== 0 || result.text.length !== said.length) continue

@@ -48,6 +48,7 @@ describe('resolveRelativeDates (Chinese)', () => {
     expect(resolveRelativeDates('小明周五去了医院', thursday, 'zh')).toBe('小明2026年11月20日（周五）去了医院')
     expect(resolveRelativeDates('小明这周四去了医院', saturday, 'zh')).toBe('小明2026年11月26日（周四）去了医院')
     expect(resolveRelativeDates('小明周四要考试', saturday, 'zh')).toBe('小明2026年12月3日（周四）要考试')
+    expect(resolveRelativeDates('小明他们周日约了去爬山', saturday, 'zh')).toBe('小明他们2026年11月29日（周日）约了去爬山')
   })
 
   it('leaves absolute dates, recurring days and look-alikes as said', () => {
@@ -99,6 +100,19 @@ describe('resolveRelativeDates (English)', () => {
       'Alice plays tennis every Monday',
     ]) {
       expect(resolveRelativeDates(said, thursday, 'en')).toBe(said)
+    }
+  })
+})
+
+describe('resolveRelativeDates on its own output', () => {
+  it('changes nothing more: a written date keeps its weekday', () => {
+    for (const [said, language] of [
+      ['小明下周三要去上海出差，周末去爬山，明年去留学', 'zh'],
+      ['Alice flies to Paris next Wednesday and goes camping this weekend', 'en'],
+    ] as const) {
+      const once = resolveRelativeDates(said, thursday, language)
+      expect(once).not.toBe(said)
+      expect(resolveRelativeDates(once, saturday, language)).toBe(once)
     }
   })
 })
