@@ -24,8 +24,10 @@ describe('memory.* commands', () => {
     expect(zh).toContain('火锅')
     expect(zh).not.toContain('sushi')
     const [en] = await h.app.mock.client('bob').receive('memory.list')
-    expect(en).toMatch(/1 memories/)
-    expect(en).toContain('sushi')
+    // one message, two statements: two facts
+    expect(en).toMatch(/2 memories/)
+    expect(en).toContain('Bob loves sushi.')
+    expect(en).toContain('Bob lives in Osaka.')
   })
 
   it('lets only authority ≥ 3 list another user', async () => {
@@ -71,7 +73,7 @@ describe('memory.* commands', () => {
     expect(await h.app.database.get('memory_message', { userId: 'alice' })).toHaveLength(0)
     const left = JSON.stringify(await h.app.database.get('memory_message', {}))
     expect(left).not.toContain('火锅')
-    expect(await h.app.database.get('memory_fact', { userId: 'bob' })).toHaveLength(1)
+    expect(await h.app.database.get('memory_fact', { userId: 'bob' })).toHaveLength(2)
   })
 
   it('recall explains when nothing matches, and status reports the service', async () => {
@@ -80,6 +82,6 @@ describe('memory.* commands', () => {
     const [status] = await h.app.mock.client('alice').receive('memory.status')
     expect(status).toContain('offline-ngram-v1')
     expect(status).toContain('vectorStore=ready')
-    expect(status).toMatch(/记忆总数：3/)
+    expect(status).toMatch(/记忆总数：4/)
   })
 })
