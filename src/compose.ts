@@ -55,14 +55,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   )
   const { embedder, llm } = providers
   const { prompts } = config
-  const judge = createJudge(
-    llm,
-    {
-      decision: { zh: prompts.decisionZh, en: prompts.decisionEn },
-      summarizer: { zh: prompts.summarizerZh, en: prompts.summarizerEn },
-    },
-    { counters, logger: log },
-  )
+  const judge = createJudge(llm, { extraction: { zh: prompts.extractionZh, en: prompts.extractionEn } }, { counters, logger: log })
 
   const registry = new IndexRegistry({ logger: log })
   const index = new LanceIndex({

@@ -11,10 +11,8 @@ export interface Config {
   embedding: EmbeddingSettings
   llm: LlmSettings
   prompts: {
-    decisionZh: string
-    decisionEn: string
-    summarizerZh: string
-    summarizerEn: string
+    extractionZh: string
+    extractionEn: string
     groupEvolveZh: string
     groupEvolveEn: string
   }
@@ -123,10 +121,8 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     timeout: Schema.natural().role('ms').default(30_000),
   }),
   prompts: Schema.object({
-    decisionZh: Schema.string().role('textarea').default(DEFAULT_PROMPTS.decision.zh),
-    decisionEn: Schema.string().role('textarea').default(DEFAULT_PROMPTS.decision.en),
-    summarizerZh: Schema.string().role('textarea').default(DEFAULT_PROMPTS.summarizer.zh),
-    summarizerEn: Schema.string().role('textarea').default(DEFAULT_PROMPTS.summarizer.en),
+    extractionZh: Schema.string().role('textarea').default(DEFAULT_PROMPTS.extraction.zh),
+    extractionEn: Schema.string().role('textarea').default(DEFAULT_PROMPTS.extraction.en),
     groupEvolveZh: Schema.string().role('textarea').default(DEFAULT_EVOLUTION_PROMPTS.zh),
     groupEvolveEn: Schema.string().role('textarea').default(DEFAULT_EVOLUTION_PROMPTS.en),
   }).collapse(),

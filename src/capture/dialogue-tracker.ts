@@ -41,17 +41,23 @@ export class DialogueTracker {
       entry = { owner, turns: [], userTurns: 0, lastUserAt: at }
       this.pending.set(key, entry)
     }
-    this.push(entry, { role: 'user', name, content }, sourceId)
+    this.push(entry, { role: 'user', name, content, time: at }, sourceId)
     entry.userTurns += 1
     if (at > entry.lastUserAt) entry.lastUserAt = at
     return entry.userTurns
   }
 
   /** Records the bot's answer to `owner`. Returns false when that user has said nothing pending. */
-  assistant(owner: Pick<FactOwner, 'platform' | 'channelId' | 'userId'>, name: string, content: string, sourceId: string): boolean {
+  assistant(
+    owner: Pick<FactOwner, 'platform' | 'channelId' | 'userId'>,
+    name: string,
+    content: string,
+    sourceId: string,
+    at?: Date,
+  ): boolean {
     const entry = this.pending.get(this.key(owner))
     if (!entry) return false
-    this.push(entry, { role: 'assistant', name, content }, sourceId)
+    this.push(entry, { role: 'assistant', name, content, ...(at && { time: at }) }, sourceId)
     return true
   }
 

@@ -159,7 +159,7 @@ export class CapturePipeline {
     if (replyTo?.messageId && replyTo.userId !== replyTo.selfId) this.exchange(replyTo, row)
     if (!replyTo?.userId || replyTo.userId === replyTo.selfId || !this.deps.options.memorize) return
     const owner = ownerOf(replyTo)
-    if (this.tracker.assistant(owner, row.userName, content, row.id) && this.deps.options.afterReply) {
+    if (this.tracker.assistant(owner, row.userName, content, row.id, row.createdAt) && this.deps.options.afterReply) {
       this.finishDialogue(owner)
     }
   }
@@ -267,7 +267,7 @@ export class CapturePipeline {
         this.tracker.user(owner, row.userName, row.content, row.id, row.createdAt)
       } else {
         const owner = owners.get(`${row.platform}:${row.channelId}:${row.replyMessageId}`)
-        if (owner) this.tracker.assistant(owner, row.userName, row.content, row.id)
+        if (owner) this.tracker.assistant(owner, row.userName, row.content, row.id, row.createdAt)
       }
     }
     if (rows.length) this.deps.logger.info('%d messages wait to be memorised since the last run', rows.length)

@@ -128,7 +128,7 @@ export function registerCommands(ctx: Context, config: Config) {
               .filter(([key]) => key.startsWith('memorize.skipped.'))
               .reduce((sum, [, n]) => sum + n, 0),
             rejected: counters['memorize.rejected'] ?? 0,
-            failed: (counters['memorize.failed.decide'] ?? 0) + (counters['memorize.failed.summarize'] ?? 0),
+            failed: counters['memorize.failed.extract'] ?? 0,
           }),
         )
       }

@@ -70,8 +70,10 @@ export class Eraser {
     await capture.flush()
     await facts.remove(ids)
     await factIndex.remove(ids)
-    // the dialogue the fact came from: the user's lines and the bot's answers to them
-    const sources = rows.flatMap((row) => row.sourceIds).filter((id) => id.startsWith(`${owner.platform}:`))
+    // the dialogue the fact came from: the user's lines and the bot's answers to them, except the
+    // messages another fact of the user still names (one message can state several facts)
+    const named = new Set((await facts.ofUser(owner.platform, owner.userId)).flatMap((row) => row.sourceIds))
+    const sources = rows.flatMap((row) => row.sourceIds).filter((id) => id.startsWith(`${owner.platform}:`) && !named.has(id))
     if (sources.length) await this.eraseMessages(owner, await messages.byIds(sources))
     counters.inc('forget.facts', ids.length)
   }

@@ -3,18 +3,31 @@ export interface Turn {
   role: 'user' | 'assistant'
   name: string
   content: string
+  /** When it was said: relative dates in it ("明天", "next Monday") are resolved against it. */
+  time?: Date
 }
 
-export interface Decision {
-  shouldRemember: boolean
+/** One atomic fact: a self-contained third-person statement that names the user. */
+export interface ExtractedFact {
+  statement: string
+  /** Indexes in the conversation of the turns it was drawn from; absent when the judge cannot tell. */
+  turns?: number[]
+}
+
+export interface Extraction {
+  /** Empty when nothing is worth keeping. */
+  facts: ExtractedFact[]
   reason: string
 }
 
-/** Decides whether a dialogue holds something worth remembering, and states it. */
+export interface ExtractOptions {
+  /** The dialogue's time, for turns that carry none. */
+  now: Date
+}
+
+/** Reads a finished dialogue and states each fact worth keeping about the user, one statement per fact. */
 export interface MemoryJudge {
   readonly id: string
-  /** Throws when the decision could not be made (provider down, answer invalid after the retry). */
-  decide(conversation: Turn[]): Promise<Decision>
-  /** One complete third-person statement in the language of the conversation. Throws on failure. */
-  summarize(conversation: Turn[]): Promise<string>
+  /** Throws when the extraction could not be made (provider down, answer invalid after the retry). */
+  extract(conversation: Turn[], options: ExtractOptions): Promise<Extraction>
 }

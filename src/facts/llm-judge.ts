@@ -1,12 +1,12 @@
 import { z } from 'zod'
 import { generateStructured } from '../providers/structured'
 import type { LLM } from '../providers/types'
-import { ProviderError } from '../providers/types'
 import type { Counters, Logger } from '../core/observability'
+import { resolveRelativeDates } from '../text/dates'
 import type { Language } from '../text/language'
 import { detectLanguage } from '../text/language'
-import { stripThinking } from '../text/json'
-import type { Decision, MemoryJudge, Turn } from './judge'
+import { isQuestion } from '../text/questions'
+import type { Extraction, ExtractOptions, MemoryJudge, Turn } from './judge'
 import type { JudgePrompts } from './prompts'
 import { fillPrompt } from './prompts'
 
@@ -15,25 +15,48 @@ export interface LlmJudgeOptions {
   logger?: Logger
 }
 
-/** The decision answer, in the snake_case the prompt asks for. */
-const DecisionAnswer = z.object({
-  should_remember: z.boolean(),
-  reason: z.string().nullish(),
-})
+/** Most facts kept from one dialogue: a longer list is a model listing the whole conversation. */
+const MAX_FACTS = 12
+
+/** A fact as a string, or as an object some models wrap it in. */
+const FactItem = z.union([
+  z.string(),
+  z.object({ fact: z.string() }).transform((item) => item.fact),
+  z.object({ statement: z.string() }).transform((item) => item.statement),
+  z.object({ text: z.string() }).transform((item) => item.text),
+])
+
+/** `{"facts": [...]}`; a bare list is read as the facts. */
+const ExtractionAnswer = z.preprocess(
+  (value) => (Array.isArray(value) ? { facts: value } : value),
+  z.object({ facts: z.array(FactItem), reason: z.string().nullish() }),
+) as z.ZodType<{ facts: string[]; reason?: string | null }>
 
 /** The same shape as JSON schema, for providers that constrain their output with one. */
-const DECISION_JSON_SCHEMA = {
+const EXTRACTION_JSON_SCHEMA = {
   type: 'object',
-  properties: {
-    should_remember: { type: 'boolean' },
-    reason: { type: 'string' },
-  },
-  required: ['should_remember'],
+  properties: { facts: { type: 'array', items: { type: 'string' } } },
+  required: ['facts'],
 }
 
-/** `name: content` lines, one per turn (line breaks inside a message become spaces). */
-export function renderConversation(conversation: Turn[]): string {
-  return conversation.map((turn) => `${turn.name?.trim() || turn.role}: ${turn.content.replace(/\s*\n\s*/g, ' ').trim()}`).join('\n')
+const pad = (n: number) => String(n).padStart(2, '0')
+const ZH_WEEKDAYS = ['日', '一', '二', '三', '四', '五', '六']
+const EN_WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat']
+
+/** `2026-11-26 10:05 Thu` (`周四` in Chinese), in the server's local time. */
+export function formatTime(time: Date, language: Language): string {
+  const day = language === 'zh' ? `周${ZH_WEEKDAYS[time.getDay()]}` : EN_WEEKDAYS[time.getDay()]
+  return `${time.getFullYear()}-${pad(time.getMonth() + 1)}-${pad(time.getDate())} ${pad(time.getHours())}:${pad(time.getMinutes())} ${day}`
+}
+
+/** `[time] name: content` lines, one per turn (line breaks inside a message become spaces; no time, no brackets). */
+export function renderConversation(conversation: Turn[], language: Language = 'en'): string {
+  return conversation
+    .map((turn) => {
+      const time = turn.time ? `[${formatTime(turn.time, language)}] ` : ''
+      return `${time}${turn.name?.trim() || turn.role}: ${turn.content.replace(/\s*\n\s*/g, ' ').trim()}`
+    })
+    .join('\n')
 }
 
 /**
@@ -49,8 +72,16 @@ export function conversationLanguage(conversation: Turn[]): Language {
   return detectLanguage(userText, detectLanguage(allText))
 }
 
-/** Labels models put before the statement, in both languages. */
-const SUMMARY_LABEL = /^(?:summary|statement|memory|answer|总结|摘要|概括|记忆|回答)\s*[:：]\s*/i
+/** The time of the dialogue: its last turn with a time, else `now`. */
+export function dialogueTime(conversation: Turn[], now: Date): Date {
+  for (let i = conversation.length - 1; i >= 0; i--) {
+    const time = conversation[i].time
+    if (time) return time
+  }
+  return now
+}
+
+const LABEL = /^(?:fact|statement|memory|summary|事实|记忆|总结)\s*[:：]\s*/i
 const LIST_MARKER = /^(?:[-*•]\s+|\d+[.)、]\s*)/
 const QUOTES: [string, string][] = [
   ['"', '"'],
@@ -62,33 +93,31 @@ const QUOTES: [string, string][] = [
   ['`', '`'],
 ]
 
-/** One clean line from a summariser answer: no reasoning, fences, labels, list markers, bold or wrapping quotes. */
-export function cleanSummary(answer: string): string {
-  const lines = stripThinking(answer)
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line && !/^(?:```|~~~)/.test(line))
-  for (let line of lines) {
-    line = line.replace(/\*\*/g, '').replace(LIST_MARKER, '').replace(SUMMARY_LABEL, '').trim()
-    for (let changed = true; changed;) {
-      changed = false
-      for (const [open, close] of QUOTES) {
-        if (line.length >= 2 && line.startsWith(open) && line.endsWith(close)) {
-          line = line.slice(open.length, -close.length).trim()
-          changed = true
-        }
+/** One clean statement: no list marker, label, bold or wrapping quotes, one line. */
+export function cleanStatement(text: string): string {
+  let line = text
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\*\*/g, '')
+    .trim()
+  line = line.replace(LIST_MARKER, '').replace(LABEL, '').trim()
+  for (let changed = true; changed;) {
+    changed = false
+    for (const [open, close] of QUOTES) {
+      if (line.length >= 2 && line.startsWith(open) && line.endsWith(close)) {
+        line = line.slice(open.length, -close.length).trim()
+        changed = true
       }
     }
-    if (line) return line
   }
-  return ''
+  return line
 }
 
 /**
- * The seed's decide → summarise chain on an LLM. The prompt is picked by the language of the
- * conversation, so a Chinese conversation is judged and summarised in Chinese. `decide` goes through
- * `generateStructured` (JSON mode, repair, one corrective retry); `summarize` is a plain-text call
- * reduced to one clean line.
+ * The model's judge: ONE structured call per finished dialogue (`generateStructured`: JSON mode,
+ * tolerant reading, one corrective retry) lists the facts, each a third-person statement in the
+ * language of the conversation, with relative times made absolute by the model from each turn's time.
+ * What comes back is cleaned: questions are dropped (a model sometimes keeps one), duplicates too, and
+ * a relative date the model left is resolved against the dialogue's time.
  */
 export class LlmJudge implements MemoryJudge {
   readonly id: string
@@ -101,36 +130,33 @@ export class LlmJudge implements MemoryJudge {
     this.id = llm.id
   }
 
-  async decide(conversation: Turn[]): Promise<Decision> {
+  async extract(conversation: Turn[], { now }: ExtractOptions): Promise<Extraction> {
     const language = conversationLanguage(conversation)
-    const prompt = fillPrompt(this.prompts.decision[language], renderConversation(conversation))
-    const answer = await generateStructured(this.llm, prompt, DecisionAnswer, {
-      label: 'judge.decide',
+    const time = dialogueTime(conversation, now)
+    const prompt = fillPrompt(this.prompts.extraction[language], renderConversation(conversation, language), formatTime(time, language))
+    const answer = await generateStructured(this.llm, prompt, ExtractionAnswer, {
+      label: 'judge.extract',
       counters: this.options.counters,
       logger: this.options.logger,
       temperature: 0,
-      jsonSchema: DECISION_JSON_SCHEMA,
+      jsonSchema: EXTRACTION_JSON_SCHEMA,
     })
-    return { shouldRemember: answer.should_remember, reason: answer.reason?.trim() ?? '' }
-  }
-
-  async summarize(conversation: Turn[]): Promise<string> {
-    const language = conversationLanguage(conversation)
-    const prompt = fillPrompt(this.prompts.summarizer[language], renderConversation(conversation))
-    let answer: string
-    try {
-      answer = await this.llm.generate(prompt, { temperature: 0.2 })
-    } catch (error) {
-      this.options.counters?.inc('llm.error')
-      const status = error instanceof ProviderError && error.status !== undefined ? ` (HTTP ${error.status})` : ''
-      this.options.logger?.warn('judge.summarize: %s call failed%s: %s', this.llm.id, status, (error as Error).message)
-      throw error
+    const seen = new Set<string>()
+    const facts: string[] = []
+    let questions = 0
+    for (const item of answer.facts) {
+      const statement = cleanStatement(item)
+      if (!/[\p{L}\p{N}]/u.test(statement) || seen.has(statement)) continue
+      if (isQuestion(statement, detectLanguage(statement, language))) {
+        questions++
+        continue
+      }
+      seen.add(statement)
+      facts.push(resolveRelativeDates(statement, time, detectLanguage(statement, language)))
     }
-    const summary = cleanSummary(answer)
-    if (!summary) {
-      this.options.counters?.inc('llm.invalid')
-      throw new Error(`judge.summarize: ${this.llm.id} returned an empty summary`)
-    }
-    return summary
+    if (questions) this.options.counters?.inc('judge.questions-dropped', questions)
+    const reason =
+      answer.reason?.trim() || (facts.length ? `${this.llm.id}: ${facts.length} fact(s)` : `${this.llm.id}: nothing worth keeping`)
+    return { facts: facts.slice(0, MAX_FACTS).map((statement) => ({ statement })), reason }
   }
 }

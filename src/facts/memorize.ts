@@ -5,7 +5,7 @@ import type { Scope } from '../scope'
 import type { FactIndex } from './fact-index'
 import type { FactRepository } from './repository'
 import type { FactRow } from './table'
-import type { MemoryJudge, Turn } from './judge'
+import type { Extraction, MemoryJudge, Turn } from './judge'
 import { prefilter } from './prefilter'
 
 /** Whose fact a dialogue may produce, and where it was said. */
@@ -19,14 +19,21 @@ export interface FactOwner {
 export interface Dialogue {
   owner: FactOwner
   turns: Turn[]
+  /** Message row ids of the dialogue; one per turn, in order, lets a fact name only the turns it came from. */
   sourceIds: string[]
+}
+
+/** One fact a dialogue stored: new, or a new version of a fact the user already had. */
+export interface StoredFact {
+  fact: FactRow
+  updated: boolean
 }
 
 export type MemorizeOutcome =
   | { status: 'skipped'; reason: string }
   | { status: 'rejected'; reason: string }
-  | { status: 'stored'; fact: FactRow; updated: boolean }
-  | { status: 'failed'; stage: 'decide' | 'summarize'; error: string }
+  | { status: 'stored'; facts: StoredFact[] }
+  | { status: 'failed'; stage: 'extract'; error: string }
 
 export interface MemorizeDeps {
   judge: MemoryJudge
@@ -46,7 +53,11 @@ export function ownerScope(owner: FactOwner): Scope {
   return { platform: owner.platform, userId: owner.userId, guildId: owner.guildId }
 }
 
-/** Post-dialogue chain (seed 003 §2.2): prefilter → decide → summarise → embed → store. */
+/**
+ * Post-dialogue chain (seed 003 §2.2): prefilter → extract (one judge call lists the facts) → for
+ * each fact on its own: embed → dedupe against the user's facts in scope → a new version of the
+ * duplicate, or a new fact.
+ */
 export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<MemorizeOutcome> {
   const { counters } = deps
   const filtered = prefilter(dialogue.turns, deps.commandPrefixes)
@@ -55,69 +66,85 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
     return { status: 'skipped', reason: filtered.reason }
   }
 
-  let statement: string
-  let reason: string
+  const now = deps.now()
+  let extraction: Extraction
   try {
-    const decision = await deps.judge.decide(dialogue.turns)
-    if (!decision.shouldRemember) {
-      counters.inc('memorize.rejected')
-      return { status: 'rejected', reason: decision.reason }
-    }
-    reason = decision.reason
+    extraction = await deps.judge.extract(dialogue.turns, { now })
   } catch (error) {
-    counters.inc('memorize.failed.decide')
-    deps.logger.warn('memory decision failed: %s', (error as Error).message)
-    return { status: 'failed', stage: 'decide', error: (error as Error).message }
+    counters.inc('memorize.failed.extract')
+    deps.logger.warn('memory extraction failed: %s', (error as Error).message)
+    return { status: 'failed', stage: 'extract', error: (error as Error).message }
   }
-  try {
-    statement = (await deps.judge.summarize(dialogue.turns)).trim()
-    if (!statement) throw new Error('empty summary')
-  } catch (error) {
-    counters.inc('memorize.failed.summarize')
-    deps.logger.warn('memory summary failed: %s', (error as Error).message)
-    return { status: 'failed', stage: 'summarize', error: (error as Error).message }
+  const extracted = extraction.facts.map((fact) => ({ ...fact, statement: fact.statement.trim() })).filter((fact) => fact.statement)
+  if (!extracted.length) {
+    counters.inc('memorize.rejected')
+    return { status: 'rejected', reason: extraction.reason }
   }
 
   const scope = ownerScope(dialogue.owner)
-  const now = deps.now()
-  const vector = await embedOrUndefined(deps, statement)
-  const duplicate = await findDuplicate(deps, scope, statement, vector)
-  if (duplicate) {
-    const changed = duplicate.content !== statement
-    const patch = {
+  const vectors = await embedOrUndefined(
+    deps,
+    extracted.map((fact) => fact.statement),
+  )
+  const stored: StoredFact[] = []
+  for (const [i, { statement, turns }] of extracted.entries()) {
+    const vector = vectors?.[i]
+    const sourceIds = sourcesOf(dialogue, turns)
+    const duplicate = await findDuplicate(deps, scope, statement, vector)
+    if (duplicate) {
+      const changed = duplicate.content !== statement
+      const patch = {
+        content: statement,
+        reason: extraction.reason,
+        version: duplicate.version + 1,
+        sourceIds: [...new Set([...duplicate.sourceIds, ...sourceIds])],
+        updatedAt: now,
+      }
+      await deps.facts.update(duplicate.id, patch)
+      const fact = { ...duplicate, ...patch }
+      if (changed || !vector) await deps.factIndex.put([fact], [], vector && [vector])
+      counters.inc('memorize.updated')
+      stored.push({ fact, updated: true })
+      continue
+    }
+    const fact: FactRow = {
+      id: deps.newId(),
+      ...dialogue.owner,
       content: statement,
-      reason,
-      version: duplicate.version + 1,
-      sourceIds: [...new Set([...duplicate.sourceIds, ...dialogue.sourceIds])],
+      reason: extraction.reason,
+      version: 1,
+      parentId: '',
+      sourceIds,
+      createdAt: now,
       updatedAt: now,
     }
-    await deps.facts.update(duplicate.id, patch)
-    const fact = { ...duplicate, ...patch }
-    if (changed || !vector) await deps.factIndex.put([fact], [], vector && [vector])
-    counters.inc('memorize.updated')
-    return { status: 'stored', fact, updated: true }
+    await deps.facts.insert(fact)
+    await deps.factIndex.put([fact], [], vector && [vector])
+    counters.inc('memorize.stored')
+    stored.push({ fact, updated: false })
   }
-
-  const fact: FactRow = {
-    id: deps.newId(),
-    ...dialogue.owner,
-    content: statement,
-    reason,
-    version: 1,
-    parentId: '',
-    sourceIds: dialogue.sourceIds,
-    createdAt: now,
-    updatedAt: now,
-  }
-  await deps.facts.insert(fact)
-  await deps.factIndex.put([fact], [], vector && [vector])
-  counters.inc('memorize.stored')
-  return { status: 'stored', fact, updated: false }
+  return { status: 'stored', facts: stored }
 }
 
-async function embedOrUndefined(deps: MemorizeDeps, text: string) {
+/**
+ * The message ids a fact names as its sources: the turns it was drawn from and the bot's answers to
+ * them, when the judge tells the turns and the dialogue has one id per turn; else the whole dialogue.
+ */
+export function sourcesOf(dialogue: Pick<Dialogue, 'turns' | 'sourceIds'>, turns: number[] | undefined): string[] {
+  const { sourceIds } = dialogue
+  if (!turns?.length || sourceIds.length !== dialogue.turns.length) return [...sourceIds]
+  const picked = new Set<number>()
+  for (const index of turns) {
+    if (!Number.isInteger(index) || index < 0 || index >= sourceIds.length) return [...sourceIds]
+    picked.add(index)
+    for (let next = index + 1; next < dialogue.turns.length && dialogue.turns[next].role === 'assistant'; next++) picked.add(next)
+  }
+  return [...picked].sort((a, b) => a - b).map((index) => sourceIds[index])
+}
+
+async function embedOrUndefined(deps: MemorizeDeps, texts: string[]) {
   try {
-    return (await deps.embedder.embed([text]))[0]
+    return await deps.embedder.embed(texts)
   } catch (error) {
     deps.counters.inc('memorize.embed-failed')
     deps.logger.debug('embedding failed, the fact will be indexed later: %s', (error as Error).message)

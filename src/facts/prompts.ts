@@ -1,59 +1,61 @@
 import type { LocalizedPrompt } from '../text/language'
 
 /**
- * Default prompts of the long-term memory chain (seed 003 §4), in English and Chinese. The judge picks
- * the one matching the language of the conversation, so a Chinese conversation yields a Chinese
- * memory. `{conversation}` is replaced by the dialogue rendered as `name: content` lines.
+ * Default prompt of the long-term memory chain, in English and Chinese: one call reads a finished
+ * dialogue and lists the facts worth keeping (an empty list when there are none). The judge picks the
+ * prompt matching the language of the conversation, so a Chinese conversation yields Chinese facts.
+ * `{conversation}` is replaced by the dialogue as `[time] name: content` lines, `{now}` by the time of
+ * the dialogue's last message.
  */
 
 export interface JudgePrompts {
-  decision: LocalizedPrompt
-  summarizer: LocalizedPrompt
+  extraction: LocalizedPrompt
 }
 
-const DECISION_EN = `Analyze the following conversation and determine if it contains critical information worth remembering for the long term.
-Critical information includes user preferences, facts, appointments, plans, or relationships.
-Respond with ONLY a valid JSON object.
-If the information is important, respond with: {"should_remember": true, "reason": "A brief explanation of why."}
-If the conversation is trivial or small talk, respond with: {"should_remember": false}
+const EXTRACTION_EN = `Read the conversation below and list the facts about the user that are worth remembering for the long term.
 
+Worth remembering: what the user says about themselves and their life, such as their name and identity, job or school, where they live or are going, family and relationships, pets, hobbies and what they are learning, likes and dislikes, health and allergies, things they own, birthdays and anniversaries, plans, appointments and dates.
+Never a fact: questions (also questions about themselves, like "what's my birthday?"), greetings, thanks, acknowledgements, small talk, remarks about the weather or the conversation, and anything the assistant said.
+
+Rules:
+1. One fact per statement: when a message says several things, write several facts. Each fact stands on its own.
+2. Write each fact as one complete sentence in English, in the third person, naming the user by the name shown in the conversation, e.g. "Alice is learning the guitar." or "Alice has a golden retriever named Max."
+3. Replace every relative time (today, tomorrow, next Monday, in three days, next month, next September…) with the absolute date, counted from the time the message was sent, shown in brackets before it. E.g. "I'm going to Tokyo next September", sent on 2026-11-26, becomes "Alice is going to Tokyo in September 2027."
+4. Keep the user's own wording and details; do not add anything that was not said.
+
+Respond with ONLY a JSON object: {"facts": ["...", "..."]}. If nothing is worth remembering, respond {"facts": []}.
+
+The conversation ended at {now}.
 Conversation:
 {conversation}`
 
-const DECISION_ZH = `分析下面的对话，判断其中是否包含值得长期记住的关键信息。
-关键信息包括用户的偏好、事实、约定、计划或人际关系。
-只回复一个合法的 JSON 对象。
-如果信息重要，回复：{"should_remember": true, "reason": "简要说明原因。"}
-如果对话琐碎或只是闲聊，回复：{"should_remember": false}
+const EXTRACTION_ZH = `阅读下面的对话，列出其中值得长期记住的关于用户的事实。
 
+值得记住的：用户说到的关于自己和自己生活的信息，例如名字和身份、工作或学校、住在哪里或要去哪里、家人和人际关系、宠物、爱好和正在学的东西、喜欢和不喜欢的、健康和过敏、拥有的东西、生日和纪念日、计划、约定和日期。
+不是事实：提问（包括关于用户自己的提问，如"我的生日是哪天？"）、问候、感谢、附和与确认、闲聊、对天气或对话本身的评论，以及助手说的任何话。
+
+规则：
+1. 一条陈述一个事实：一条消息说了几件事，就写成几个事实，每个事实独立成立。
+2. 每个事实写成一句完整的中文陈述，使用第三人称，用对话中显示的名字称呼用户，例如"小明养了一只柯基，叫豆豆。"或"小明在学吉他。"
+3. 把所有相对时间（今天、明天、后天、下周三、下个月、明年、周末……）换成绝对日期，以该消息发送的时间（消息前方括号中）为准。例如 2026-11-26 发送的"我下周三要去上海出差"写成"小明2026年12月2日（周三）要去上海出差。"
+4. 保留用户原本的说法和细节，不要添加对话中没有说过的内容。
+
+只回复一个 JSON 对象：{"facts": ["……", "……"]}。如果没有值得记住的内容，回复 {"facts": []}。
+
+对话结束于 {now}。
 对话：
 {conversation}`
-
-const SUMMARIZER_EN = `Summarize the following conversation into a single, concise, and complete statement from a third-person perspective.
-Refer to people by the names shown in the conversation.
-For example: "Alice's birthday is on October 25th."
-
-Conversation:
-{conversation}
-
-Summary:`
-
-const SUMMARIZER_ZH = `将下面的对话总结为一句简洁、完整的中文陈述，使用第三人称，并用对话中显示的名字称呼相关的人。
-只输出这一句话。
-例如："小明的生日是10月25日。"
-
-对话：
-{conversation}
-
-总结：`
 
 export const DEFAULT_PROMPTS: JudgePrompts = {
-  decision: { zh: DECISION_ZH, en: DECISION_EN },
-  summarizer: { zh: SUMMARIZER_ZH, en: SUMMARIZER_EN },
+  extraction: { zh: EXTRACTION_ZH, en: EXTRACTION_EN },
 }
 
-/** Puts the conversation into a prompt; a custom prompt without the placeholder gets it appended. */
-export function fillPrompt(template: string, conversation: string): string {
-  if (template.includes('{conversation}')) return template.split('{conversation}').join(conversation)
-  return `${template.trimEnd()}\n\n${conversation}`
+/**
+ * Puts the conversation (and the dialogue's time) into a prompt; a custom prompt without the
+ * `{conversation}` placeholder gets the conversation appended.
+ */
+export function fillPrompt(template: string, conversation: string, now = ''): string {
+  const filled = template.split('{now}').join(now)
+  if (filled.includes('{conversation}')) return filled.split('{conversation}').join(conversation)
+  return `${filled.trimEnd()}\n\n${conversation}`
 }

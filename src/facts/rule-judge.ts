@@ -1,88 +1,186 @@
+import { resolveRelativeDates } from '../text/dates'
 import type { Language } from '../text/language'
 import { detectLanguage } from '../text/language'
-import type { Decision, MemoryJudge, Turn } from './judge'
+import { isQuestion } from '../text/questions'
+import type { ExtractedFact, Extraction, ExtractOptions, MemoryJudge, Turn } from './judge'
 
 /**
- * The offline judge: keyword rules in Chinese and English instead of an LLM. `decide` looks for
- * first-person statements in what the users said (never in the bot's turns) that name a
- * preference, an identity fact, a plan or date, a relationship, or ask the bot to remember;
- * questions are skipped. `summarize` is extractive: it takes the sentences that matched and rewrites
- * them in the third person with the speaker's name ("我下周三考试" → "小明下周三考试。",
- * "I like hiking" → "Alice likes hiking."). It is rules, not understanding: expect misses and the
- * odd false positive; configure an LLM for judgement.
+ * The offline judge: keyword rules in Chinese and English instead of a model. It reads only what the
+ * users said (never the bot's turns), cuts each message into statements (sentences, and in Chinese
+ * the clauses that say something new about the speaker: "我叫小明，是一名大学老师，住在成都" is three
+ * statements), drops questions, and keeps a statement about the speaker that names a fact of a known
+ * kind — pets, hobbies and learning, family and relationships, job and school, home and travel,
+ * plans and dates, health, likes and dislikes, possessions, birthdays, identity — or asks the bot to
+ * remember. Each kept statement is rewritten in the third person with the speaker's name ("我最近在学
+ * 吉他" → "小明最近在学吉他。", "I have a golden retriever named Max" → "Alice has a golden retriever
+ * named Max.") and its relative dates made absolute against the time it was said. It is rules, not
+ * understanding: expect misses and the odd false positive; configure a model for judgement.
+ * `test/unit/rule-judge-measure.test.ts` measures it on a labelled set.
  */
 
-export type FactCategory = 'request' | 'identity' | 'preference' | 'relationship' | 'plan'
+export type FactCategory =
+  | 'request'
+  | 'identity'
+  | 'job'
+  | 'school'
+  | 'home'
+  | 'family'
+  | 'pet'
+  | 'learning'
+  | 'hobby'
+  | 'preference'
+  | 'health'
+  | 'possession'
+  | 'birthday'
+  | 'plan'
 
-const CATEGORY_ORDER: FactCategory[] = ['request', 'identity', 'preference', 'relationship', 'plan']
+const CATEGORY_ORDER: FactCategory[] = [
+  'request',
+  'identity',
+  'job',
+  'school',
+  'home',
+  'family',
+  'pet',
+  'learning',
+  'hobby',
+  'preference',
+  'health',
+  'possession',
+  'birthday',
+  'plan',
+]
 
-interface Rule {
-  category: FactCategory
-  test(sentence: string): boolean
-}
+type Rules = Partial<Record<FactCategory, (statement: string) => boolean>>
 
 // ───────────────────────────── Chinese ─────────────────────────────
 
 /** A gap of a few characters inside one clause that does not switch to another person. */
 const ZH_GAP = '[^，。！？,.!?；;你他她它]{0,6}?'
 const ZH_KIN =
-  '(?:妈妈|爸爸|老妈|老爸|母亲|父亲|妈|爸|老婆|老公|妻子|丈夫|媳妇|女朋友|男朋友|女友|男友|对象|未婚妻|未婚夫|儿子|女儿|孩子|宝宝|哥哥|姐姐|弟弟|妹妹|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|表哥|表姐|表弟|表妹|堂哥|堂姐|同事|老板|领导|上司|室友|舍友|同学|朋友|好朋友|闺蜜|兄弟|邻居|家人|家里人|猫|狗|宠物)'
+  '(?:妈妈|爸爸|老妈|老爸|母亲|父亲|妈|爸|老婆|老公|妻子|丈夫|媳妇|爱人|女朋友|男朋友|女友|男友|对象|未婚妻|未婚夫|儿子|女儿|孩子|宝宝|哥哥|姐姐|弟弟|妹妹|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|表哥|表姐|表弟|表妹|堂哥|堂姐|同事|老板|领导|上司|室友|舍友|同学|朋友|好朋友|闺蜜|兄弟|邻居|家人|家里人|爸妈|父母)'
+const ZH_PET =
+  '(?:猫咪|猫|狗狗|狗|小狗|小猫|柯基|金毛|哈士奇|泰迪|柴犬|边牧|拉布拉多|布偶|英短|美短|橘猫|仓鼠|兔子|鹦鹉|金鱼|乌龟|龙猫|宠物)'
 /** Colloquial one-character kinship terms, spelled out in a third-person statement. */
 const ZH_KIN_FULL: Record<string, string> = { 妈: '妈妈', 爸: '爸爸', 哥: '哥哥', 姐: '姐姐', 弟: '弟弟', 妹: '妹妹' }
 const ZH_DATE =
-  '(?:明天|后天|大后天|明早|明晚|今晚|下周|下星期|下礼拜|下个月|下个星期|明年|周末|这周[一二三四五六日天末]|(?:周|星期|礼拜)[一二三四五六日天]|\\d{1,2}\\s*月\\s*\\d{1,2}\\s*[日号]|[一二三四五六七八九十]{1,3}月[一二三四五六七八九十]{1,3}[日号]|\\d{1,2}\\s*[号日]|\\d{4}\\s*年|\\d{1,2}\\s*点|生日|纪念日|考试|面试|出差|旅游|旅行|搬家|婚礼|结婚|截止|答辩|航班|飞机|高铁|火车|体检|复查|预约)'
+  '(?:今天|明天|后天|大后天|明早|明晚|今晚|下周|下星期|下礼拜|下个月|下个星期|明年|后年|周末|这周[一二三四五六日天末]|(?:周|星期|礼拜)[一二三四五六日天]|\\d{1,2}\\s*月\\s*\\d{1,2}\\s*[日号]|[一二三四五六七八九十]{1,3}月[一二三四五六七八九十]{1,3}[日号]|\\d{1,2}\\s*[号日]|\\d{4}\\s*年|\\d{1,2}\\s*点|国庆|五一|春节|过年|寒假|暑假|元旦|中秋)'
+const ZH_EVENT =
+  '(?:考试|面试|出差|旅游|旅行|搬家|婚礼|结婚|答辩|航班|飞机|高铁|火车|体检|复查|预约|考研|考公|考驾照|科目[一二三四]|驾照|比赛|演出|演唱会|聚会|聚餐|约会|开会|会议|手术|毕业|入职|报到|开学|放假|回老家|回国|出国|留学)'
+const ZH_JOBS =
+  '(?:老师|教师|医生|大夫|护士|程序员|工程师|设计师|律师|会计|警察|司机|厨师|销售|产品经理|项目经理|经理|运营|开发|前端|后端|测试|公务员|记者|编辑|主播|作家|画家|演员|歌手|模特|保安|快递员|外卖员|店长|老板|创业者|自由职业者|研究员|博士后|教授|翻译|客服|HR|hr|会计师|建筑师|药剂师|兽医|牙医|飞行员|空姐|军人|农民|工人|学生|大学生|研究生|博士生|高中生|初中生|小学生)'
+const ZH_ILLNESS =
+  '(?:过敏|不耐受|手术|住院|生病|病了|感冒|发烧|咳嗽|近视|远视|减肥|怀孕|高血压|糖尿病|哮喘|失眠|抑郁|焦虑症|骨折|扭伤|体检|吃药|胃病|胃不好|腰不好|牙疼|痛风|贫血|鼻炎|胆固醇|戒烟|戒酒|素食|吃素|过敏原)'
 
-const ZH_RULES: Rule[] = [
-  {
-    category: 'request',
-    // Imperative only: "记住…" / "你要记得…", not "我记得…" (I remember) or "不记得" (forgot).
-    test: (s) => /(?:^|[，,：:\s]|你|请|要|帮我|一定)(?:记住|记得|记一下|记下来)(?![吗么了])|别忘|不要忘|帮我记/.test(s),
+/** A statement where the speaker is the subject or owner: 我, 我们, 咱们, 我家… */
+const ZH_SPEAKER = /[我咱]/
+
+const ZH_RULES: Rules = {
+  // imperative only: "记住…" / "你要记得…", not "我记得…" (I remember) or "不记得" (forgot)
+  request: (s) => /(?:^|[，,：:\s]|你|请|要|帮我|一定)(?:记住|记得|记一下|记下来)(?![吗么了])|别忘|不要忘|帮我记/.test(s),
+  identity: (s) =>
+    new RegExp(
+      [
+        '我(?:的名字|名字)(?:是|叫)',
+        '我(?:叫|的网名是|的英文名是)(?!你|他|她|什么)',
+        '我是(?:个|一个)?[^，。！？,.!?不]{1,4}人$',
+        '我(?:今年|现在)?\\s*(?:已经)?(?:\\d{1,3}|[一二三四五六七八九十两]{1,3})\\s*岁',
+        '我(?:是)?(?:左撇子|右撇子|独生子女|双胞胎|[ABO]型血|AB型血)',
+        '我(?:是|属)(?:属)?[鼠牛虎兔龙蛇马羊猴鸡狗猪]的?$',
+        '我(?:是)?(?:[白金天处摩水双射狮巨]\\S座|处女座|双子座|天蝎座|水瓶座|双鱼座|白羊座|金牛座|巨蟹座|狮子座|天秤座|摩羯座|射手座)',
+        '我(?:是)?(?:i|e)[ns][tf][jp]',
+      ].join('|'),
+      'i',
+    ).test(s),
+  job: (s) =>
+    new RegExp(
+      [
+        `我(?:是|当|做)(?:了)?(?:一名|一个|个|一位)?[^，。！？,.!?]{0,8}${ZH_JOBS}`,
+        `我${ZH_GAP}在[^，。！？,.!?]{1,12}(?:工作|上班|实习|打工|当|做|干)`,
+        '我(?:的)?(?:职业|工作)是',
+        '我是(?:做|搞|干)[^，。！？,.!?]{1,8}的$',
+        `我${ZH_GAP}(?:换了|找到了|辞了|丢了)(?:新)?工作|我${ZH_GAP}(?:升职|辞职|离职|退休|入职|跳槽|失业|创业|转行)`,
+        '我(?:现在)?(?:做|干|搞)[^，。！？,.!?]{0,6}(?:开发|设计|运营|销售|工作|行业|这行|产品|研究)',
+      ].join('|'),
+    ).test(s),
+  school: (s) =>
+    new RegExp(
+      [
+        `我${ZH_GAP}在[^，。！？,.!?]{1,12}(?:上学|读书|读研|读博|念书|上大学|读大学|读高中|读初中|上高中|上初中)`,
+        '我(?:今年|现在)?(?:是|在读|读|上)?(?:大[一二三四]|研[一二三]|高[一二三]|初[一二三]|博[一二三四五])',
+        '我(?:学的是|的专业是|专业是|主修|毕业于|在读)',
+        `我${ZH_GAP}(?:毕业|考上了|被[^，。！？,.!?]{1,10}录取)`,
+      ].join('|'),
+    ).test(s),
+  home: (s) =>
+    /我(?:现在|目前|一直)?(?:住在|住(?!院)|家在|老家在|老家是|来自|是在[^，。！？,.!?]{1,8}长大|在[^，。！？,.!?]{1,8}(?:住了|生活了|长大))/.test(
+      s,
+    ) || new RegExp(`我${ZH_GAP}(?:搬到|搬去|搬家|定居|租了)`).test(s),
+  family: (s) =>
+    !/我的(?:妈|天)(?:呀|啊|耶|哪)/.test(s) &&
+    (new RegExp(`(?:我|我们|我家|咱家)(?:的|最好的|最要好的)?${ZH_KIN}`).test(s) ||
+      new RegExp(`我(?:有|有个|有一个|有两个|和|跟)[^，。！？,.!?]{0,3}${ZH_KIN}`).test(s) ||
+      /我(?:结婚|离婚|单身|订婚|恋爱|脱单|分手|怀孕|当爸爸|当妈妈)/.test(s)),
+  pet: (s) =>
+    new RegExp(`(?:我|我家|我们家)${ZH_GAP}(?:养了|养着|养|领养了|收养了|捡了|有)${ZH_GAP}${ZH_PET}`).test(s) ||
+    new RegExp(`(?:我|我家|我们家)(?:的)?${ZH_PET}`).test(s),
+  learning: (s) =>
+    new RegExp(
+      [
+        `我${ZH_GAP}(?:在|开始|正在|一直在|刚开始)(?:自学|学|练)(?!校|生|期|者|历|霸|渣|长|姐|妹|弟|到|会|习惯)`,
+        `我${ZH_GAP}自学`,
+        `我${ZH_GAP}报了[^，。！？,.!?]{0,8}(?:班|课|培训)`,
+      ].join('|'),
+    ).test(s),
+  hobby: (s) =>
+    new RegExp(
+      `我${ZH_GAP}(?:平时|一般|经常|每天|每周|每晚|每个周末|周末|业余|有空|没事)[^，。！？,.!?]{0,4}(?:都)?(?:会)?(?:去|跑|打|玩|看|练|做|钓|游|骑|爬|写|画|听|弹|唱|追|拍|逛)`,
+    ).test(s) ||
+    new RegExp(`(?:周末|平时|每天|业余)我${ZH_GAP}(?:一般|经常|都|会)?(?:去|跑|打|玩|看|练|做|钓|游|骑|爬|写|画|听|弹|唱|追|拍|逛)`).test(
+      s,
+    ) ||
+    /我(?:是)?(?:个|一个|一名)?[^，。！？,.!?]{0,6}(?:玩家|爱好者|粉丝|发烧友|迷|控|党)$/.test(s) ||
+    /我(?:的)?(?:爱好|兴趣)/.test(s),
+  preference: (s) => {
+    const m = new RegExp(
+      `我${ZH_GAP}(?:不喜欢|喜欢|讨厌|爱吃|爱喝|爱看|爱听|爱玩|爱|最爱|偏好|偏爱|受不了|不吃|不喝|不能吃|不能喝|吃不了|喝不了|吃不惯|迷上了|入坑了|害怕|怕)`,
+    ).exec(s)
+    if (m) {
+      const rest = s.slice(m.index + m[0].length).replace(/[\s，。！？,.!?~～…哦喔啊呀啦哈嘛了的]+/g, '')
+      // what the bot said or did is no fact about the speaker ("我喜欢你的回答")
+      return rest.length > 0 && !/^(?:这个|那个|这|那|它|你|这样|那样|死了|了)$/.test(rest) && !/^(?:你|您)/.test(rest)
+    }
+    return /我(?:的)?(?:最喜欢的|最爱的)/.test(s)
   },
-  {
-    category: 'identity',
-    test: (s) =>
-      new RegExp(
-        [
-          '我(?:的名字|名字)(?:是|叫)',
-          '我叫(?!你|他|她)',
-          '我是(?!说|不是|真|很|太|挺|有点|在|不|想|觉|要|会|来|去|被|说|因为|为了|故意|开玩笑)[^，。！？,.!?]{1,12}$',
-          '我是[^，。！？,.!?]{0,10}(?:人|学生|老师|医生|护士|程序员|工程师|设计师|律师|会计|警察|司机|厨师|博士|硕士|研究生|本科生|大学生|高中生|初中生)',
-          `我${ZH_GAP}在[^，。！？,.!?]{1,12}(?:工作|上班|上学|读书|读研|读博|实习|念书)`,
-          '我(?:现在)?(?:住在|家在|老家在|老家是|来自)',
-          '我(?:今年)?\\s*(?:\\d{1,3}|[一二三四五六七八九十两]{1,3})\\s*岁',
-          '我(?:的)?(?:职业|工作|专业)是',
-          '我(?:毕业于|在读|主修)',
-          '我(?:对[^，。！？,.!?]{1,8})?过敏',
-          '我(?:是)?(?:吃素|素食者|左撇子)',
-        ].join('|'),
-      ).test(s),
-  },
-  {
-    category: 'preference',
-    test: (s) => {
-      const m = new RegExp(
-        `我${ZH_GAP}(?:不喜欢|喜欢|讨厌|爱吃|爱喝|爱看|爱听|爱玩|最爱|偏好|偏爱|受不了|不吃|不喝|不能吃|不能喝|吃不了|喝不了|迷上了|入坑了)`,
-      ).exec(s)
-      if (m) {
-        const rest = s.slice(m.index + m[0].length).replace(/[\s，。！？,.!?~～…哦喔啊呀啦哈嘛了的]+/g, '')
-        return rest.length > 0 && !/^(?:这个|那个|这|那|它|你|这样|那样)$/.test(rest)
-      }
-      return /我(?:的)?(?:爱好|兴趣|最喜欢的)/.test(s)
-    },
-  },
-  {
-    category: 'relationship',
-    test: (s) => !/我的(?:妈|天)(?:呀|啊|耶)/.test(s) && new RegExp(`(?:我|我们|我家)(?:的)?${ZH_KIN}`).test(s),
-  },
-  {
-    category: 'plan',
-    test: (s) => /(?:我|咱)/.test(s) && (new RegExp(ZH_DATE).test(s) || /(?:打算|计划|准备|决定|想要|要去|约了|报名了|预定|预订)/.test(s)),
-  },
-]
+  health: (s) => new RegExp(`(?:我|我的)${ZH_GAP}${ZH_ILLNESS}|我(?:有|得了|患有)[^，。！？,.!?]{0,8}(?:病|症|炎)`).test(s),
+  possession: (s) =>
+    new RegExp(`我${ZH_GAP}(?:买了|入手了|入了|新买了|订了|租了|提了)(?:一|两|个|台|辆|部|套|只|块|把|双|件)`).test(s) ||
+    /我(?:有|家有)(?:一|两)?(?:台|辆|部|套|栋|块|把|架)/.test(s),
+  birthday: (s) =>
+    /生日|纪念日/.test(s) &&
+    (new RegExp(
+      `(?:生日|纪念日)(?:是|在|就在|就是)?[^，。！？,.!?]{0,3}(?:\\d|[一二三四五六七八九十]+月|正月|腊月|农历|阴历|阳历|${ZH_DATE})`,
+    ).test(s) ||
+      new RegExp(`${ZH_DATE}[^，。！？,.!?]{0,3}(?:是|过)[^，。！？,.!?]{0,10}(?:生日|纪念日)`).test(s)),
+  plan: (s) =>
+    new RegExp(`${ZH_DATE}[^，。！？,.!?]{0,8}${ZH_EVENT}|${ZH_EVENT}[^，。！？,.!?]{0,4}(?:在|是)${ZH_DATE}`).test(s) ||
+    /(?:打算|计划|准备|决定|要去|约了|报名了|预定了|预订了|订了票|有个面试|要考)/.test(s) ||
+    new RegExp(`${ZH_DATE}[^，。！？,.!?]{0,6}(?:要|得|会|去|回|飞)`).test(s),
+}
+
+/** Verbs a statement may start with when the speaker is left out ("最近刚领养了一只橘猫"). */
+const ZH_PREDICATE_START = new RegExp(
+  `^(?:(?:最近|刚|刚刚|才|已经|今年|现在|平时|一直|还|也|都|明天|后天|下周|下个月|明年|周末|${ZH_DATE})+)?(?:养了|领养了|收养了|买了|入手了|在学|在自学|开始学|报了|住在|搬到|搬去|要去|打算|准备|计划|换了|辞职|升职|考上了|是|叫|在|有|对|不吃|不喝|喜欢|讨厌|爱吃|爱喝|学的是|做|当|来自|毕业)`,
+)
+
+/** A clause that brings in someone or something the next clause may be about. */
+const ZH_BRINGS_IN = /(?:有|养了|养着|养|领养了|收养了|买了|认识了|交了|生了|捡了)(?:一|两|三|几|个|只|位|条|台|辆|匹)/
+
+/** Conjunctions and fillers before the next clause of a statement ("但是不吃香菜"). */
+const ZH_CONJUNCTION = /^(?:但是|但|不过|可是|而且|并且|然后|还有|另外|同时|所以|因此|也|还|就)+/
 
 function isZhQuestion(sentence: string): boolean {
-  const core = sentence.replace(/[\s。！!~～…]+$/, '')
-  return /[？?]$/.test(core) || /(?:吗|么|嘛|呢)$/.test(core) || /(?:是不是|有没有|能不能|可不可以|要不要)/.test(core)
+  return isQuestion(sentence, 'zh')
 }
 
 /** Leading "remember / please remember / you should remember …" wrappers, with their punctuation. */
@@ -101,7 +199,7 @@ function rewriteZh(sentence: string, name: string): string {
   s = s.replace(/[\s，,。.！!？?；;：:~～…哦喔啊呀啦哈嘛]+$/u, '')
   s = stripTrailingEmoji(s)
   if (!s) return ''
-  if (!s.includes(name)) s = `${name}提到：${s}`
+  if (!s.includes(name)) s = `${name}${s}`
   return `${s}。`
 }
 
@@ -109,71 +207,111 @@ function rewriteZh(sentence: string, name: string): string {
 
 const EN_FIRST_PERSON = /\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we'll|we've|our|us)\b/
 const EN_KIN =
-  '(?:wife|husband|girlfriend|boyfriend|partner|fianc[eé]e?|mom|mum|mother|mommy|dad|father|daddy|parents?|son|daughter|kids?|children|child|baby|brother|sister|siblings?|grandma|grandmother|grandpa|grandfather|grandparents?|aunt|uncle|cousin|niece|nephew|friends?|best friend|bff|colleagues?|coworkers?|co-workers?|boss|manager|roommate|flatmate|classmate|neighbou?r|family|dog|cat|pet|puppy|kitten)'
+  '(?:wife|husband|girlfriend|boyfriend|partner|fianc[eé]e?|mom|mum|mother|mommy|dad|father|daddy|parents?|son|daughter|kids?|children|child|baby|brother|sister|siblings?|grandma|grandmother|grandpa|grandfather|grandparents?|aunt|uncle|cousin|niece|nephew|friends?|best friend|bff|colleagues?|coworkers?|co-workers?|boss|manager|roommate|flatmate|classmate|neighbou?r|family|in-laws)'
+const EN_PET =
+  '(?:dogs?|cats?|pupp(?:y|ies)|kittens?|pets?|rabbits?|bunn(?:y|ies)|hamsters?|guinea pigs?|parrots?|birds?|fish|goldfish|turtles?|tortoises?|horses?|snakes?|lizards?|retrievers?|labradors?|labs?|corgis?|poodles?|huskies|husky|beagles?|bulldogs?|terriers?|shepherds?|chihuahuas?|pugs?|dachshunds?|tabby|persian)'
 const EN_MONTH =
   '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)'
 const EN_DAYS = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend'
 const EN_DATE = new RegExp(
   [
-    `\\b(?:tomorrow|tonight|next (?:week|month|year|${EN_DAYS})|this (?:${EN_DAYS}|evening|summer|winter|spring|fall|autumn)|on (?:${EN_DAYS}))\\b`,
+    `\\b(?:today|tomorrow|tonight|next (?:week|month|year|${EN_DAYS}|${EN_MONTH})|this (?:${EN_DAYS}|evening|summer|winter|spring|fall|autumn|week|month|year)|on (?:${EN_DAYS})|in (?:\\w+ )?(?:days?|weeks?|months?|years?))\\b`,
+    `\\b(?:in|on|by|until|this|next) ${EN_MONTH}\\b`,
     `\\b${EN_MONTH}\\.? \\d{1,2}(?:st|nd|rd|th)?\\b`,
     `\\b\\d{1,2}(?:st|nd|rd|th)? (?:of )?${EN_MONTH}\\b`,
     '\\b\\d{4}-\\d{1,2}-\\d{1,2}\\b',
     '\\b\\d{1,2}/\\d{1,2}\\b',
-    '\\b(?:birthday|anniversary|appointment|deadline|exam|interview|flight|wedding|trip|vacation|holiday|surgery|meeting)\\b',
   ].join('|'),
 )
-const EN_OBJECT_FREE = /^(?:it|that|this|them|those|these|you|so much|a lot)?$/
+const EN_EVENT =
+  '(?:birthday|anniversary|appointment|deadline|exam|test|interview|flight|wedding|trip|vacation|holiday|surgery|meeting|marathon|race|concert|match|game|party|date|checkup|check-up|conference|presentation)'
+const EN_OBJECT_FREE = /^(?:it|that|this|them|those|these|you|so much|a lot|to|too)?$/
+const EN_JOBS =
+  '(?:teacher|doctor|nurse|engineer|developer|programmer|designer|lawyer|accountant|police officer|cop|driver|chef|cook|manager|student|writer|artist|musician|scientist|researcher|professor|consultant|analyst|architect|pharmacist|vet|dentist|pilot|firefighter|farmer|electrician|plumber|mechanic|cashier|barista|waiter|waitress|journalist|editor|photographer|freelancer|entrepreneur|founder|intern|lead|director|ceo|cto)'
 
-const EN_RULES: Rule[] = [
-  {
-    category: 'request',
-    test: (s) =>
-      /(?<!\b(?:i|you|we) )\bremember (?:that|this|my|i|i'm|me|we)\b|\bdon't forget\b|\bdo not forget\b|\bplease remember\b|\bkeep in mind\b/.test(
+const EN_RULES: Rules = {
+  request: (s) =>
+    /(?<!\b(?:i|you|we) )\bremember (?:that|this|my|i|i'm|me|we)\b|\bdon't forget\b|\bdo not forget\b|\bplease remember\b|\bkeep in mind\b/.test(
+      s,
+    ),
+  identity: (s) =>
+    /\bmy name is\b|\bmy name's\b|\bi'm called\b|\bi am called\b|\bcall me\b|\bi(?: am|'m) \d{1,3}(?: years old)?\b|\bi(?: am|'m) (?:left-handed|right-handed|an only child|a twin|an? (?:introvert|extrovert))\b|\bmy (?:zodiac|star) sign\b|\bi(?: am|'m) an? (?:aries|taurus|gemini|cancer|leo|virgo|libra|scorpio|sagittarius|capricorn|aquarius|pisces)\b/.test(
+      s,
+    ),
+  job: (s) =>
+    new RegExp(
+      `\\bi (?:work|worked|'ve worked|have worked) (?:at|for|as|in|on)\\b|\\bi(?: am|'m) (?:a|an) (?:[\\w-]+ ){0,3}${EN_JOBS}s?\\b|\\bi (?:just )?(?:got|was) (?:promoted|hired|fired|laid off)\\b|\\bi teach\\b|\\bi (?:just )?(?:quit|lost|started|got|found|changed) (?:my|a) (?:new )?(?:job|career)\\b|\\bi(?: am|'m) (?:retired|unemployed|self-employed|between jobs)\\b|\\bmy (?:job|work|profession|occupation) is\\b|\\bi run (?:a|my own)\\b`,
+    ).test(s),
+  school: (s) =>
+    /\bi (?:study|studied|majored|major|'m majoring|am majoring|graduate|graduated|'m graduating|am graduating)\b|\bi(?: am|'m) (?:in|doing|starting) (?:my )?(?:first|second|third|fourth|final|last|\d(?:st|nd|rd|th)) year\b|\bi(?: am|'m) (?:a )?(?:freshman|sophomore|junior|senior|grad student|phd student|phd candidate)\b|\bi go to (?:\w+ )*(?:school|college|university|uni)\b|\bmy (?:major|degree|thesis|school|college|university)\b|\bi(?: am|'m) (?:doing|taking|finishing|pursuing) (?:a |an |my )?(?:master's|masters|bachelor's|phd|degree|mba)\b/.test(
+      s,
+    ),
+  home: (s) =>
+    /\bi (?:live|lived|grew up|was born|'ve lived|have lived) (?:in|at|near|on)\b|\bi(?: am|'m) from\b|\bi come from\b|\b(?:i|we)(?: just)? (?:moved|am moving|'m moving|are moving|'re moving|will move|'ll move|relocated) (?:to|back|here|in|into)\b|\bmy (?:home ?town|home|apartment|house) is in\b/.test(
+      s,
+    ),
+  family: (s) =>
+    new RegExp(`\\b(?:my|our) (?:\\w+ )?${EN_KIN}\\b`).test(s) ||
+    /\bi have (?:a|an|one|two|three|four|five|\d) (?:(?:\w+) )?(?:kids?|children|sons?|daughters?|brothers?|sisters?|siblings?|grandchildren|twins)\b/.test(
+      s,
+    ) ||
+    /\bi(?: am|'m| got| just got) (?:married|engaged|divorced|single|pregnant|getting married|expecting)\b/.test(s) ||
+    /\b(?:two|three|four|five|\d) (?:older |younger |little |big |elder )?(?:brothers|sisters|siblings|kids|children|sons|daughters)\b/.test(
+      s,
+    ),
+  pet: (s) =>
+    new RegExp(`\\b(?:my|our) (?:\\w+ )?${EN_PET}\\b`).test(s) ||
+    new RegExp(
+      `\\b(?:i|we)(?:'ve| have)? (?:just )?(?:have|got|own|adopted|rescued|bought|has) (?:a|an|two|three|\\d) (?:[\\w-]+ ){0,2}${EN_PET}\\b`,
+    ).test(s),
+  learning: (s) =>
+    /\bi(?: am|'m|'ve been| have been) (?:\w+ )?(?:learning|studying|practicing|practising|taking (?:\w+ )?(?:classes|lessons|courses?))\b|\bi (?:started|began|want to start|'m starting) (?:learning|studying|taking|to learn)\b|\bi(?: am|'m) (?:taking|doing) (?:an? )?(?:\w+ )?(?:class|course|lessons?)\b/.test(
+      s,
+    ),
+  hobby: (s) =>
+    /\bi (?:\w+ )?(?:play|collect|paint|knit|bake|hike|run|swim|cycle|bike|climb|draw|sing|dance|garden|fish|surf|ski|skate|ride|jog|golf|sew|crochet|write poetry|do yoga|go (?:hiking|fishing|running|swimming|climbing|camping|skiing))\b(?! (?:it|that|this|you)\b)|\bi(?: am|'m) (?:really )?into\b|\bi(?: am|'m) (?:a )?(?:big |huge )?fan of\b|\bmy (?:hobby|hobbies)\b/.test(
+      s,
+    ),
+  preference: (s) => {
+    const m =
+      /\bi (?:(?:really|also|just|absolutely|totally|actually|kinda|kind of|sort of|truly|still|always|do|don't|do not|don't really|never|honestly) )*(?:like|love|hate|prefer|enjoy|adore|dislike|can't stand|cannot stand|don't eat|don't drink|never eat|never drink|can't eat|can't drink)\b/.exec(
         s,
-      ),
+      )
+    if (m) {
+      const rest = s
+        .slice(m.index + m[0].length)
+        .replace(/[^a-z0-9' ]+/g, ' ')
+        .trim()
+      return !EN_OBJECT_FREE.test(rest) && !/^(?:your|you)\b/.test(rest)
+    }
+    return /\bi(?: am|'m) not (?:a|much of a) (?:big )?fan of\b|\bmy (?:favou?rite|fave)\b|\bis my (?:favou?rite|fave)\b|\bi(?: am|'m) (?:a )?(?:vegetarian|vegan|pescatarian)\b|\bi(?: am|'m) (?:afraid|scared) of\b/.test(
+      s,
+    )
   },
-  {
-    category: 'identity',
-    test: (s) =>
-      /\bmy name is\b|\bmy name's\b|\bi'm called\b|\bi am called\b|\bcall me\b|\bi (?:am|'m) (?:a|an)\b(?! (?:bit|little|lot)\b)|\bi (?:work|worked) (?:at|for|as|in|on)\b|\bi (?:live|lived|grew up) (?:in|at|near)\b|\bi(?: am|'m) from\b|\bi come from\b|\bi(?: am|'m) \d{1,3}(?: years old)?\b|\bi (?:study|studied|majored|major) (?:at|in)?\b|\bi(?: am|'m) (?:allergic|vegetarian|vegan|married|single|divorced|pregnant|retired|left-handed)\b|\bi have (?:a|an|two|three) (?:allergy|kids?|children|sons?|daughters?|brothers?|sisters?|dogs?|cats?)\b/.test(
+  health: (s) =>
+    /\bi(?: am|'m) (?:allergic|lactose intolerant|gluten intolerant|diabetic|asthmatic|epileptic|colorblind|colou?r blind|deaf|blind|pregnant|on a diet|recovering)\b|\bi(?: have|'ve got| got|'ve had| have had| suffer from| was diagnosed with|'ve been diagnosed with) (?:an? )?(?:\w+ )?(?:allergy|allergies|asthma|diabetes|adhd|autism|anxiety|depression|migraines?|insomnia|arthritis|cancer|covid|flu|cold|high blood pressure|back pain|a bad back|celiac)\b|\bi (?:broke|sprained|hurt|injured|twisted) my\b|\bi(?: had| have| 'm having|'m having) (?:a |an )?(?:surgery|operation)\b|\bmy (?:allerg|diet|doctor)\w*/.test(
+      s,
+    ),
+  possession: (s) =>
+    /\bi (?:just )?(?:drive|own|bought|got|purchased|'ve got|have got|have) (?:a|an|my|two|three) (?:new |used |old |brand new )?(?:car|bike|motorcycle|house|home|apartment|flat|condo|camera|laptop|computer|macbook|iphone|phone|piano|guitar|boat|truck|tesla|honda|toyota|bmw|ps5|playstation|xbox|switch|drone|tablet|ipad|watch|\w+ (?:civic|corolla|model \w))\b|\bi drive a\b|\bi own (?:a|an|two)\b/.test(
+      s,
+    ),
+  birthday: (s) => /\b(?:birthday|anniversary)\b/.test(s) && (EN_DATE.test(s) || /\b(?:birthday|anniversary) is\b/.test(s)),
+  plan: (s) =>
+    EN_FIRST_PERSON.test(s) &&
+    (new RegExp(`\\b${EN_EVENT}\\b`).test(s) ||
+      EN_DATE.test(s) ||
+      /\b(?:plan(?:ning)? to|intend to|decided to|signed up for|booked|going to (?:visit|travel|fly|move)|i'm flying|i fly|i'm going to [A-Z]|leaving for|heading to|i'm visiting|moving to)\b/.test(
         s,
-      ),
-  },
-  {
-    category: 'preference',
-    test: (s) => {
-      const m =
-        /\bi (?:(?:really|also|just|absolutely|totally|actually|kinda|kind of|sort of|truly|still|always|do|don't|do not|don't really|never|honestly) )*(?:like|love|hate|prefer|enjoy|adore|dislike|can't stand|cannot stand|don't eat|don't drink)\b/.exec(
-          s,
-        )
-      if (m) {
-        const rest = s
-          .slice(m.index + m[0].length)
-          .replace(/[^a-z0-9' ]+/g, ' ')
-          .trim()
-        return !EN_OBJECT_FREE.test(rest)
-      }
-      return /\bmy (?:favou?rite|fave)\b|\bmy hobby\b|\bmy hobbies\b/.test(s)
-    },
-  },
-  {
-    category: 'relationship',
-    test: (s) => new RegExp(`\\b(?:my|our) (?:\\w+ )?${EN_KIN}\\b`).test(s),
-  },
-  {
-    category: 'plan',
-    test: (s) =>
-      EN_FIRST_PERSON.test(s) &&
-      (EN_DATE.test(s) || /\b(?:plan(?:ning)? to|intend to|decided to|signed up for|booked|i've booked|i'm moving|we're moving)\b/.test(s)),
-  },
-]
-
-function isEnQuestion(sentence: string): boolean {
-  const core = sentence.trim()
-  if (/\?\s*$/.test(core)) return true
-  return /^(?:do|does|did|can|could|would|will|is|are|am|should|shall|what|what's|who|who's|how|why|where|which|whats)\b/.test(core)
+      )),
 }
+
+const EN_SPEAKER = /\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we'll|we've|our|us)\b/
+
+/** The small talk and stances that name no fact, whatever rule they brush against. */
+const EN_STANCE =
+  /^(?:i (?:think|guess|mean|agree|see|know|don't know|'m not sure|am not sure|hope|wonder|feel like|suppose|bet)\b|i'm (?:just )?(?:kidding|joking)\b|i(?:'m| am) (?:so |very |really )?(?:tired|bored|hungry|sleepy|happy|sad|glad|sorry|fine|good|ok|okay)(?: (?:today|now|right now|tonight))?\b[\s.!]*$)/
+const ZH_STANCE = /^我(?:觉得|认为|感觉|猜|想问|知道|不知道|明白|懂|同意|也是|也觉得|是说|就是说|(?:去|靠|晕)(?=[，,！!。\s]|$))/
 
 const EN_REQUEST_WRAPPER =
   /^(?:(?:please|pls|hey|ok|okay|also|and)[,\s]+)*(?:remember|don't forget|do not forget|keep in mind|note)(?:\s+that)?[,:]?\s+/i
@@ -270,7 +408,9 @@ export function thirdPerson(verb: string): string {
   if (lower === 'be' || lower === 'am') return 'is'
   if (lower === 'do') return 'does'
   if (lower === 'go') return 'goes'
-  if (EN_MODALS.has(lower) || EN_PAST.has(lower) || /ed$/.test(lower)) return verb
+  // feed, need, bleed, speed are present; agreed, moved are past
+  const past = /ed$/.test(lower) && !(/eed$/.test(lower) && lower.length <= 5)
+  if (EN_MODALS.has(lower) || EN_PAST.has(lower) || past) return verb
   if (/[^aeiou]y$/.test(lower)) return `${verb.slice(0, -1)}ies`
   if (/(?:s|sh|ch|x|z|o)$/.test(lower)) return `${verb}es`
   return `${verb}s`
@@ -329,34 +469,15 @@ function sentencesOf(content: string): string[] {
     .filter((s) => s.length > 0)
 }
 
-/** Drops leading clauses that carry nothing ("哈哈，对了，我下周…" → "我下周…"). */
-function trimLeadingClauses(sentence: string, language: Language, categories: (s: string) => FactCategory[]): string {
-  const clauses = sentence.split(language === 'zh' ? /(?<=[，,、])/ : /(?<=,)\s*/)
-  while (clauses.length > 1) {
-    const first = clauses[0]
-    const personal = language === 'zh' ? /[我咱]/.test(first) : EN_FIRST_PERSON.test(first.toLowerCase())
-    if (personal || categories(first).length) break
-    clauses.shift()
-  }
-  return clauses.join(language === 'zh' ? '' : ' ').trim()
-}
-
-interface FactSentence {
-  name: string
-  sentence: string
-  language: Language
-  categories: FactCategory[]
-}
-
-function categoriesOf(sentence: string, language: Language): FactCategory[] {
+function categoriesOf(statement: string, language: Language): FactCategory[] {
   if (language === 'zh') {
-    if (isZhQuestion(sentence)) return []
-    const core = sentence.replace(/[\s。！!；;…~～.,，]+$/, '')
-    return ZH_RULES.filter((rule) => rule.test(core)).map((rule) => rule.category)
+    const core = statement.replace(/[\s。！!；;…~～.,，]+$/, '')
+    if (!ZH_SPEAKER.test(core) || isZhQuestion(core) || ZH_STANCE.test(core)) return []
+    return CATEGORY_ORDER.filter((category) => ZH_RULES[category]?.(core))
   }
-  const lower = sentence.toLowerCase().replace(/[\u2018\u2019]/g, "'")
-  if (isEnQuestion(lower)) return []
-  return EN_RULES.filter((rule) => rule.test(lower)).map((rule) => rule.category)
+  const lower = statement.toLowerCase().replace(/[\u2018\u2019]/g, "'")
+  if (!EN_SPEAKER.test(lower) || isQuestion(lower, 'en') || EN_STANCE.test(lower.trim())) return []
+  return CATEGORY_ORDER.filter((category) => EN_RULES[category]?.(lower))
 }
 
 /** A request with nothing left to remember ("记住哦", "remember this") is not a fact. */
@@ -371,46 +492,129 @@ function hasContentBeyondRequest(sentence: string, language: Language): boolean 
   return rest.length > 0
 }
 
-function findFacts(conversation: Turn[]): FactSentence[] {
-  const facts: FactSentence[] = []
-  for (const turn of conversation) {
-    if (turn.role !== 'user') continue
-    for (const raw of sentencesOf(turn.content ?? '')) {
-      const language = detectLanguage(raw, 'zh')
-      let categories = categoriesOf(raw, language)
-      if (!categories.length) continue
-      if (!hasContentBeyondRequest(raw, language)) continue
-      const sentence = trimLeadingClauses(raw, language, (s) => categoriesOf(s, language))
-      categories = categoriesOf(sentence, language)
-      if (!categories.length) continue
-      facts.push({ name: turn.name?.trim() || '', sentence, language, categories })
-    }
-  }
-  return facts
+/** A statement about the speaker that asks nothing, for a request to remember it. */
+function isRequestable(statement: string, language: Language): boolean {
+  const core = language === 'zh' ? statement.replace(ZH_REQUEST_WRAPPER, '') : statement.toLowerCase().replace(EN_REQUEST_WRAPPER, '')
+  return (language === 'zh' ? ZH_SPEAKER : EN_SPEAKER).test(core) && !isQuestion(core, language)
 }
 
-/** Most sentences a summary is made of. */
-const MAX_SENTENCES = 3
+interface Statement {
+  text: string
+  categories: FactCategory[]
+}
+
+/**
+ * The statements of one Chinese sentence. A clause opens a new statement when it says something of
+ * its own about the speaker: with 我 as its subject, or with the subject left out after a statement
+ * about the speaker himself ("我叫小明，是一名大学老师" → "我叫小明" + "我是一名大学老师"). Other clauses
+ * belong to the statement before them ("我喜欢吃火锅，尤其是麻辣的"); leading clauses that say nothing
+ * are dropped ("哈哈，对了，我下周…").
+ */
+function zhStatements(sentence: string): Statement[] {
+  const statements: { text: string; aboutSpeaker: boolean }[] = []
+  for (const raw of sentence.split(/(?<=[，,、：:])/)) {
+    const clause = raw.trim()
+    if (!clause) continue
+    const bare = clause.replace(ZH_REQUEST_WRAPPER, '').replace(ZH_CONJUNCTION, '')
+    const explicit = /^(?:[^，,]{0,8}?)我(?!的(?:天|妈)(?:呀|啊|哪|耶))/.test(bare) && /^[^你他她它]{0,8}?我/.test(bare)
+    const last = statements.at(-1)
+    if (explicit) {
+      // "我家狗狗…" and "我妈…" are about someone else, and "我养了一只柯基" or "我有一个妹妹" bring in
+      // someone: what follows without a subject is about them ("…，叫豆豆", "…，在读高中")
+      const aboutSpeaker = !new RegExp(`^[^，,]{0,8}?我(?:的|家|们家)?(?:${ZH_KIN}|${ZH_PET})`).test(bare) && !ZH_BRINGS_IN.test(bare)
+      statements.push({ text: bare, aboutSpeaker })
+    } else if (last?.aboutSpeaker && ZH_PREDICATE_START.test(bare) && categoriesOf(`我${bare}`, 'zh').length) {
+      statements.push({ text: `我${bare}`, aboutSpeaker: true })
+    } else if (last) last.text += clause
+    else if (!statements.length && ZH_PREDICATE_START.test(bare) && categoriesOf(`我${bare}`, 'zh').length) {
+      // the speaker left out from the start: "最近刚领养了一只橘猫"
+      statements.push({ text: `我${bare}`, aboutSpeaker: true })
+    }
+  }
+  return statements.map(({ text }) => ({ text, categories: categoriesOf(text, 'zh') }))
+}
+
+/**
+ * The statements of one English sentence: cut at ";" and before "and I", "but I", "so my"… when what
+ * comes before has a subject of its own ("I live in Seattle and I work at Amazon"), not inside one
+ * ("My girlfriend and I have been together for five years").
+ */
+function enStatements(sentence: string): Statement[] {
+  const parts: string[] = []
+  for (const piece of sentence.split(/;\s*/)) {
+    const cut = /(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:i|i'm|i've|i'll|my|we|we're|our)\b)/gi
+    let from = 0
+    for (const m of piece.matchAll(cut)) {
+      const before = piece.slice(from, m.index)
+      if (!/\b(?:i|i'm|i've|i'll|we|we're|my \w+ (?:is|are|was|has|lives|works))\b/i.test(before)) continue
+      parts.push(before)
+      from = m.index + m[0].length
+    }
+    parts.push(piece.slice(from))
+  }
+  return parts
+    .map((part) => part.trim().replace(/^(?:and|but|so|also|oh|well|btw|by the way|anyway)[,\s]+/i, ''))
+    .filter(Boolean)
+    .map((text) => ({ text, categories: categoriesOf(text, 'en') }))
+}
+
+interface FoundFact {
+  name: string
+  statement: string
+  language: Language
+  categories: FactCategory[]
+  turn: number
+}
+
+function findFacts(conversation: Turn[]): FoundFact[] {
+  const found: FoundFact[] = []
+  conversation.forEach((turn, index) => {
+    if (turn.role !== 'user') return
+    for (const sentence of sentencesOf(turn.content ?? '')) {
+      const language = detectLanguage(sentence, 'zh')
+      if (!hasContentBeyondRequest(sentence, language)) continue
+      const request = (language === 'zh' ? ZH_RULES : EN_RULES).request?.(sentence.toLowerCase()) ?? false
+      for (const statement of language === 'zh' ? zhStatements(sentence) : enStatements(sentence)) {
+        // what the user asks to be remembered is kept even when no rule knows its kind
+        const categories: FactCategory[] = request
+          ? isRequestable(statement.text, language)
+            ? ['request', ...statement.categories]
+            : []
+          : statement.categories
+        if (!categories.length || !hasContentBeyondRequest(statement.text, language)) continue
+        found.push({
+          name: turn.name?.trim() || '',
+          statement: statement.text,
+          language,
+          categories: [...new Set(categories)],
+          turn: index,
+        })
+      }
+    }
+  })
+  return found
+}
 
 export class RuleJudge implements MemoryJudge {
   readonly id = 'rules'
 
-  async decide(conversation: Turn[]): Promise<Decision> {
-    const facts = findFacts(conversation)
-    if (!facts.length) return { shouldRemember: false, reason: 'rules: no preference, identity, plan, relationship or request' }
-    const found = new Set(facts.flatMap((f) => f.categories))
-    return { shouldRemember: true, reason: `rules: ${CATEGORY_ORDER.filter((c) => found.has(c)).join(', ')}` }
-  }
-
-  async summarize(conversation: Turn[]): Promise<string> {
-    const facts = findFacts(conversation).slice(0, MAX_SENTENCES)
-    const statements = facts
-      .map((fact) => {
-        const name = fact.name || (fact.language === 'zh' ? '用户' : 'The user')
-        return fact.language === 'zh' ? rewriteZh(fact.sentence, name) : rewriteEn(fact.sentence, name)
-      })
-      .filter(Boolean)
-    if (!statements.length) throw new Error('rules: nothing in the conversation to summarise')
-    return statements.join(' ').replace(/。 (?=\S)/g, '。')
+  async extract(conversation: Turn[], { now }: ExtractOptions): Promise<Extraction> {
+    const facts: ExtractedFact[] = []
+    const found = new Set<FactCategory>()
+    for (const fact of findFacts(conversation)) {
+      const name = fact.name || (fact.language === 'zh' ? '用户' : 'The user')
+      const rewritten = fact.language === 'zh' ? rewriteZh(fact.statement, name) : rewriteEn(fact.statement, name)
+      if (!rewritten) continue
+      const statement = resolveRelativeDates(rewritten, conversation[fact.turn].time ?? now, fact.language)
+      const same = facts.find((f) => f.statement === statement)
+      if (same) {
+        same.turns = [...new Set([...(same.turns ?? []), fact.turn])]
+        continue
+      }
+      facts.push({ statement, turns: [fact.turn] })
+      for (const category of fact.categories) found.add(category)
+    }
+    if (!facts.length) return { facts, reason: 'rules: no statement about the speaker of a kind worth keeping' }
+    return { facts, reason: `rules: ${CATEGORY_ORDER.filter((c) => found.has(c)).join(', ')}` }
   }
 }

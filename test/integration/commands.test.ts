@@ -24,8 +24,10 @@ describe('memory.* commands', () => {
     expect(zh).toContain('火锅')
     expect(zh).not.toContain('sushi')
     const [en] = await h.app.mock.client('bob').receive('memory.list')
-    expect(en).toMatch(/1 memories/)
-    expect(en).toContain('sushi')
+    // one message, two statements: two facts
+    expect(en).toMatch(/2 memories/)
+    expect(en).toContain('Bob loves sushi.')
+    expect(en).toContain('Bob lives in Osaka.')
   })
 
   it('lets only authority ≥ 3 list another user', async () => {
@@ -71,7 +73,7 @@ describe('memory.* commands', () => {
     expect(await h.app.database.get('memory_message', { userId: 'alice' })).toHaveLength(0)
     const left = JSON.stringify(await h.app.database.get('memory_message', {}))
     expect(left).not.toContain('火锅')
-    expect(await h.app.database.get('memory_fact', { userId: 'bob' })).toHaveLength(1)
+    expect(await h.app.database.get('memory_fact', { userId: 'bob' })).toHaveLength(2)
   })
 
   it('recall explains when nothing matches, and status reports the service', async () => {
@@ -84,7 +86,7 @@ describe('memory.* commands', () => {
     // instance-wide figures are for admins: every waiting count has reached 0 once the work is done
     expect(status).not.toContain('全部记忆')
     const [admin] = await h.app.mock.client('admin').receive('memory.status')
-    expect(admin).toContain('全部记忆：3 条')
+    expect(admin).toContain('全部记忆：4 条')
     expect(admin).toContain('后台任务 0 个，待写入的消息 0 条，待建立索引 0 条')
     const [stats] = await h.app.mock.client('alice').receive('memory.stats')
     expect(stats).toMatch(/权限/)

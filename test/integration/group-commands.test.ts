@@ -18,7 +18,7 @@ describe('memory.evolve and memory.group.* commands', () => {
           '{"action": "update", "old_id": 99, "statement": "x", "change_reason": "a foreign id"}',
       )
     }
-    chat(res, system ? '' : '{"should_remember": false}')
+    chat(res, system ? '' : '{"facts": []}')
   })
 
   beforeAll(async () => {

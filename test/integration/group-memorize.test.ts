@@ -35,6 +35,14 @@ describe('memorising without a reply plugin', () => {
     expect(mark.channelId).toBe('g1')
   })
 
+  it('stores a plan said as "下周三" with the date it stands for on the day it was said', async () => {
+    h = await boot({ memorize: { quietSeconds: 0, groupEvery: 1 } })
+    await say(h.app, 'alice', '我下周三要去上海出差', 'g1')
+    const [fact] = await factsOf(h, 'alice')
+    expect(fact).toMatch(/\d{4}年\d{1,2}月\d{1,2}日/)
+    expect(fact).not.toContain('下周三')
+  })
+
   it("ends a group dialogue after the user's Nth message", async () => {
     h = await boot({ memorize: { quietSeconds: 0, groupEvery: 2 } })
     await say(h.app, 'alice', '我最近在学吉他', 'g1')
@@ -53,14 +61,16 @@ describe('memorising without a reply plugin', () => {
 
       h = await boot({ memorize: { quietSeconds: 1 } }, undefined, { dir, keep: true })
       await until(async () => (await factsOf(h!, 'alice')).length > 0)
-      expect((await factsOf(h, 'alice')).join()).toContain('成都')
+      await h.app.memory.flush()
+      const stored = await factsOf(h, 'alice')
+      expect(stored.join()).toContain('成都')
       await h.stop()
 
       // memorised once: a third start finds nothing waiting
       h = await boot({ memorize: { quietSeconds: 1 } }, undefined, { dir, keep: true })
       await new Promise((resolve) => setTimeout(resolve, 1500))
       await h.app.memory.flush()
-      expect(await factsOf(h, 'alice')).toHaveLength(1)
+      expect(await factsOf(h, 'alice')).toEqual(stored)
       expect(h.app.memory.counters.get('memorize.stored')).toBe(0)
     } finally {
       rmSync(dir, { recursive: true, force: true })

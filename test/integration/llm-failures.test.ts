@@ -13,16 +13,14 @@ describe('a misbehaving model never breaks or delays a reply', () => {
   const held: ServerResponse[] = []
   const server = new ScriptedServer((path, body, res) => {
     const prompt: string = body.messages?.at(-1)?.content ?? ''
-    const decision = prompt.includes('should_remember')
+    const extraction = prompt.includes('{"facts": [')
     if (mode === 'slow') return void held.push(res)
     if (mode === '429') return json(res, 429, { error: { message: 'rate limited' } })
     if (mode === 'empty') return chat(res, '')
-    if (mode === 'malformed') return chat(res, decision ? 'should remember? yes!! {{' : 'x')
+    if (mode === 'malformed') return chat(res, extraction ? 'facts? yes!! {{' : 'x')
     chat(
       res,
-      decision
-        ? '<think>preference</think>\n```json\n{"should_remember": true, "reason": "a food preference",}\n```'
-        : 'Summary: "alice喜欢吃四川火锅。"',
+      extraction ? '<think>preference</think>\n```json\n{"facts": ["alice喜欢吃四川火锅。",], "reason": "a food preference",}\n```' : '',
     )
   })
 
@@ -62,25 +60,25 @@ describe('a misbehaving model never breaks or delays a reply', () => {
   it('counts malformed JSON after one corrective retry and stores nothing', async () => {
     mode = 'malformed'
     const asked = server.requests.length
-    const failed = count('memorize.failed.decide')
+    const failed = count('memorize.failed.extract')
     await dialogue('我下周要去北京出差')
     expect(server.requests.length - asked).toBe(2)
     expect(count('llm.invalid')).toBeGreaterThanOrEqual(1)
-    expect(count('memorize.failed.decide')).toBe(failed + 1)
+    expect(count('memorize.failed.extract')).toBe(failed + 1)
     expect(await h.app.database.get('memory_fact', { content: { $regex: '北京' } })).toHaveLength(0)
   })
 
   it('counts an empty answer', async () => {
     mode = 'empty'
-    const failed = count('memorize.failed.decide')
+    const failed = count('memorize.failed.extract')
     await dialogue('我的生日是10月25日')
-    expect(count('memorize.failed.decide')).toBe(failed + 1)
+    expect(count('memorize.failed.extract')).toBe(failed + 1)
   })
 
   it('answers the user at once while the model hangs past its timeout', async () => {
     mode = 'slow'
     const started = held.length
-    const failed = count('memorize.failed.decide')
+    const failed = count('memorize.failed.extract')
     const replies = await h.app.mock.client('alice').receive('我住在成都')
     expect(replies).toEqual(['ok: 我住在成都'])
     // the reply is out while the model has not answered anything
@@ -88,18 +86,18 @@ describe('a misbehaving model never breaks or delays a reply', () => {
     await h.app.memory.flush()
     expect(held.length).toBeGreaterThan(started)
     expect(count('llm.timeout')).toBeGreaterThanOrEqual(1)
-    expect(count('memorize.failed.decide')).toBe(failed + 1)
+    expect(count('memorize.failed.extract')).toBe(failed + 1)
   })
 
   it('retries 429 with backoff, then gives up and counts it', async () => {
     mode = '429'
     const asked = server.requests.length
-    const failed = count('memorize.failed.decide')
+    const failed = count('memorize.failed.extract')
     const replies = await dialogue('我养了一只猫叫咪咪')
     expect(replies).toEqual(['ok: 我养了一只猫叫咪咪'])
     expect(server.requests.length - asked).toBeGreaterThan(1)
     expect(count('llm.retry')).toBeGreaterThanOrEqual(1)
-    expect(count('memorize.failed.decide')).toBe(failed + 1)
+    expect(count('memorize.failed.extract')).toBe(failed + 1)
     expect(await h.app.database.get('memory_fact', {})).toHaveLength(1)
   })
 })

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest'
-import type { Decision, MemoryJudge, Turn } from '../../src/facts/judge'
-import type { MemorizeDeps } from '../../src/facts/memorize'
-import { memorize } from '../../src/facts/memorize'
+import type { Extraction, MemoryJudge, Turn } from '../../src/facts/judge'
+import type { MemorizeDeps, MemorizeOutcome } from '../../src/facts/memorize'
+import { memorize, sourcesOf } from '../../src/facts/memorize'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { factIndexKind } from '../../src/facts/fact-index'
 import { IndexedTable } from '../../src/store/index-sync'
@@ -14,17 +14,19 @@ import { ExactIndex } from '../fakes/exact-index'
 
 class ScriptedJudge implements MemoryJudge {
   id = 'scripted'
-  decision: Decision | Error = { shouldRemember: true, reason: 'preference' }
-  summary: string | Error = 'Alice likes spicy hotpot.'
-  async decide() {
-    if (this.decision instanceof Error) throw this.decision
-    return this.decision
+  extraction: Extraction | Error = { facts: [{ statement: 'Alice likes spicy hotpot.' }], reason: 'preference' }
+  calls: { turns: Turn[]; now: Date }[] = []
+  async extract(turns: Turn[], { now }: { now: Date }) {
+    this.calls.push({ turns, now })
+    if (this.extraction instanceof Error) throw this.extraction
+    return this.extraction
   }
-  async summarize() {
-    if (this.summary instanceof Error) throw this.summary
-    return this.summary
+  says(...statements: string[]) {
+    this.extraction = { facts: statements.map((statement) => ({ statement })), reason: 'preference' }
   }
 }
+
+const stored = (outcome: MemorizeOutcome) => (outcome.status === 'stored' ? outcome.facts : [])
 
 const owner = { platform: 'qq', userId: 'alice', guildId: 'g1', channelId: 'c1' }
 const turns: Turn[] = [
@@ -64,9 +66,11 @@ describe('memorize', () => {
     }
   })
 
-  it('stores a fact in the database and the index', async () => {
+  it('stores a fact in the database and the index, asking the judge once with the dialogue time', async () => {
     const outcome = await memorize(deps, { owner, turns, sourceIds: ['m1'] })
     expect(outcome.status).toBe('stored')
+    expect(stored(outcome).map((s) => [s.fact.id, s.updated])).toEqual([['f1', false]])
+    expect(judge.calls).toEqual([{ turns, now: new Date(1000) }])
     const [row] = await facts.get(['f1'])
     expect(row).toMatchObject({
       content: 'Alice likes spicy hotpot.',
@@ -81,29 +85,29 @@ describe('memorize', () => {
   })
 
   it('skips what the prefilter rejects without asking the judge', async () => {
-    judge.decision = new Error('must not be called')
+    judge.extraction = new Error('must not be called')
     const outcome = await memorize(deps, { owner, turns: [{ role: 'user', name: 'A', content: '哈哈哈' }], sourceIds: [] })
     expect(outcome).toEqual({ status: 'skipped', reason: 'ack' })
+    expect(judge.calls).toEqual([])
     expect(counters.get('memorize.skipped.ack')).toBe(1)
   })
 
-  it('counts a rejection and a failed decision or summary, storing nothing', async () => {
-    judge.decision = { shouldRemember: false, reason: 'small talk' }
+  it('counts an empty list as a rejection and a failed extraction as a failure, storing nothing', async () => {
+    judge.extraction = { facts: [], reason: 'small talk' }
+    expect(await memorize(deps, { owner, turns, sourceIds: [] })).toEqual({ status: 'rejected', reason: 'small talk' })
+    judge.says('   ')
     expect((await memorize(deps, { owner, turns, sourceIds: [] })).status).toBe('rejected')
-    judge.decision = new Error('timeout')
-    expect(await memorize(deps, { owner, turns, sourceIds: [] })).toMatchObject({ status: 'failed', stage: 'decide' })
-    judge.decision = { shouldRemember: true, reason: 'x' }
-    judge.summary = '   '
-    expect(await memorize(deps, { owner, turns, sourceIds: [] })).toMatchObject({ status: 'failed', stage: 'summarize' })
+    judge.extraction = new Error('timeout')
+    expect(await memorize(deps, { owner, turns, sourceIds: [] })).toEqual({ status: 'failed', stage: 'extract', error: 'timeout' })
     expect(await facts.count()).toBe(0)
-    expect(counters.snapshot()).toMatchObject({ 'memorize.rejected': 1, 'memorize.failed.decide': 1, 'memorize.failed.summarize': 1 })
+    expect(counters.snapshot()).toMatchObject({ 'memorize.rejected': 2, 'memorize.failed.extract': 1 })
   })
 
   it('updates a near-duplicate of the same user instead of adding a copy', async () => {
     await memorize(deps, { owner, turns, sourceIds: ['m1'] })
-    judge.summary = 'Alice likes spicy hotpot a lot.'
+    judge.says('Alice likes spicy hotpot a lot.')
     const outcome = await memorize(deps, { owner, turns, sourceIds: ['m2'] })
-    expect(outcome).toMatchObject({ status: 'stored', updated: true })
+    expect(stored(outcome).map((s) => [s.fact.id, s.updated])).toEqual([['f1', true]])
     expect(await facts.count()).toBe(1)
     const [row] = await facts.get(['f1'])
     expect(row).toMatchObject({ version: 2, content: 'Alice likes spicy hotpot a lot.', sourceIds: ['m1', 'm2'] })
@@ -138,5 +142,72 @@ describe('memorize', () => {
     expect((await deps.factIndex.drain()).pending).toBe(true)
     embedder.down = false
     expect((await deps.factIndex.drain()).indexed).toBe(1)
+  })
+
+  describe('a dialogue with several statements', () => {
+    const three: Turn[] = [
+      { role: 'user', name: 'Alice', content: 'I have a golden retriever named Max. I am learning the guitar.' },
+      { role: 'assistant', name: 'bot', content: 'Nice!' },
+      { role: 'user', name: 'Alice', content: "I'm allergic to peanuts" },
+      { role: 'assistant', name: 'bot', content: 'Noted.' },
+    ]
+    const statements = ['Alice has a golden retriever named Max.', 'Alice is learning the guitar.', 'Alice is allergic to peanuts.']
+
+    beforeEach(() => {
+      judge.extraction = {
+        facts: [
+          { statement: statements[0], turns: [0] },
+          { statement: statements[1], turns: [0] },
+          { statement: statements[2], turns: [2] },
+        ],
+        reason: 'pet, learning, health',
+      }
+    })
+
+    it('stores three facts, each in the database and the index with the turns it came from and their answers', async () => {
+      const outcome = await memorize(deps, { owner, turns: three, sourceIds: ['m1', 'b1', 'm2', 'b2'] })
+      expect(stored(outcome).map((s) => [s.fact.content, s.updated])).toEqual(statements.map((s) => [s, false]))
+      expect(await facts.count()).toBe(3)
+      expect((await facts.get(['f1', 'f2', 'f3'])).map((row) => row.sourceIds)).toEqual([
+        ['m1', 'b1'],
+        ['m1', 'b1'],
+        ['m2', 'b2'],
+      ])
+      expect(await index.texts('memories', ['f1', 'f2', 'f3'])).toEqual(statements)
+      expect(counters.get('memorize.stored')).toBe(3)
+      // one embedding call for the three
+      expect(embedder.calls).toBe(1)
+    })
+
+    it('deduplicates and versions each fact on its own', async () => {
+      await memorize(deps, { owner, turns: three, sourceIds: ['m1', 'b1', 'm2', 'b2'] })
+      judge.extraction = {
+        facts: [
+          { statement: 'Alice is learning the guitar.', turns: [0] },
+          { statement: 'Alice lives in Seattle.', turns: [0] },
+        ],
+        reason: 'learning, home',
+      }
+      const outcome = await memorize(deps, { owner, turns: three.slice(0, 2), sourceIds: ['m3', 'b3'] })
+      expect(stored(outcome).map((s) => [s.fact.id, s.updated])).toEqual([
+        ['f2', true],
+        ['f4', false],
+      ])
+      const rows = await facts.get(['f1', 'f2', 'f3', 'f4'])
+      expect(rows.map((row) => [row.version, row.sourceIds])).toEqual([
+        [1, ['m1', 'b1']],
+        [2, ['m1', 'b1', 'm3', 'b3']],
+        [1, ['m2', 'b2']],
+        [1, ['m3', 'b3']],
+      ])
+    })
+
+    it('names the whole dialogue when the judge does not tell the turns or the ids do not match the turns', async () => {
+      judge.says(...statements)
+      await memorize(deps, { owner, turns: three, sourceIds: ['m1', 'b1', 'm2', 'b2'] })
+      expect((await facts.get(['f1'])).map((row) => row.sourceIds)).toEqual([['m1', 'b1', 'm2', 'b2']])
+      expect(sourcesOf({ turns: three, sourceIds: ['m1', 'm2'] }, [0])).toEqual(['m1', 'm2'])
+      expect(sourcesOf({ turns: three, sourceIds: ['m1', 'b1', 'm2', 'b2'] }, [7])).toEqual(['m1', 'b1', 'm2', 'b2'])
+    })
   })
 })

@@ -6,10 +6,11 @@ const judge = new RuleJudge()
 const u = (name: string, content: string): Turn => ({ role: 'user', name, content })
 const bot = (content: string): Turn => ({ role: 'assistant', name: '小助手', content })
 
+const now = new Date(2026, 10, 26, 10) // Thursday 2026-11-26, local time
+
 async function run(conversation: Turn[]) {
-  const decision = await judge.decide(conversation)
-  const summary = decision.shouldRemember ? await judge.summarize(conversation) : undefined
-  return { ...decision, summary }
+  const { facts, reason } = await judge.extract(conversation, { now })
+  return { shouldRemember: facts.length > 0, reason, summary: facts.length ? facts.map((f) => f.statement).join('') : undefined, facts }
 }
 
 describe('RuleJudge (Chinese group chat)', () => {
@@ -19,18 +20,18 @@ describe('RuleJudge (Chinese group chat)', () => {
 
   it.each([
     ['小明', '我喜欢吃火锅，尤其是麻辣的', 'preference', '小明喜欢吃火锅，尤其是麻辣的。'],
-    ['小明', '哈哈哈，对了，我下周三要去考试了', 'plan', '小明下周三要去考试了。'],
+    ['小明', '哈哈哈，对了，我下周三要去考试了', 'plan', '小明2026年12月2日（周三）要去考试了。'],
     ['小红', '记住，我不吃香菜', 'request', '小红不吃香菜。'],
-    ['小红', '你要记得我对花生过敏哦~', 'identity', '小红对花生过敏。'],
-    ['阿强', '下周三是我女朋友的生日', 'relationship', '下周三是阿强女朋友的生日。'],
-    ['阿强', '我叫王强，在腾讯上班', 'identity', '阿强叫王强，在腾讯上班。'],
-    ['阿强', '我今年28岁', 'identity', '阿强今年28岁。'],
-    ['阿强', '我住在杭州', 'identity', '阿强住在杭州。'],
-    ['阿强', '我妈下个月来上海看我', 'relationship', '阿强的妈妈下个月来上海看阿强。'],
+    ['小红', '你要记得我对花生过敏哦~', 'health', '小红对花生过敏。'],
+    ['阿强', '下周三是我女朋友的生日', 'family', '2026年12月2日（周三）是阿强女朋友的生日。'],
+    ['阿强', '我叫王强，在腾讯上班', 'identity', '阿强叫王强。阿强在腾讯上班。'],
+    ['阿强', '我今年28岁', 'identity', '阿强2026年28岁。'],
+    ['阿强', '我住在杭州', 'home', '阿强住在杭州。'],
+    ['阿强', '我妈下个月来上海看我', 'family', '阿强的妈妈2026年12月来上海看阿强。'],
     ['群友A', '请记住我的生日是10月25日', 'request', '群友A的生日是10月25日。'],
-    ['群友A', '我打算明年去日本留学', 'plan', '群友A打算明年去日本留学。'],
-    ['群友A', '我们周六约了去爬山', 'plan', '群友A他们周六约了去爬山。'],
-    ['群友A', '我是程序员', 'identity', '群友A是程序员。'],
+    ['群友A', '我打算明年去日本留学', 'plan', '群友A打算2027年去日本留学。'],
+    ['群友A', '我们周六约了去爬山', 'plan', '群友A他们2026年11月28日（周六）约了去爬山。'],
+    ['群友A', '我是程序员', 'job', '群友A是程序员。'],
     ['群友A', '我最讨厌下雨天了！！', 'preference', '群友A最讨厌下雨天了。'],
   ])('%s: %s → %s', async (name, content, category, summary) => {
     const result = await run([u(name, content), bot('好的，我记下了')])
@@ -60,15 +61,15 @@ describe('RuleJudge (Chinese group chat)', () => {
     const result = await run([u('小明', content), bot('哈哈')])
     expect(result.shouldRemember).toBe(false)
     expect(result.reason).toMatch(/^rules: no /)
+    expect(result.facts).toEqual([])
   })
 
   it('looks only at user turns, never at what the bot said', async () => {
     const conversation = [u('小明', '在吗'), bot('我喜欢猫，我女朋友下周三过生日，记住哦')]
-    expect((await judge.decide(conversation)).shouldRemember).toBe(false)
-    await expect(judge.summarize(conversation)).rejects.toThrow(/nothing/)
+    expect(await run(conversation)).toMatchObject({ shouldRemember: false, facts: [] })
   })
 
-  it('summarises the sentences that matched in a multi-turn group chat, each with its speaker', async () => {
+  it('states each fact of a multi-turn group chat on its own, with its speaker and its turn', async () => {
     const conversation = [
       u('小明', '今天好累啊'),
       bot('辛苦了，早点休息'),
@@ -77,31 +78,71 @@ describe('RuleJudge (Chinese group chat)', () => {
     ]
     const result = await run(conversation)
     expect(result.reason).toBe('rules: preference, plan')
-    expect(result.summary).toBe('小明下周五要去北京出差。小红也喜欢北京烤鸭。')
+    expect(result.facts).toEqual([
+      { statement: '小明2026年12月4日（周五）要去北京出差。', turns: [2] },
+      { statement: '小红也喜欢北京烤鸭。', turns: [3] },
+    ])
+  })
+
+  it('splits a message with several statements into one fact each (the lumped fact of the bug report)', async () => {
+    const said = '我叫小明，是一名大学老师，住在成都。我喜欢吃四川火锅，但是不吃香菜。我下个月要去日本旅游。'
+    const { facts } = await run([u('Alice', said), bot('好的')])
+    expect(facts.map((f) => f.statement)).toEqual([
+      'Alice叫小明。',
+      'Alice是一名大学老师。',
+      'Alice住在成都。',
+      'Alice喜欢吃四川火锅。',
+      'Alice不吃香菜。',
+      'Alice2026年12月要去日本旅游。',
+    ])
+  })
+
+  it('keeps a clause about someone the speaker brings in with that someone', async () => {
+    expect((await run([u('小明', '我养了一只柯基，叫豆豆')])).facts.map((f) => f.statement)).toEqual(['小明养了一只柯基，叫豆豆。'])
+    expect((await run([u('小明', '我有一个妹妹，在读高中')])).facts.map((f) => f.statement)).toEqual(['小明有一个妹妹，在读高中。'])
+    expect((await run([u('小明', '我家狗狗叫旺财，今年五岁了')])).facts).toHaveLength(1)
+  })
+
+  it('keeps the fact and drops the question said with it', async () => {
+    const { facts } = await run([u('Alice', '我的生日是3月5日。probe 我的生日。'), u('Alice', '我的生日是哪天？')])
+    expect(facts.map((f) => f.statement)).toEqual(['Alice的生日是3月5日。'])
+  })
+
+  it('keeps the plain personal facts the old rules dropped', async () => {
+    const { facts } = await run([u('小明', '我养了一只柯基，叫豆豆'), u('小明', '我最近在学吉他')])
+    expect(facts.map((f) => f.statement)).toEqual(['小明养了一只柯基，叫豆豆。', '小明最近在学吉他。'])
+  })
+
+  it('resolves relative dates against the time of the turn, not of the extraction', async () => {
+    const { facts } = await judge.extract([{ ...u('小明', '我下周三要去上海出差'), time: new Date(2026, 10, 26, 9) }], {
+      now: new Date(2026, 11, 20),
+    })
+    expect(facts[0].statement).toBe('小明2026年12月2日（周三）要去上海出差。')
   })
 
   it('falls back to a neutral name when the speaker has none', async () => {
-    expect(await judge.summarize([u('', '我不喝咖啡')])).toBe('用户不喝咖啡。')
+    expect((await run([u('', '我不喝咖啡')])).summary).toBe('用户不喝咖啡。')
   })
 })
 
 describe('RuleJudge (English)', () => {
   it.each([
-    ['Alice', "I'm allergic to peanuts", 'identity', 'Alice is allergic to peanuts.'],
+    ['Alice', "I'm allergic to peanuts", 'health', 'Alice is allergic to peanuts.'],
     ['Alice', 'I really like hiking in the mountains.', 'preference', 'Alice really likes hiking in the mountains.'],
     ['Alice', 'Remember that my birthday is on October 25th', 'request', "Alice's birthday is on October 25th."],
-    ['Alice', 'My sister works as a nurse in Boston', 'relationship', "Alice's sister works as a nurse in Boston."],
-    ['Alice', 'I’m going to Paris tomorrow!', 'plan', 'Alice is going to Paris tomorrow.'],
+    ['Alice', 'My sister works as a nurse in Boston', 'family', "Alice's sister works as a nurse in Boston."],
+    ['Alice', 'I’m going to Paris tomorrow!', 'plan', 'Alice is going to Paris on Friday, November 27, 2026.'],
     ['Alice', "please remember I'm vegetarian", 'request', 'Alice is vegetarian.'],
     ['Bob', "I don't like cilantro", 'preference', "Bob doesn't like cilantro."],
-    ['Bob', 'I study computer science at MIT', 'identity', 'Bob studies computer science at MIT.'],
-    ['Bob', 'We plan to move to Canada next year', 'plan', 'Bob and others plan to move to Canada next year.'],
+    ['Bob', 'I study computer science at MIT', 'school', 'Bob studies computer science at MIT.'],
+    ['Bob', 'We plan to move to Canada next year', 'plan', 'Bob and others plan to move to Canada in 2027.'],
     ['Bob', 'My favorite band is Radiohead', 'preference', "Bob's favorite band is Radiohead."],
     ['Chris', 'i love watching old movies with my dad', 'preference', "Chris loves watching old movies with Chris' dad."],
-    ['Dana', "Don't forget I have an exam on Monday", 'request', 'Dana has an exam on Monday.'],
+    ['Dana', "Don't forget I have an exam on Monday", 'request', 'Dana has an exam on Monday, November 30, 2026.'],
   ])('%s: %s → %s', async (name, content, category, summary) => {
     const result = await run([u(name, content), { role: 'assistant', name: 'Bot', content: 'Got it.' }])
     expect(result.shouldRemember).toBe(true)
+    expect(result.facts).toHaveLength(1)
     expect(result.reason).toContain(category)
     expect(result.summary).toBe(summary)
   })
@@ -122,6 +163,24 @@ describe('RuleJudge (English)', () => {
     const result = await run([u('Alice', content), { role: 'assistant', name: 'Bot', content: 'Sure!' }])
     expect(result.shouldRemember).toBe(false)
   })
+
+  it('splits statements joined by "and I" into one fact each', async () => {
+    const { facts } = await run([
+      u('Alice', 'I have a golden retriever named Max, and I am learning the guitar. I live in Seattle and I work at Amazon'),
+    ])
+    expect(facts.map((f) => f.statement)).toEqual([
+      'Alice has a golden retriever named Max.',
+      'Alice is learning the guitar.',
+      'Alice lives in Seattle.',
+      'Alice works at Amazon.',
+    ])
+    expect((await run([u('Alice', 'My girlfriend and I have been together for five years')])).facts).toHaveLength(1)
+  })
+
+  it("resolves next September against the turn's time", async () => {
+    const { facts } = await run([u('Alice', "I'm going to Tokyo next September")])
+    expect(facts.map((f) => f.statement)).toEqual(['Alice is going to Tokyo in September 2027.'])
+  })
 })
 
 describe('thirdPerson', () => {
@@ -136,6 +195,9 @@ describe('thirdPerson', () => {
     ['can', 'can'],
     ['went', 'went'],
     ['moved', 'moved'],
+    ['feed', 'feeds'],
+    ['need', 'needs'],
+    ['agreed', 'agreed'],
   ])('%s → %s', (verb, expected) => {
     expect(thirdPerson(verb)).toBe(expected)
   })

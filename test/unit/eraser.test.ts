@@ -1,0 +1,124 @@
+import { beforeEach, describe, expect, it } from 'vitest'
+import { Eraser } from '../../src/erase/eraser'
+import { factIndexKind } from '../../src/facts/fact-index'
+import type { MemorizeDeps } from '../../src/facts/memorize'
+import { memorize } from '../../src/facts/memorize'
+import { RuleJudge } from '../../src/facts/rule-judge'
+import { Counters } from '../../src/core/observability'
+import type { ErasedMessage } from '../../src/messages/types'
+import { OfflineEmbedder } from '../../src/providers/offline-embedder'
+import { IndexedTable } from '../../src/store/index-sync'
+import { ExactIndex } from '../fakes/exact-index'
+import { MemoryFacts } from '../fakes/facts'
+import { quiet } from '../fakes/logger'
+import { row } from '../fakes/message-rows'
+import { MemoryMessages } from '../fakes/messages'
+import { MemoryOutbox } from '../fakes/outbox'
+
+/** The message store the eraser needs: the in-memory one, with a user's rows and their removal. */
+class ErasableMessages extends MemoryMessages {
+  async ofUser(platform: string, userId: string): Promise<ErasedMessage[]> {
+    return [...this.rows.values()].filter((r) => r.platform === platform && r.userId === userId)
+  }
+  async repliesTo(): Promise<ErasedMessage[]> {
+    return []
+  }
+  async remove(ids: string[]) {
+    for (const id of ids) this.rows.delete(id)
+  }
+}
+
+const owner = { platform: 'test', userId: 'alice', guildId: '', channelId: 'c1' }
+
+describe('forget one of several facts drawn from the same message', () => {
+  let deps: MemorizeDeps
+  let facts: MemoryFacts
+  let messages: ErasableMessages
+  let index: ExactIndex
+  let eraser: Eraser
+  const erasedFromIndex: string[][] = []
+  let purged = 0
+
+  beforeEach(async () => {
+    facts = new MemoryFacts()
+    index = new ExactIndex()
+    messages = new ErasableMessages()
+    const counters = new Counters()
+    const embedder = new OfflineEmbedder({ dims: 256 })
+    const factIndex = new IndexedTable(
+      { index, embedder, outbox: new MemoryOutbox(), counters, logger: quiet },
+      factIndexKind('memories', facts),
+    )
+    let n = 0
+    deps = {
+      judge: new RuleJudge(),
+      embedder,
+      facts,
+      factIndex,
+      counters,
+      logger: quiet,
+      dedupeThreshold: 0.85,
+      commandPrefixes: ['/'],
+      newId: () => `f${++n}`,
+      now: () => new Date(2026, 10, 26, 10),
+    }
+    const said = '我叫小明，是一名大学老师，住在成都。我喜欢吃四川火锅，但是不吃香菜。'
+    messages.add(row('m1', 'alice', said, 0), row('b1', 'bot', '好的，记住了', 1, { role: 'assistant' }), row('m9', 'alice', '今天好冷', 2))
+    erasedFromIndex.length = 0
+    purged = 0
+    eraser = new Eraser({
+      capture: { flush: async () => {}, forgetUser: async () => {} },
+      facts,
+      factIndex,
+      messages,
+      messageIndex: { remove: async (ids: string[]) => void erasedFromIndex.push(ids) },
+      episodes: { remove: async () => {} },
+      contextLog: { removeUser: async () => {} },
+      channelSummaries: { remove: async () => {} },
+      topicSummaries: { eraseTopics: async () => {} },
+      topics: { get: async () => undefined, update: async () => {}, remove: async () => {} },
+      purgeIndex: async () => void purged++,
+      counters,
+    })
+    await memorize(deps, {
+      owner,
+      turns: [
+        { role: 'user', name: 'Alice', content: said },
+        { role: 'assistant', name: 'bot', content: '好的，记住了' },
+      ],
+      sourceIds: ['test:c1:m1', 'test:c1:b1'],
+    })
+  })
+
+  it('erases that fact only, and keeps the message the other facts still name', async () => {
+    const all = await facts.ofUser('test', 'alice')
+    expect(all.map((f) => f.content)).toEqual([
+      'Alice叫小明。',
+      'Alice是一名大学老师。',
+      'Alice住在成都。',
+      'Alice喜欢吃四川火锅。',
+      'Alice不吃香菜。',
+    ])
+    const cilantro = all.find((f) => f.content === 'Alice不吃香菜。')!
+    expect(await eraser.forget(owner, [cilantro.id])).toEqual([cilantro.id])
+    expect((await facts.ofUser('test', 'alice')).map((f) => f.content)).toEqual([
+      'Alice叫小明。',
+      'Alice是一名大学老师。',
+      'Alice住在成都。',
+      'Alice喜欢吃四川火锅。',
+    ])
+    expect(await index.texts('memories', [cilantro.id])).toEqual([])
+    expect([...messages.rows.keys()]).toEqual(['test:c1:m1', 'test:c1:b1', 'test:c1:m9'])
+    expect(erasedFromIndex).toEqual([])
+  })
+
+  it('erases the message and the answer with the last fact that names them', async () => {
+    const ids = (await facts.ofUser('test', 'alice')).map((f) => f.id)
+    await eraser.forget(owner, ids.slice(0, 4))
+    expect(messages.rows.has('test:c1:m1')).toBe(true)
+    await eraser.forget(owner, ids.slice(4))
+    expect([...messages.rows.keys()]).toEqual(['test:c1:m9'])
+    expect(erasedFromIndex).toEqual([['test:c1:m1', 'test:c1:b1']])
+    expect(purged).toBe(2)
+  })
+})
