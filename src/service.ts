@@ -214,10 +214,11 @@ export class MemoryService extends Service {
     return this.parts.maintenance.evolveDueGroups()
   }
 
-  /** Waits until captured messages are written and background memory work is done. */
+  /** Waits until captured messages are written and indexed and background memory work is done. */
   async flush() {
     await this.parts.capture.flush()
     await this.parts.queue.idle()
+    await this.parts.messageIndex.flush()
   }
 
   async status(): Promise<MemoryStatus> {
