@@ -321,6 +321,7 @@ async function main(): Promise<void> {
         // gone
       }
     }
+    if (!process.env.E2E_KEEP) rmSync(root, { recursive: true, force: true })
     process.exit(130)
   }
   process.once('SIGINT', onSignal)
