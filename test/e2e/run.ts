@@ -1,0 +1,408 @@
+// End-to-end: the plugin as a user installs it. Builds and packs it, installs it into a fresh Koishi
+// app in a temp folder, writes the app's koishi.yml from koishi.yml.example, starts it with the
+// Koishi CLI and drives the console's sandbox in headless Chromium: two users, a private chat and a
+// group chat, Chinese and English, then `memory.list` and the plugin's settings page.
+//
+//   npm run test:e2e
+//
+// Ends with "N passed, N failed" and exits non-zero on any failure. Screenshots go to
+// docs/screenshots/. Settings (environment): E2E_CHROMIUM (default /usr/bin/chromium), E2E_KEEP=1
+// keeps the temp folder, E2E_CACHE (npm's cache, kept between runs; default in the OS temp folder),
+// E2E_FACTS_TIMEOUT_MS (how long to wait for memories, default 90 s), E2E_SCREENSHOTS (folder).
+import type { ChildProcess } from 'node:child_process'
+import { spawn } from 'node:child_process'
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import yaml from 'js-yaml'
+import type { BrowserContext, Page } from 'playwright-core'
+import { chromium } from 'playwright-core'
+import type { Dirs, Footprint } from './app'
+import {
+  appConfig,
+  childEnv,
+  ensureDirs,
+  footprint,
+  freePort,
+  nodeModulesKb,
+  run,
+  stopTree,
+  tail,
+  topLevelPackages,
+  writeAppPackage,
+} from './app'
+import type { Fact, Script } from './facts'
+import { GROUP_B, mentioned, ownEntries, PRIVATE_A, statusCounts } from './facts'
+import { Sandbox } from './sandbox'
+
+const REPO = resolve(__dirname, '../..')
+const CHROMIUM = process.env.E2E_CHROMIUM || '/usr/bin/chromium'
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+]
+const FACTS_TIMEOUT_MS = Number(process.env.E2E_FACTS_TIMEOUT_MS) || 90_000
+/** Before memories may be taken as settled: the quiet time and the background job's time. */
+const SETTLE_MS = 20_000
+const SCREENSHOTS = resolve(REPO, process.env.E2E_SCREENSHOTS || 'docs/screenshots')
+const VIEWPORT = { width: 1280, height: 960 }
+
+// ── results and timings ──────────────────────────────────────────────────────
+
+let passed = 0
+let failed = 0
+const timings: [string, number][] = []
+
+function check(name: string, ok: boolean, detail = ''): boolean {
+  if (ok) passed++
+  else failed++
+  console.log(`${ok ? 'PASS' : 'FAIL'}  ${name}${detail ? `  —  ${detail}` : ''}`)
+  return ok
+}
+
+async function step<T>(name: string, body: () => Promise<T>): Promise<T> {
+  const start = Date.now()
+  console.log(`\n── ${name}`)
+  try {
+    return await body()
+  } finally {
+    timings.push([name, Date.now() - start])
+  }
+}
+
+/** Runs `body`; a throw is one failed check instead of the end of the run. */
+async function attempt(name: string, body: () => Promise<void>): Promise<void> {
+  try {
+    await body()
+  } catch (error) {
+    check(name, false, (error as Error).message.split('\n')[0])
+  }
+}
+
+function seconds(ms: number) {
+  return `${(ms / 1000).toFixed(1)} s`
+}
+
+// ── the app ──────────────────────────────────────────────────────────────────
+
+interface Started {
+  child: ChildProcess
+  log: string
+  base: string
+}
+
+async function buildAndPack(dirs: Dirs, env: NodeJS.ProcessEnv): Promise<string> {
+  const log = join(dirs.root, 'build.log')
+  await run('npm', ['run', 'build'], { cwd: REPO, env, timeoutMs: 180_000, log })
+  await run('npm', ['pack', '--pack-destination', dirs.pack], { cwd: REPO, env, timeoutMs: 60_000, log })
+  const { name, version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { name: string; version: string }
+  const tarball = join(dirs.pack, `${name}-${version}.tgz`)
+  if (!existsSync(tarball)) throw new Error(`npm pack made no ${tarball}`)
+  return tarball
+}
+
+async function install(dirs: Dirs, env: NodeJS.ProcessEnv, tarball: string): Promise<Footprint> {
+  const log = join(dirs.root, 'install.log')
+  const npmInstall = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=warn']
+  writeAppPackage(dirs)
+  // first Koishi and its plugins, so that what the plugin adds can be measured
+  let start = Date.now()
+  await run('npm', npmInstall, { cwd: dirs.app, env, timeoutMs: 420_000, log })
+  console.log(`Koishi app installed in ${seconds(Date.now() - start)}`)
+  const packages = topLevelPackages(dirs.app)
+  const beforeKb = await nodeModulesKb(dirs.app, env)
+  start = Date.now()
+  await run('npm', [...npmInstall, tarball], { cwd: dirs.app, env, timeoutMs: 420_000, log })
+  console.log(`plugin installed in ${seconds(Date.now() - start)}`)
+  return footprint(dirs.app, env, packages, beforeKb)
+}
+
+function printFootprint(print: Footprint) {
+  const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`
+  console.log(`node_modules: ${mb(print.before)} without the plugin, ${mb(print.after)} with it (+${mb(print.after - print.before)})`)
+  console.log(`${print.added.length} packages added; the largest:`)
+  for (const { name, kb } of print.added.slice(0, 10)) console.log(`  ${mb(kb).padStart(9)}  ${name}`)
+}
+
+async function startApp(dirs: Dirs, env: NodeJS.ProcessEnv, port: number): Promise<Started> {
+  const log = join(dirs.root, 'koishi.log')
+  const fd = openSync(log, 'a')
+  // its own process group, so that the CLI and the worker it forks end together
+  const child = spawn(join(dirs.app, 'node_modules/.bin/koishi'), ['start'], {
+    cwd: dirs.app,
+    env,
+    stdio: ['ignore', fd, fd],
+    detached: true,
+  })
+  closeSync(fd)
+  const base = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      throw new Error(`koishi start exited with ${child.exitCode ?? child.signalCode}\n${tail(log)}`)
+    }
+    try {
+      const response = await fetch(base + '/', { signal: AbortSignal.timeout(2000) })
+      if (response.ok && (await response.text()).includes('<div id="app"')) return { child, log, base }
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await stopTree(child)
+      throw new Error(`the console did not answer on ${base} within 60 s\n${tail(log)}`)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250))
+  }
+}
+
+// ── the browser ──────────────────────────────────────────────────────────────
+
+async function launch(dirs: Dirs): Promise<BrowserContext> {
+  const context = await chromium.launchPersistentContext(join(dirs.root, 'chromium-profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_FLAGS,
+    viewport: VIEWPORT,
+    locale: 'zh-CN',
+    timeout: 60_000,
+  })
+  // the page may reach the app on loopback and nothing else
+  await context.route(
+    (url) => !/^(127\.0\.0\.1|localhost)$/.test(url.hostname) && url.protocol !== 'data:' && url.protocol !== 'blob:',
+    (route) => route.abort('blockedbyclient'),
+  )
+  return context
+}
+
+async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS, { recursive: true })
+  const path = join(SCREENSHOTS, name)
+  await page.screenshot({ path })
+  console.log(`screenshot ${join(process.env.E2E_SCREENSHOTS || 'docs/screenshots', name)}`)
+}
+
+/** Says each line of a script as the current user. */
+async function tell(sandbox: Sandbox, script: Script): Promise<void> {
+  for (const line of script.says) await sandbox.say(line)
+}
+
+/**
+ * Waits until the memories have settled, asking `memory.status` as a third user in their own private
+ * chat (so the two users' chats show only what they said): until every stated fact could be there,
+ * or the count has stood still with the queue empty once the quiet time has passed, or the timeout.
+ */
+async function waitForMemories(sandbox: Sandbox, observer: string, expected: number, lastSaid: number): Promise<string> {
+  await sandbox.selectUser(observer)
+  await sandbox.panel('private')
+  const deadline = lastSaid + FACTS_TIMEOUT_MS
+  let previous: number | undefined
+  for (;;) {
+    const status = await sandbox.command('/memory.status')
+    const { facts, queue } = statusCounts(status)
+    const settled = Date.now() - lastSaid >= SETTLE_MS
+    if (facts !== undefined && facts >= expected) return `all ${facts} memories after ${seconds(Date.now() - lastSaid)}`
+    if (settled && facts !== undefined && facts === previous && queue === 0) {
+      return `${facts} memories, unchanged ${seconds(Date.now() - lastSaid)} after the last message`
+    }
+    if (settled && facts === undefined) return `memory.status is worded differently; waited ${seconds(SETTLE_MS)}`
+    if (Date.now() > deadline) return `timed out after ${seconds(FACTS_TIMEOUT_MS)} with ${facts} memories`
+    previous = facts
+    await sandbox.page.waitForTimeout(3000)
+  }
+}
+
+function checkFacts(label: string, answer: string, facts: Fact[], others: Fact[]): void {
+  for (const result of ownEntries(answer, facts)) check(`${label}: "${result.fact.name}" is an entry of its own`, result.ok, result.detail)
+  const leaked = mentioned(answer, others)
+  check(`${label}: no other user's facts`, leaked.length === 0, leaked.map((fact) => fact.name).join(', '))
+}
+
+async function drive(context: BrowserContext, base: string): Promise<void> {
+  const page = context.pages()[0] ?? (await context.newPage())
+  const sandbox = new Sandbox(page, base)
+
+  await step('sandbox: two users, a private chat and a group chat', async () => {
+    await sandbox.open()
+    const a = await sandbox.addUser()
+    const b = await sandbox.addUser()
+    const observer = await sandbox.addUser()
+    check('sandbox: three users added', new Set([a, b, observer]).size === 3, `${a}, ${b}, ${observer}`)
+
+    // the third user, the last added and so the current one, looks around first as a newcomer would
+    await sandbox.panel('private')
+    const help = await sandbox.command('/help')
+    check('help lists the memory command', /memory/.test(help), help.replace(/\n/g, ' ⏎ '))
+
+    await sandbox.selectUser(a)
+    await sandbox.panel('private')
+    await tell(sandbox, PRIVATE_A)
+    await sandbox.selectUser(b)
+    await sandbox.panel('group')
+    await tell(sandbox, GROUP_B)
+    const lastSaid = Date.now()
+    console.log(`${a} said ${PRIVATE_A.says.length} messages in private, ${b} ${GROUP_B.says.length} in the group`)
+
+    await step('waiting for memories', async () => {
+      const how = await waitForMemories(sandbox, observer, PRIVATE_A.facts.length + GROUP_B.facts.length, lastSaid)
+      console.log(how)
+    })
+
+    await sandbox.selectUser(a)
+    await sandbox.panel('private')
+    const listA = await sandbox.command('/memory.list')
+    console.log(`${a} (private) memory.list:\n  ${listA.replace(/\n/g, '\n  ')}`)
+    checkFacts(`${a}, private`, listA, PRIVATE_A.facts, GROUP_B.facts)
+    await screenshot(page, 'sandbox-private-memory-list.png')
+
+    await sandbox.selectUser(b)
+    await sandbox.panel('group')
+    const listB = await sandbox.command('/memory.list')
+    console.log(`${b} (group) memory.list:\n  ${listB.replace(/\n/g, '\n  ')}`)
+    checkFacts(`${b}, group`, listB, GROUP_B.facts, PRIVATE_A.facts)
+    await screenshot(page, 'sandbox-group-memory-list.png')
+
+    // in a group, memory.list shows what was learnt in that group about the caller only
+    await sandbox.selectUser(a)
+    const listAGroup = await sandbox.command('/memory.list')
+    const leaked = mentioned(listAGroup, GROUP_B.facts)
+    check(
+      `${a}, group: none of ${b}'s facts`,
+      leaked.length === 0,
+      leaked.map((fact) => fact.name).join(', ') || listAGroup.replace(/\n/g, ' ⏎ '),
+    )
+  })
+
+  await step('console: the plugin settings page', async () => {
+    await page.goto(`${base}/plugins`, { waitUntil: 'domcontentloaded', timeout: 15_000 })
+    // the plugin tree on the left, then the page of the plugin
+    await page.getByText('memory', { exact: true }).first().click({ timeout: 15_000 })
+    await page.waitForURL(/\/plugins\/\w+$/, { timeout: 15_000 })
+    await page.getByText('apiKey').first().waitFor({ timeout: 15_000 })
+    const text = await page.locator('body').innerText()
+    check('settings: the memory page opens', /memory \[\w+\]/.test(text), /memory \[\w+\]/.exec(text)?.[0] ?? 'no "memory [id]" title')
+    check('settings: it says memory provides the memory service', text.includes('此插件提供了 memory 服务'))
+    check(
+      'settings: known fields are shown (embedding.provider, apiKey, store.path)',
+      ['embedding.', 'provider', 'apiKey', 'store.', 'path'].every((label) => text.includes(label)),
+    )
+    check('settings: no "not installed" warning for memory', !text.includes('此插件尚未安装'))
+    await screenshot(page, 'console-memory-settings.png')
+  })
+}
+
+// ── main ─────────────────────────────────────────────────────────────────────
+
+async function main(): Promise<void> {
+  const started = Date.now()
+  const root = mkdtempSync(join(tmpdir(), 'koishi-memory-e2e-'))
+  const dirs: Dirs = {
+    root,
+    pack: join(root, 'pack'),
+    app: join(root, 'app'),
+    home: join(root, 'home'),
+    cache: process.env.E2E_CACHE || join(tmpdir(), 'koishi-memory-e2e-cache'),
+  }
+  ensureDirs(dirs)
+  const env = childEnv(dirs)
+  console.log(`e2e folder: ${root}`)
+  let app: Started | undefined
+  let context: BrowserContext | undefined
+  const onSignal = (signal: NodeJS.Signals) => {
+    console.log(`\n${signal}: stopping`)
+    if (app?.child.pid) {
+      try {
+        process.kill(-app.child.pid, 'SIGKILL')
+      } catch {
+        // gone
+      }
+    }
+    if (!process.env.E2E_KEEP) rmSync(root, { recursive: true, force: true })
+    process.exit(130)
+  }
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  // whatever happens, the app's process group does not outlive this one
+  process.once('exit', () => {
+    if (app?.child.pid) {
+      try {
+        process.kill(-app.child.pid, 'SIGKILL')
+      } catch {
+        // gone
+      }
+    }
+  })
+
+  try {
+    if (!check('Chromium is installed', existsSync(CHROMIUM), CHROMIUM)) return
+
+    const tarball = await step('build and pack', () => buildAndPack(dirs, env))
+    check('npm pack made the tarball', true, tarball)
+
+    const print = await step('install into a fresh Koishi app', () => install(dirs, env, tarball))
+    printFootprint(print)
+    check('the plugin is installed from the tarball', existsSync(join(dirs.app, 'node_modules/koishi-plugin-memory/lib/index.js')))
+
+    const port = await freePort()
+    const example = readFileSync(join(REPO, 'koishi.yml.example'), 'utf8')
+    const overrides = yaml.load(readFileSync(join(__dirname, 'overrides.yml'), 'utf8')) as { memory?: Record<string, unknown> }
+    const { text, databaseKey } = appConfig(example, port, overrides?.memory ?? {})
+    writeFileSync(join(dirs.app, 'koishi.yml'), text)
+
+    app = await step('start Koishi', () => startApp(dirs, env, port))
+    check('the console answers', true, app.base)
+
+    await step('the app log', async () => {
+      // the memory plugin logs its missing keys once it runs, after the database
+      const deadline = Date.now() + 30_000
+      const fellBack = /needs an API key; using the offline/
+      while (!fellBack.test(readFileSync(app!.log, 'utf8')) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200))
+      const log = readFileSync(app!.log, 'utf8')
+      check(`listening on 127.0.0.1:${port}`, log.includes(`server listening at http://127.0.0.1:${port}`))
+      check('every plugin resolved', !/cannot resolve plugin/.test(log), /cannot resolve plugin.*/.exec(log)?.[0])
+      check(`the database plugin (${databaseKey}) started`, /auto creating table memory_fact|auto updating table memory_fact/.test(log))
+      check(
+        'without GEMINI_API_KEY memory logs it and runs offline',
+        fellBack.test(log),
+        log
+          .split('\n')
+          .filter((line) => / memory /.test(line))
+          .join(' | '),
+      )
+      const errors = log.split('\n').filter((line) => /\[E\]/.test(line) && !fellBack.test(line))
+      check('no other errors in the log', errors.length === 0, errors.slice(0, 3).join(' | '))
+      check(
+        'the database file is inside the app folder',
+        existsSync(join(dirs.app, 'koishi.db')) || existsSync(join(dirs.app, 'data/koishi.db')),
+      )
+      // Koishi rewrites koishi.yml on its first start: the key must stay an expression, never a value
+      const written = readFileSync(join(dirs.app, 'koishi.yml'), 'utf8')
+      check('koishi.yml, rewritten by Koishi, still reads the key from env', written.includes('${{ env.GEMINI_API_KEY }}'))
+    })
+
+    context = await step('launch Chromium', () => launch(dirs))
+    await attempt('the sandbox and console run', () => drive(context!, app!.base))
+  } catch (error) {
+    check('the e2e ran to its end', false, (error as Error).message)
+  } finally {
+    await context?.close().catch(() => undefined)
+    if (app) {
+      await stopTree(app.child)
+      if (failed) console.log(`\nthe end of koishi.log:\n${tail(app.log, 30)}`)
+    }
+    if (process.env.E2E_KEEP) console.log(`kept ${root}`)
+    else rmSync(root, { recursive: true, force: true })
+  }
+
+  console.log('\ntimings:')
+  for (const [name, ms] of timings) console.log(`  ${seconds(ms).padStart(8)}  ${name}`)
+  console.log(`  ${seconds(Date.now() - started).padStart(8)}  in all`)
+  console.log(`\n${passed} passed, ${failed} failed`)
+  process.exitCode = failed ? 1 : 0
+}
+
+void main()
