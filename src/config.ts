@@ -145,7 +145,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     mode: Schema.union(['all', 'allow', 'deny']).default('all'),
     channels: Schema.array(String).role('table').default([]),
     placeholders: Schema.union(['zh', 'en']).default('zh'),
-  }),
+  }).collapse(),
   memorize: Schema.object({
     enabled: Schema.boolean().default(true),
     afterReply: Schema.boolean().default(true),

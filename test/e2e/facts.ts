@@ -85,9 +85,15 @@ export function mentioned(answer: string, facts: Fact[]): Fact[] {
   return facts.filter((fact) => lines.some((line) => fact.pattern.test(line)))
 }
 
-/** The totals `memory.status` shows: all memories, and the background queue (undefined when the wording changed). */
+/**
+ * The totals `memory.status` shows to a user with the stats authority: all memories, and what still
+ * waits (background jobs plus dialogues not yet ended); undefined when the wording changed.
+ */
 export function statusCounts(answer: string): { facts?: number; queue?: number } {
-  const facts = /(?:记忆总数|Memories)\s*[：:]\s*(\d+)/i.exec(answer)
-  const queue = /(?:后台队列|Background queue)\s*[：:]\s*(\d+)/i.exec(answer)
-  return { facts: facts ? Number(facts[1]) : undefined, queue: queue ? Number(queue[1]) : undefined }
+  const facts = /(?:全部记忆|All memories)\s*[：:]\s*(\d+)/i.exec(answer)
+  const jobs = /(?:后台任务\s*(\d+)\s*个|(\d+) background jobs)/i.exec(answer)
+  const dialogues = /(?:待结束的对话\s*(\d+)\s*段|(\d+) dialogues to end)/i.exec(answer)
+  const count = (match: RegExpExecArray | null) => (match ? Number(match[1] ?? match[2]) : undefined)
+  const waiting = jobs && dialogues ? count(jobs)! + count(dialogues)! : undefined
+  return { facts: count(facts), queue: waiting }
 }
