@@ -31,6 +31,8 @@ describe('memorising without a reply plugin', () => {
     await until(async () => (await factsOf(h!, 'alice')).length > 0)
     expect((await factsOf(h, 'alice')).join()).toContain('成都')
     expect(await h.app.database.get('memory_message', { role: 'assistant' })).toEqual([])
+    // the job that stored the fact moves the watermark right after
+    await h.app.memory.flush()
     const [mark] = await h.app.database.get('memory_watermark', { userId: 'alice' })
     expect(mark.channelId).toBe('g1')
   })
