@@ -54,6 +54,9 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     log,
   )
   const { embedder, llm } = providers
+  for (const [part, choice] of Object.entries(providers.choices)) {
+    if (choice.fallback) log.warn(ctx.i18n.text([], [`memory.log.fallback-${part}-${choice.fallback}`], [choice.configured]))
+  }
   const { prompts } = config
   const judge = createJudge(llm, { extraction: { zh: prompts.extractionZh, en: prompts.extractionEn } }, { counters, logger: log })
 

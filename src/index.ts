@@ -6,7 +6,11 @@ import { locales } from './locales'
 import { MemoryService } from './service'
 
 export const name = 'memory'
-export const inject = { database: { required: true }, http: { required: false } }
+// the database is required by the service itself; the entry loads without it so it can say what is missing
+export const inject = { database: { required: false }, http: { required: false } }
+
+/** How long the plugin waits for a database before it says that it waits. */
+const DATABASE_WAIT_MS = 5000
 export { Config }
 export type { ConfigInput } from './config'
 
@@ -18,6 +22,10 @@ export type { Scope } from './scope'
 export function apply(ctx: Context, config: Config) {
   ctx.i18n.define('zh-CN', locales['zh-CN'])
   ctx.i18n.define('en-US', locales['en-US'])
+  const waiting = ctx.setTimeout(() => {
+    ctx.logger('memory').warn(ctx.i18n.text([], ['memory.log.waiting-database'], {}))
+  }, DATABASE_WAIT_MS)
+  ctx.inject(['database'], () => waiting())
   ctx.plugin(MemoryService, config)
   ctx.inject(['memory'], (ctx) => {
     registerCommands(ctx, config)

@@ -124,7 +124,7 @@ export function createProviders(http: HTTP | undefined, settings: ProviderSettin
     } catch (error) {
       if (!(error instanceof ProviderConfigError)) throw error
       choices.embedder.fallback = error.reason
-      logger.error('%s; using the offline embedder', error.message)
+      logger.debug('%s; using the offline embedder', error.message)
     }
   }
 
@@ -138,7 +138,7 @@ export function createProviders(http: HTTP | undefined, settings: ProviderSettin
     } catch (error) {
       if (!(error instanceof ProviderConfigError)) throw error
       choices.llm.fallback = error.reason
-      logger.error('%s; using the offline rules', error.message)
+      logger.debug('%s; using the offline rules', error.message)
     }
   }
 
