@@ -135,11 +135,11 @@ export function loadConversations(dir: string): Conversation[] {
 }
 
 /** Platform message id of a turn; the reverse map turns chosen messages back into `dia_id`s. */
-function messageIdOf(conv: Conversation, index: number) {
+export function messageIdOf(conv: Conversation, index: number) {
   return `${conv.id}-t${index}`
 }
 
-function userIdOf(speaker: string) {
+export function userIdOf(speaker: string) {
   return `locomo-${speaker.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`
 }
 

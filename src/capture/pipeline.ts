@@ -235,10 +235,9 @@ export class CapturePipeline {
     if (!queued) this.unattributed.delete(key)
   }
 
-  /** Ends the dialogues of users quiet since `now - quietMs`. */
-  sweep(now = new Date()): void {
-    const { memorize, quietMs } = this.deps.options
-    if (!memorize || quietMs <= 0) return
+  /** Ends the dialogues of users quiet since `now - quietMs` (a replay passes its own clock and quiet time). */
+  sweep(now = new Date(), quietMs = this.deps.options.quietMs): void {
+    if (!this.deps.options.memorize || quietMs <= 0) return
     for (const owner of this.tracker.quietSince(new Date(now.getTime() - quietMs))) this.finishDialogue(owner)
   }
 

@@ -68,6 +68,7 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
 
   const now = deps.now()
   let extraction: Extraction
+  counters.inc('memorize.extractions')
   try {
     extraction = await deps.judge.extract(dialogue.turns, { now })
   } catch (error) {

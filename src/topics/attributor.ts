@@ -198,6 +198,8 @@ export class TopicAttributor {
     // the author opened a topic with a bare "在吗" / "hi" moments ago: this is what they came to say
     if (authorsTopic && authorsTopic.vectorCount === 0) return this.join(authorsTopic, message, usable, 'continued')
     if (best && best.score >= this.thresholds.low) {
+      // counted with or without a model: what a configured model would be asked
+      this.options.counters?.inc('topic.uncertain')
       if (!this.options.judge) return this.join(best.topic, message, usable, 'joined', best.similarity)
       const choice = await this.judge(message, scored.slice(0, this.judgeCandidates))
       if (choice === 'failed') {

@@ -1,0 +1,186 @@
+/**
+ * Long-term memory end to end: what the product remembers of LoCoMo conversations replayed as a group
+ * chat of their two speakers with no bot reply, offline providers.
+ *
+ *   npm run bench:ltm -- [--data DIR] [--out FILE] [--quiet-minutes N] [--limit N]
+ *
+ * DIR (default ../shared/data/locomo) holds `conv-*.json` (format: ../shared/data/README.md).
+ *
+ * 1. Boots Koishi (mock adapter, SQLite, the memory plugin with its defaults: offline embedder, rules)
+ *    and replays every turn through the real capture path into one group channel per conversation.
+ *    Dialogues end as they do without a reply plugin: after `memorize.groupEvery` messages of the user,
+ *    or once the user has been quiet for `--quiet-minutes` (default: the plugin's default) of the
+ *    conversation's own time — the replay sweeps with the turn's time, as the plugin's timer does with
+ *    the wall clock (the timer itself is off: its clock is not the replay's).
+ * 2. Scores, for the QA questions of categories 1–4 whose evidence is a single turn:
+ *    - `evidence_kept`: the evidence turn is among the sources of a stored fact of its speaker;
+ *    - `recall@5`: such a fact is in `ctx.memory.retrieve(speaker, question)`'s top 5 (within the group);
+ *    - `baseline_recall@5`: store every turn: BM25 over that speaker's raw turns, the evidence turn in the top 5.
+ * 3. Counts the calls a configured model would receive, by kind, per 100 user messages: extraction
+ *    (one per finished dialogue that passes the prefilter), topic judge (attributions in the uncertain
+ *    band), topic titles (new topics), rolling summaries, topic summaries and group evolution (one per
+ *    group and day with new messages, the daily timer).
+ */
+import * as path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import type { App } from 'koishi'
+import { h } from 'koishi'
+import type { MemoryParts } from '../src/compose'
+import { bootApp, log, revision, runInfo, writeResult } from './lib/app'
+import { intOption, parseArgs } from './lib/args'
+import { Bm25 } from './lib/bm25'
+import { mean, round4 } from './lib/metrics'
+import type { Conversation } from './locomo'
+import { loadConversations, messageIdOf, userIdOf } from './locomo'
+
+const ROOT = path.resolve(__dirname, '..')
+const DEFAULT_QUIET_MINUTES = 10
+
+/** The service's capture pipeline: the replay ends quiet dialogues on the replay's clock. */
+interface CaptureHost {
+  parts: Pick<MemoryParts, 'capture'>
+}
+
+async function replay(app: App, conv: Conversation, quietMs: number) {
+  const bot = app.mock.bots[0]
+  const channel = `ltm-${conv.id}`
+  const capture = (app.memory as unknown as CaptureHost).parts.capture
+  for (let i = 0; i < conv.turns.length; i++) {
+    const turn = conv.turns[i]
+    // what the timer would have ended by the time this turn is said
+    capture.sweep(turn.time, quietMs)
+    const session = bot.session({
+      type: 'message',
+      user: { id: userIdOf(turn.speaker), name: turn.speaker },
+      channel: { id: channel, type: 0 },
+      guild: { id: channel },
+      message: { id: messageIdOf(conv, i), content: h.escape(turn.content), elements: [h.text(turn.content)] },
+      timestamp: turn.time.getTime(),
+    })
+    app.emit(session, 'message', session)
+    await app.memory.flush()
+  }
+  const last = conv.turns[conv.turns.length - 1].time
+  capture.sweep(new Date(last.getTime() + quietMs + 1), quietMs)
+  await app.memory.flush()
+}
+
+/** Days (UTC) with messages: the daily evolution would run once for each. */
+function days(conv: Conversation): number {
+  return new Set(conv.turns.map((turn) => turn.time.toISOString().slice(0, 10))).size
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2))
+  const dataDir = path.resolve(options.data ?? path.join(ROOT, '../shared/data/locomo'))
+  const quietMs = intOption(options, 'quiet-minutes', DEFAULT_QUIET_MINUTES) * 60_000
+  const limit = intOption(options, 'limit', Number.MAX_SAFE_INTEGER)
+  const started = new Date()
+  const rev = revision(ROOT)
+  const t0 = performance.now()
+  const conversations = loadConversations(dataDir).slice(0, limit)
+
+  // the timer's sweep runs on the wall clock; the replay sweeps on its own clock instead
+  const bench = await bootApp({ memorize: { quietSeconds: 0 } })
+  const { app } = bench
+  try {
+    let userTurns = 0
+    let evolutions = 0
+    const factLengths: number[] = []
+    const kept: number[] = []
+    const recall: number[] = []
+    const baseline: number[] = []
+    const perConversation: Record<string, object> = {}
+
+    for (const conv of conversations) {
+      const c0 = performance.now()
+      await replay(app, conv, quietMs)
+      const channel = `ltm-${conv.id}`
+      userTurns += conv.turns.length
+      evolutions += days(conv)
+      const facts = await app.database.get('memory_fact', { platform: 'mock', guildId: channel })
+      for (const fact of facts) factLengths.push([...fact.content].length)
+      const rowId = (i: number) => `mock:${channel}:${messageIdOf(conv, i)}`
+      const turnIndex = new Map(conv.turns.map((turn, i) => [turn.diaId, i]))
+      const single = conv.questions.filter((q) => q.evidence.length === 1 && turnIndex.has(q.evidence[0]))
+      let convKept = 0
+      let convRecall = 0
+      let convBaseline = 0
+      for (const q of single) {
+        const i = turnIndex.get(q.evidence[0])!
+        const speaker = userIdOf(conv.turns[i].speaker)
+        const source = rowId(i)
+        const own = facts.filter((fact) => fact.userId === speaker)
+        const hit = own.some((fact) => fact.sourceIds.includes(source))
+        kept.push(hit ? 1 : 0)
+        convKept += hit ? 1 : 0
+        const found = await app.memory.retrieve(speaker, q.question, { platform: 'mock', guildId: channel, topK: 5, minScore: 0 })
+        const sources = new Map(own.map((fact) => [fact.id, fact.sourceIds]))
+        const retrieved = found.some((memory) => sources.get(memory.id)?.includes(source))
+        recall.push(retrieved ? 1 : 0)
+        convRecall += retrieved ? 1 : 0
+        const theirs = conv.turns.map((turn, j) => ({ turn, j })).filter(({ turn }) => userIdOf(turn.speaker) === speaker)
+        const ranked = new Bm25(theirs.map(({ turn }) => turn.content)).rank(q.question).slice(0, 5)
+        const inTop = ranked.some((k) => theirs[k].j === i)
+        baseline.push(inTop ? 1 : 0)
+        convBaseline += inTop ? 1 : 0
+      }
+      perConversation[conv.id] = {
+        turns: conv.turns.length,
+        facts: facts.length,
+        questions: single.length,
+        evidence_kept: round4(convKept / Math.max(1, single.length)),
+        'recall@5': round4(convRecall / Math.max(1, single.length)),
+        'baseline_recall@5': round4(convBaseline / Math.max(1, single.length)),
+      }
+      log(
+        `${conv.id}: ${conv.turns.length} turns → ${facts.length} facts in ${Math.round(performance.now() - c0)} ms; kept ${convKept}/${single.length}, recall@5 ${convRecall}, baseline ${convBaseline}`,
+      )
+    }
+
+    const counters = app.memory.counters.snapshot()
+    const per100 = (n: number) => round4((n * 100) / Math.max(1, userTurns))
+    const byKind = {
+      extraction: per100(counters['memorize.extractions'] ?? 0),
+      topic_judge: per100(counters['topic.uncertain'] ?? 0),
+      topic_titles: per100(counters['topic.new'] ?? 0),
+      rolling_summaries: per100(counters['summary.refreshed'] ?? 0),
+      topic_summaries: per100(counters['summary.created'] ?? 0),
+      evolution: per100(evolutions),
+    }
+    const facts = factLengths.length
+    const result = {
+      evidence_kept: round4(mean(kept)),
+      'recall@5': round4(mean(recall)),
+      'baseline_recall@5': round4(mean(baseline)),
+      facts_per_100_turns: per100(facts),
+      mean_chars_per_fact: round4(mean(factLengths)),
+      model_calls_per_100_messages: round4(Object.values(byKind).reduce((sum, n) => sum + n, 0)),
+      model_calls_by_kind: byKind,
+      questions: kept.length,
+      user_turns: userTurns,
+      facts,
+      conversations: perConversation,
+      setup: {
+        replay: 'one group channel per conversation, its two speakers, no bot reply; offline embedder and rules',
+        quiet_minutes: quietMs / 60_000,
+        group_every: app.memory.config.memorize.groupEvery,
+        questions: 'categories 1–4 whose evidence is a single turn',
+        baseline: 'store every turn: BM25 (bench/lib/bm25.ts) over the speaker’s raw turns of the conversation, top 5',
+        model_calls:
+          'what a configured model would receive: extraction per finished dialogue past the prefilter, topic judge per uncertain attribution, a title per new topic, rolling and topic summaries, evolution once per group and day',
+      },
+      counters,
+      total_ms: Math.round(performance.now() - t0),
+      ...runInfo(dataDir, started, rev),
+    }
+    writeResult(result, options.out)
+  } finally {
+    await bench.stop()
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
