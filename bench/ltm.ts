@@ -8,6 +8,7 @@
  *
  * 1. Boots Koishi (mock adapter, SQLite, the memory plugin with its defaults: offline embedder, rules)
  *    and replays every turn through the real capture path into one group channel per conversation.
+ *    Idle topics are closed (and summarised) every 5 minutes of the conversation's time, as the timer does.
  *    Dialogues end as they do without a reply plugin: after `memorize.groupEvery` messages of the user,
  *    or once the user has been quiet for `--quiet-minutes` (default: the plugin's default) of the
  *    conversation's own time — the replay sweeps with the turn's time, as the plugin's timer does with
@@ -18,8 +19,8 @@
  *    - `baseline_recall@5`: store every turn: BM25 over that speaker's raw turns, the evidence turn in the top 5.
  * 3. Counts the calls a configured model would receive, by kind, per 100 user messages: extraction
  *    (one per finished dialogue that passes the prefilter), topic judge (attributions in the uncertain
- *    band), topic titles (new topics), rolling summaries, topic summaries and group evolution (one per
- *    group and day with new messages, the daily timer).
+ *    band; only with `topics.useLlm`), topic titles (new topics; likewise), rolling summaries, topic
+ *    summaries and group evolution (the daily timer: a group with `group.minMessages` new messages).
  */
 import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -36,19 +37,27 @@ import { loadConversations, messageIdOf, userIdOf } from './locomo'
 const ROOT = path.resolve(__dirname, '..')
 const DEFAULT_QUIET_MINUTES = 10
 
-/** The service's capture pipeline: the replay ends quiet dialogues on the replay's clock. */
-interface CaptureHost {
-  parts: Pick<MemoryParts, 'capture'>
+/** The service's parts the replay drives on its own clock: quiet dialogues, idle topics. */
+interface ReplayHost {
+  parts: Pick<MemoryParts, 'capture' | 'maintenance'>
 }
+
+/** How often the plugin's timer closes idle topics (its default `topics.closeIntervalMinutes`). */
+const CLOSE_EVERY_MS = 5 * 60_000
 
 async function replay(app: App, conv: Conversation, quietMs: number) {
   const bot = app.mock.bots[0]
   const channel = `ltm-${conv.id}`
-  const capture = (app.memory as unknown as CaptureHost).parts.capture
+  const { capture, maintenance } = (app.memory as unknown as ReplayHost).parts
+  let closedAt = 0
   for (let i = 0; i < conv.turns.length; i++) {
     const turn = conv.turns[i]
-    // what the timer would have ended by the time this turn is said
+    // what the timers would have done by the time this turn is said: end quiet dialogues, close idle topics
     capture.sweep(turn.time, quietMs)
+    if (turn.time.getTime() - closedAt >= CLOSE_EVERY_MS) {
+      closedAt = turn.time.getTime()
+      await maintenance.closeIdleTopics(turn.time)
+    }
     const session = bot.session({
       type: 'message',
       user: { id: userIdOf(turn.speaker), name: turn.speaker },
@@ -62,12 +71,29 @@ async function replay(app: App, conv: Conversation, quietMs: number) {
   }
   const last = conv.turns[conv.turns.length - 1].time
   capture.sweep(new Date(last.getTime() + quietMs + 1), quietMs)
+  await maintenance.closeIdleTopics(new Date(last.getTime() + 24 * 3_600_000))
   await app.memory.flush()
 }
 
-/** Days (UTC) with messages: the daily evolution would run once for each. */
-function days(conv: Conversation): number {
-  return new Set(conv.turns.map((turn) => turn.time.toISOString().slice(0, 10))).size
+/**
+ * Evolutions the daily timer would run: once a day (UTC) for a group whose members said at least
+ * `minMessages` messages since its last evolution.
+ */
+function evolutionsOf(conv: Conversation, minMessages: number): number {
+  const perDay = new Map<string, number>()
+  for (const turn of conv.turns) {
+    const day = turn.time.toISOString().slice(0, 10)
+    perDay.set(day, (perDay.get(day) ?? 0) + 1)
+  }
+  let runs = 0
+  let waiting = 0
+  for (const day of [...perDay.keys()].sort()) {
+    waiting += perDay.get(day)!
+    if (waiting < minMessages) continue
+    runs++
+    waiting = 0
+  }
+  return runs
 }
 
 async function main() {
@@ -80,8 +106,8 @@ async function main() {
   const t0 = performance.now()
   const conversations = loadConversations(dataDir).slice(0, limit)
 
-  // the timer's sweep runs on the wall clock; the replay sweeps on its own clock instead
-  const bench = await bootApp({ memorize: { quietSeconds: 0 } })
+  // the timers run on the wall clock; the replay ends quiet dialogues and closes idle topics on its own
+  const bench = await bootApp({ memorize: { quietSeconds: 0 }, topics: { closeIntervalMinutes: 30_000 } })
   const { app } = bench
   try {
     let userTurns = 0
@@ -97,7 +123,7 @@ async function main() {
       await replay(app, conv, quietMs)
       const channel = `ltm-${conv.id}`
       userTurns += conv.turns.length
-      evolutions += days(conv)
+      evolutions += evolutionsOf(conv, app.memory.config.group.minMessages)
       const facts = await app.database.get('memory_fact', { platform: 'mock', guildId: channel })
       for (const fact of facts) factLengths.push([...fact.content].length)
       const rowId = (i: number) => `mock:${channel}:${messageIdOf(conv, i)}`
@@ -140,10 +166,11 @@ async function main() {
 
     const counters = app.memory.counters.snapshot()
     const per100 = (n: number) => round4((n * 100) / Math.max(1, userTurns))
+    const topicModel = app.memory.config.topics.useLlm
     const byKind = {
       extraction: per100(counters['memorize.extractions'] ?? 0),
-      topic_judge: per100(counters['topic.uncertain'] ?? 0),
-      topic_titles: per100(counters['topic.new'] ?? 0),
+      topic_judge: topicModel ? per100(counters['topic.uncertain'] ?? 0) : 0,
+      topic_titles: topicModel ? per100(counters['topic.new'] ?? 0) : 0,
       rolling_summaries: per100(counters['summary.refreshed'] ?? 0),
       topic_summaries: per100(counters['summary.created'] ?? 0),
       evolution: per100(evolutions),
@@ -165,10 +192,12 @@ async function main() {
         replay: 'one group channel per conversation, its two speakers, no bot reply; offline embedder and rules',
         quiet_minutes: quietMs / 60_000,
         group_every: app.memory.config.memorize.groupEvery,
+        topics_use_llm: app.memory.config.topics.useLlm,
+        evolution_min_messages: app.memory.config.group.minMessages,
         questions: 'categories 1–4 whose evidence is a single turn',
         baseline: 'store every turn: BM25 (bench/lib/bm25.ts) over the speaker’s raw turns of the conversation, top 5',
         model_calls:
-          'what a configured model would receive: extraction per finished dialogue past the prefilter, topic judge per uncertain attribution, a title per new topic, rolling and topic summaries, evolution once per group and day',
+          'what a configured model would receive: extraction per finished dialogue past the prefilter, topic judge per uncertain attribution and a title per new topic (with topics.useLlm), rolling and topic summaries, evolution by the daily timer (a group with group.minMessages new messages)',
       },
       counters,
       total_ms: Math.round(performance.now() - t0),

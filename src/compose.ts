@@ -262,6 +262,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     hasModel: Boolean(llm),
     summariesEnabled: config.summaries.enabled,
     evolutionDays: config.group.days,
+    evolutionMinMessages: config.group.minMessages,
     logger: log,
   })
 

@@ -80,6 +80,7 @@ export interface Config {
     timer: boolean
     hour: number
     days: number
+    minMessages: number
     maxMemories: number
     maxMessages: number
     leaseMinutes: number
@@ -150,7 +151,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     enabled: Schema.boolean().default(true),
     afterReply: Schema.boolean().default(true),
     privateEvery: Schema.natural().default(5),
-    groupEvery: Schema.natural().default(10),
+    groupEvery: Schema.natural().default(30),
     quietSeconds: Schema.natural().default(600),
     commandPrefixes: Schema.array(String).default(['/', '.', '。']),
     queueLimit: Schema.natural().min(1).default(200),
@@ -184,12 +185,12 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     idleMinutes: Schema.natural().min(1).default(60),
     followMinutes: Schema.natural().default(10),
     closeIntervalMinutes: Schema.natural().min(1).default(5),
-    useLlm: Schema.boolean().default(true),
+    useLlm: Schema.boolean().default(false),
   }).collapse(),
   summaries: Schema.object({
     enabled: Schema.boolean().default(true),
     countThreshold: Schema.natural().default(50),
-    minMessages: Schema.natural().min(1).default(3),
+    minMessages: Schema.natural().min(1).default(20),
     scheduleIntervalMinutes: Schema.natural().default(60),
     keywordWeight: Schema.number().min(0).max(1).step(0.05).default(0.4),
     vectorWeight: Schema.number().min(0).max(1).step(0.05).default(0.6),
@@ -198,6 +199,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     timer: Schema.boolean().default(true),
     hour: Schema.natural().max(23).default(4),
     days: Schema.natural().min(1).max(90).default(1),
+    minMessages: Schema.natural().min(1).default(50),
     maxMemories: Schema.natural().min(1).max(500).default(50),
     maxMessages: Schema.natural().min(1).max(2000).default(200),
     leaseMinutes: Schema.natural().min(1).default(10),

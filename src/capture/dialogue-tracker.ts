@@ -1,10 +1,17 @@
 import type { FactOwner, Turn } from '../facts'
 
+/** A channel of one platform: a dialogue is what was said there since it was last memorised. */
+export interface ChannelKey {
+  platform: string
+  channelId: string
+}
+
 interface Pending {
+  /** The channel, and the user who opened the dialogue. */
   owner: FactOwner
   turns: { turn: Turn; sourceId: string }[]
   userTurns: number
-  /** When the user last said something here. */
+  /** When a user last said something here. */
   lastUserAt: Date
 }
 
@@ -12,24 +19,25 @@ export interface FinishedDialogue {
   owner: FactOwner
   turns: Turn[]
   sourceIds: string[]
-  /** When the newest user message of the dialogue was said: the speaker's watermark once memorised. */
+  /** When the newest user message of the dialogue was said: the channel's watermark once memorised. */
   until: Date
 }
 
 /**
- * Collects what each user said (and what the bot answered them) since their last memorised
- * dialogue, per channel, and says when a dialogue is finished.
+ * Collects what was said in each channel since its last memorised dialogue — every user's lines (a
+ * group dialogue has several speakers, each turn naming its own) and the bot's answers — and says when
+ * a dialogue is finished. One extraction then reads the whole dialogue, whoever spoke.
  */
 export class DialogueTracker {
   private pending = new Map<string, Pending>()
 
   constructor(private options: { maxTurns: number; maxDialogues: number }) {}
 
-  private key(owner: Pick<FactOwner, 'platform' | 'channelId' | 'userId'>) {
-    return JSON.stringify([owner.platform, owner.channelId, owner.userId])
+  private key(channel: ChannelKey) {
+    return JSON.stringify([channel.platform, channel.channelId])
   }
 
-  /** Records a user turn said at `at`; returns how many user turns wait in this dialogue. */
+  /** Records a user turn said at `at`; returns how many user turns wait in the channel's dialogue. */
   user(owner: FactOwner, name: string, content: string, sourceId: string, at: Date): number {
     const key = this.key(owner)
     let entry = this.pending.get(key)
@@ -41,21 +49,15 @@ export class DialogueTracker {
       entry = { owner, turns: [], userTurns: 0, lastUserAt: at }
       this.pending.set(key, entry)
     }
-    this.push(entry, { role: 'user', name, content, time: at }, sourceId)
+    this.push(entry, { role: 'user', name, content, time: at, userId: owner.userId }, sourceId)
     entry.userTurns += 1
     if (at > entry.lastUserAt) entry.lastUserAt = at
     return entry.userTurns
   }
 
-  /** Records the bot's answer to `owner`. Returns false when that user has said nothing pending. */
-  assistant(
-    owner: Pick<FactOwner, 'platform' | 'channelId' | 'userId'>,
-    name: string,
-    content: string,
-    sourceId: string,
-    at?: Date,
-  ): boolean {
-    const entry = this.pending.get(this.key(owner))
+  /** Records the bot's answer in a channel. Returns false when nobody has said anything pending there. */
+  assistant(channel: ChannelKey, name: string, content: string, sourceId: string, at?: Date): boolean {
+    const entry = this.pending.get(this.key(channel))
     if (!entry) return false
     this.push(entry, { role: 'assistant', name, content, ...(at && { time: at }) }, sourceId)
     return true
@@ -66,17 +68,17 @@ export class DialogueTracker {
     if (entry.turns.length > this.options.maxTurns) entry.turns.shift()
   }
 
-  /** Whose dialogues have had no user message since `before` (in one channel, when given). */
-  quietSince(before: Date, channel?: { platform: string; channelId: string }): FactOwner[] {
+  /** Channels whose dialogue has had no user message since `before` (only `channel`, when given). */
+  quietSince(before: Date, channel?: ChannelKey): FactOwner[] {
     return [...this.pending.values()]
       .filter((entry) => entry.lastUserAt < before)
       .filter((entry) => !channel || (entry.owner.platform === channel.platform && entry.owner.channelId === channel.channelId))
       .map((entry) => entry.owner)
   }
 
-  /** Ends the dialogue and hands it over. */
-  finish(owner: FactOwner): FinishedDialogue | undefined {
-    const key = this.key(owner)
+  /** Ends the channel's dialogue and hands it over. */
+  finish(channel: ChannelKey): FinishedDialogue | undefined {
+    const key = this.key(channel)
     const entry = this.pending.get(key)
     if (!entry) return
     this.pending.delete(key)
@@ -88,10 +90,17 @@ export class DialogueTracker {
     }
   }
 
-  /** Drops what a user said in a channel (after `memory.forget --all`). */
+  /** Drops what a user said (after `memory.forget --all`); a dialogue left with no user line goes. */
   drop(platform: string, userId: string) {
     for (const [key, entry] of this.pending) {
-      if (entry.owner.platform === platform && entry.owner.userId === userId) this.pending.delete(key)
+      if (entry.owner.platform !== platform) continue
+      entry.turns = entry.turns.filter(({ turn }) => turn.userId !== userId)
+      entry.userTurns = entry.turns.filter(({ turn }) => turn.role === 'user').length
+      if (!entry.userTurns) this.pending.delete(key)
+      else if (entry.owner.userId === userId) {
+        const next = entry.turns.find(({ turn }) => turn.role === 'user')!.turn.userId!
+        entry.owner = { ...entry.owner, userId: next }
+      }
     }
   }
 

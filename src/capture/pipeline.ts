@@ -67,7 +67,7 @@ export interface CaptureDeps {
  */
 export class CapturePipeline {
   readonly recorder: MessageRecorder
-  private readonly tracker = new DialogueTracker({ maxTurns: 20, maxDialogues: 5000 })
+  private readonly tracker = new DialogueTracker({ maxTurns: 60, maxDialogues: 5000 })
   /** Captured rows per channel waiting for topic attribution, attributed in order by one job. */
   private readonly unattributed = new Map<string, MessageRow[]>()
 
@@ -265,15 +265,16 @@ export class CapturePipeline {
         owners.set(key, owner)
         this.tracker.user(owner, row.userName, row.content, row.id, row.createdAt)
       } else {
-        const owner = owners.get(`${row.platform}:${row.channelId}:${row.replyMessageId}`)
-        if (owner) this.tracker.assistant(owner, row.userName, row.content, row.id, row.createdAt)
+        if (owners.has(`${row.platform}:${row.channelId}:${row.replyMessageId}`)) {
+          this.tracker.assistant(row, row.userName, row.content, row.id, row.createdAt)
+        }
       }
     }
     if (rows.length) this.deps.logger.info('%d messages wait to be memorised since the last run', rows.length)
     return rows.length
   }
 
-  /** Dialogues that wait to end. */
+  /** Dialogues (one per channel) that wait to end. */
   get waiting(): number {
     return this.tracker.size
   }
@@ -283,7 +284,7 @@ export class CapturePipeline {
     if (!dialogue) return
     const { queue, memorize, watermarks } = this.deps
     // the messages must be in the database before a fact names them as its sources
-    queue.push(`${owner.platform}:${owner.userId}`, async () => {
+    queue.push(`memorize:${owner.platform}:${owner.channelId}`, async () => {
       await this.recorder.flush()
       await memorize(dialogue)
       await watermarks.advance(owner, dialogue.until)

@@ -39,7 +39,7 @@ export interface RollingSummaryConfig {
   keepRecent: number
   /** Messages that must have left the window before the first summary. Default 10. */
   minMessages: number
-  /** New messages that must have left the window before a refresh. Default 5. */
+  /** New messages that must have left the window before a refresh (a model call with one). Default 50. */
   refreshEvery: number
   /** Most messages read per refresh; older ones that left the window meanwhile are not summarised. Default 200. */
   maxBatch: number
@@ -50,7 +50,7 @@ export interface RollingSummaryConfig {
 export const DEFAULT_ROLLING_SUMMARY: Readonly<RollingSummaryConfig> = Object.freeze({
   keepRecent: 20,
   minMessages: 10,
-  refreshEvery: 5,
+  refreshEvery: 50,
   maxBatch: 200,
   maxTokens: 300,
 })

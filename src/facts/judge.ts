@@ -5,6 +5,8 @@ export interface Turn {
   content: string
   /** When it was said: relative dates in it ("明天", "next Monday") are resolved against it. */
   time?: Date
+  /** Who said it (a user turn); a group dialogue has several speakers. */
+  userId?: string
 }
 
 /** One atomic fact: a self-contained third-person statement that names the user. */
@@ -12,6 +14,8 @@ export interface ExtractedFact {
   statement: string
   /** Indexes in the conversation of the turns it was drawn from; absent when the judge cannot tell. */
   turns?: number[]
+  /** The name (as shown in the conversation) of the person the fact is about, when the judge says it. */
+  about?: string
 }
 
 export interface Extraction {
@@ -25,7 +29,7 @@ export interface ExtractOptions {
   now: Date
 }
 
-/** Reads a finished dialogue and states each fact worth keeping about the user, one statement per fact. */
+/** Reads a finished dialogue and states each fact worth keeping about its users, one statement per fact. */
 export interface MemoryJudge {
   readonly id: string
   /** Throws when the extraction could not be made (provider down, answer invalid after the retry). */

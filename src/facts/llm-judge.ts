@@ -6,7 +6,7 @@ import { resolveRelativeDates } from '../text/dates'
 import type { Language } from '../text/language'
 import { detectLanguage } from '../text/language'
 import { isQuestion } from '../text/questions'
-import type { Extraction, ExtractOptions, MemoryJudge, Turn } from './judge'
+import type { ExtractedFact, Extraction, ExtractOptions, MemoryJudge, Turn } from './judge'
 import type { JudgePrompts } from './prompts'
 import { fillPrompt } from './prompts'
 
@@ -18,24 +18,31 @@ export interface LlmJudgeOptions {
 /** Most facts kept from one dialogue: a longer list is a model listing the whole conversation. */
 const MAX_FACTS = 12
 
-/** A fact as a string, or as an object some models wrap it in. */
+const About = z.string().nullish()
+
+/** A fact as `{about, fact}`, as a bare string (a dialogue of one user), or as another wrapping some models use. */
 const FactItem = z.union([
-  z.string(),
-  z.object({ fact: z.string() }).transform((item) => item.fact),
-  z.object({ statement: z.string() }).transform((item) => item.statement),
-  z.object({ text: z.string() }).transform((item) => item.text),
+  z.string().transform((statement) => ({ statement, about: undefined as string | undefined })),
+  z.object({ fact: z.string(), about: About }).transform((item) => ({ statement: item.fact, about: item.about ?? undefined })),
+  z.object({ statement: z.string(), about: About }).transform((item) => ({ statement: item.statement, about: item.about ?? undefined })),
+  z.object({ text: z.string(), about: About }).transform((item) => ({ statement: item.text, about: item.about ?? undefined })),
 ])
 
 /** `{"facts": [...]}`; a bare list is read as the facts. */
 const ExtractionAnswer = z.preprocess(
   (value) => (Array.isArray(value) ? { facts: value } : value),
   z.object({ facts: z.array(FactItem), reason: z.string().nullish() }),
-) as z.ZodType<{ facts: string[]; reason?: string | null }>
+) as z.ZodType<{ facts: { statement: string; about?: string }[]; reason?: string | null }>
 
 /** The same shape as JSON schema, for providers that constrain their output with one. */
 const EXTRACTION_JSON_SCHEMA = {
   type: 'object',
-  properties: { facts: { type: 'array', items: { type: 'string' } } },
+  properties: {
+    facts: {
+      type: 'array',
+      items: { type: 'object', properties: { about: { type: 'string' }, fact: { type: 'string' } }, required: ['about', 'fact'] },
+    },
+  },
   required: ['facts'],
 }
 
@@ -142,21 +149,22 @@ export class LlmJudge implements MemoryJudge {
       jsonSchema: EXTRACTION_JSON_SCHEMA,
     })
     const seen = new Set<string>()
-    const facts: string[] = []
+    const facts: ExtractedFact[] = []
     let questions = 0
     for (const item of answer.facts) {
-      const statement = cleanStatement(item)
+      const statement = cleanStatement(item.statement)
       if (!/[\p{L}\p{N}]/u.test(statement) || seen.has(statement)) continue
       if (isQuestion(statement, detectLanguage(statement, language))) {
         questions++
         continue
       }
       seen.add(statement)
-      facts.push(resolveRelativeDates(statement, time, detectLanguage(statement, language)))
+      const about = item.about?.trim()
+      facts.push({ statement: resolveRelativeDates(statement, time, detectLanguage(statement, language)), ...(about && { about }) })
     }
     if (questions) this.options.counters?.inc('judge.questions-dropped', questions)
     const reason =
       answer.reason?.trim() || (facts.length ? `${this.llm.id}: ${facts.length} fact(s)` : `${this.llm.id}: nothing worth keeping`)
-    return { facts: facts.slice(0, MAX_FACTS).map((statement) => ({ statement })), reason }
+    return { facts: facts.slice(0, MAX_FACTS), reason }
   }
 }

@@ -17,6 +17,10 @@ export interface FactOwner {
 }
 
 export interface Dialogue {
+  /**
+   * Where the dialogue was said, and its user when it has one speaker. A group dialogue has several:
+   * each user turn names its speaker (`Turn.userId`), and each fact is stored for the person it is about.
+   */
   owner: FactOwner
   turns: Turn[]
   /** Message row ids of the dialogue; one per turn, in order, lets a fact name only the turns it came from. */
@@ -82,16 +86,21 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
     return { status: 'rejected', reason: extraction.reason }
   }
 
-  const scope = ownerScope(dialogue.owner)
   const vectors = await embedOrUndefined(
     deps,
     extracted.map((fact) => fact.statement),
   )
   const stored: StoredFact[] = []
-  for (const [i, { statement, turns }] of extracted.entries()) {
+  for (const [i, { statement, turns, about }] of extracted.entries()) {
+    const owner = factOwner(dialogue, turns, about)
+    if (!owner) {
+      // a fact whose person cannot be told is stored for nobody rather than for the wrong user
+      counters.inc('memorize.unattributed')
+      continue
+    }
     const vector = vectors?.[i]
-    const sourceIds = sourcesOf(dialogue, turns)
-    const duplicate = await findDuplicate(deps, scope, statement, vector)
+    const sourceIds = sourcesOf(dialogue, turns, owner.userId)
+    const duplicate = await findDuplicate(deps, ownerScope(owner), statement, vector)
     if (duplicate) {
       const changed = duplicate.content !== statement
       const patch = {
@@ -110,7 +119,7 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
     }
     const fact: FactRow = {
       id: deps.newId(),
-      ...dialogue.owner,
+      ...owner,
       content: statement,
       reason: extraction.reason,
       version: 1,
@@ -124,16 +133,65 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
     counters.inc('memorize.stored')
     stored.push({ fact, updated: false })
   }
+  if (!stored.length) return { status: 'rejected', reason: 'no fact could be told whom it is about' }
   return { status: 'stored', facts: stored }
+}
+
+/** Speakers of the dialogue's user turns (turns that name none are the dialogue owner's). */
+function speakers(dialogue: Pick<Dialogue, 'owner' | 'turns'>): string[] {
+  return [...new Set(dialogue.turns.filter((turn) => turn.role === 'user').map((turn) => turn.userId ?? dialogue.owner.userId))]
+}
+
+/**
+ * Whom a fact is about: the speaker of the turns it came from; else the person the judge named (by the
+ * name shown in the conversation); else the one speaker of the dialogue. Undefined when it cannot be told.
+ */
+export function factOwner(
+  dialogue: Pick<Dialogue, 'owner' | 'turns'>,
+  turns: number[] | undefined,
+  about: string | undefined,
+): FactOwner | undefined {
+  const as = (userId: string) => ({ ...dialogue.owner, userId })
+  const fromTurns = [
+    ...new Set(
+      (turns ?? [])
+        .map((i) => dialogue.turns[i])
+        .filter((turn) => turn?.role === 'user')
+        .map((turn) => turn.userId ?? dialogue.owner.userId),
+    ),
+  ]
+  if (fromTurns.length === 1) return as(fromTurns[0])
+  const all = speakers(dialogue)
+  if (about) {
+    const named = [
+      ...new Set(
+        dialogue.turns
+          .filter((turn) => turn.role === 'user' && turn.name.trim() === about)
+          .map((turn) => turn.userId ?? dialogue.owner.userId),
+      ),
+    ]
+    if (named.length === 1) return as(named[0])
+  }
+  return all.length === 1 ? as(all[0]) : undefined
 }
 
 /**
  * The message ids a fact names as its sources: the turns it was drawn from and the bot's answers to
  * them, when the judge tells the turns and the dialogue has one id per turn; else the whole dialogue.
  */
-export function sourcesOf(dialogue: Pick<Dialogue, 'turns' | 'sourceIds'>, turns: number[] | undefined): string[] {
+export function sourcesOf(
+  dialogue: Pick<Dialogue, 'owner' | 'turns' | 'sourceIds'>,
+  turns: number[] | undefined,
+  userId?: string,
+): string[] {
   const { sourceIds } = dialogue
-  if (!turns?.length || sourceIds.length !== dialogue.turns.length) return [...sourceIds]
+  if (sourceIds.length !== dialogue.turns.length) return [...sourceIds]
+  // no turns named: every turn of the person the fact is about
+  if (!turns?.length) {
+    turns = dialogue.turns.flatMap((turn, i) =>
+      turn.role === 'user' && (userId === undefined || (turn.userId ?? dialogue.owner.userId) === userId) ? [i] : [],
+    )
+  }
   const picked = new Set<number>()
   for (const index of turns) {
     if (!Number.isInteger(index) || index < 0 || index >= sourceIds.length) return [...sourceIds]

@@ -12,35 +12,35 @@ export interface JudgePrompts {
   extraction: LocalizedPrompt
 }
 
-const EXTRACTION_EN = `Read the conversation below and list the facts about the user that are worth remembering for the long term.
+const EXTRACTION_EN = `Read the conversation below and list the facts about its users that are worth remembering for the long term.
 
 Worth remembering: what the user says about themselves and their life, such as their name and identity, job or school, where they live or are going, family and relationships, pets, hobbies and what they are learning, likes and dislikes, health and allergies, things they own, birthdays and anniversaries, plans, appointments and dates.
 Never a fact: questions (also questions about themselves, like "what's my birthday?"), greetings, thanks, acknowledgements, small talk, remarks about the weather or the conversation, and anything the assistant said.
 
 Rules:
 1. One fact per statement: when a message says several things, write several facts. Each fact stands on its own.
-2. Write each fact as one complete sentence in English, in the third person, naming the user by the name shown in the conversation, e.g. "Alice is learning the guitar." or "Alice has a golden retriever named Max."
+2. Write each fact as one complete sentence in English, in the third person, naming the user by the name shown in the conversation, e.g. "Alice is learning the guitar." or "Alice has a golden retriever named Max." A fact is about the person who said it: never state as a fact what someone says about somebody else.
 3. Replace every relative time (today, tomorrow, next Monday, in three days, next month, next September…) with the absolute date, counted from the time the message was sent, shown in brackets before it. E.g. "I'm going to Tokyo next September", sent on 2026-11-26, becomes "Alice is going to Tokyo in September 2027."
 4. Keep the user's own wording and details; do not add anything that was not said.
 
-Respond with ONLY a JSON object: {"facts": ["...", "..."]}. If nothing is worth remembering, respond {"facts": []}.
+Respond with ONLY a JSON object: {"facts": [{"about": "<the name of the person, as shown in the conversation>", "fact": "..."}]}. If nothing is worth remembering, respond {"facts": []}.
 
 The conversation ended at {now}.
 Conversation:
 {conversation}`
 
-const EXTRACTION_ZH = `阅读下面的对话，列出其中值得长期记住的关于用户的事实。
+const EXTRACTION_ZH = `阅读下面的对话，列出其中值得长期记住的关于各位用户的事实。
 
 值得记住的：用户说到的关于自己和自己生活的信息，例如名字和身份、工作或学校、住在哪里或要去哪里、家人和人际关系、宠物、爱好和正在学的东西、喜欢和不喜欢的、健康和过敏、拥有的东西、生日和纪念日、计划、约定和日期。
 不是事实：提问（包括关于用户自己的提问，如"我的生日是哪天？"）、问候、感谢、附和与确认、闲聊、对天气或对话本身的评论，以及助手说的任何话。
 
 规则：
 1. 一条陈述一个事实：一条消息说了几件事，就写成几个事实，每个事实独立成立。
-2. 每个事实写成一句完整的中文陈述，使用第三人称，用对话中显示的名字称呼用户，例如"小明养了一只柯基，叫豆豆。"或"小明在学吉他。"
+2. 每个事实写成一句完整的中文陈述，使用第三人称，用对话中显示的名字称呼用户，例如"小明养了一只柯基，叫豆豆。"或"小明在学吉他。"事实只关于说这句话的人本人：别人对他人的说法不算事实。
 3. 把所有相对时间（今天、明天、后天、下周三、下个月、明年、周末……）换成绝对日期，以该消息发送的时间（消息前方括号中）为准。例如 2026-11-26 发送的"我下周三要去上海出差"写成"小明2026年12月2日（周三）要去上海出差。"
 4. 保留用户原本的说法和细节，不要添加对话中没有说过的内容。
 
-只回复一个 JSON 对象：{"facts": ["……", "……"]}。如果没有值得记住的内容，回复 {"facts": []}。
+只回复一个 JSON 对象：{"facts": [{"about": "<这个人在对话中显示的名字>", "fact": "……"}]}。如果没有值得记住的内容，回复 {"facts": []}。
 
 对话结束于 {now}。
 对话：

@@ -96,6 +96,10 @@ export class KoishiGroupStore implements GroupMemoryStore {
     return this.messages.recentInGuild(group, query)
   }
 
+  countMessages(group: GroupRef, after: Date) {
+    return this.messages.countInGuild(group, after)
+  }
+
   activeGroups(since: Date) {
     return this.messages.activeGuilds(since)
   }

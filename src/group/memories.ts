@@ -151,15 +151,21 @@ export class GroupMemories {
   }
 
   /**
-   * Groups with messages in the last `days` days newer than their last evolution: what a daily
-   * timer evolves. Private chats are never groups.
+   * Groups with at least `minMessages` messages of members in the last `days` days newer than their
+   * last evolution: what a daily timer evolves. Private chats are never groups.
    */
-  async groupsWithNewMessages(days = this.evolver.options.defaultDays): Promise<GroupRef[]> {
+  async groupsWithNewMessages(days = this.evolver.options.defaultDays, minMessages = 1): Promise<GroupRef[]> {
     const since = new Date(this.now().getTime() - days * 86_400_000)
     const [groups, leases] = await Promise.all([this.deps.store.activeGroups(since), this.deps.store.leases()])
     const watermarks = new Map(leases.map((lease) => [lease.id, lease.watermark.getTime()]))
-    return groups
-      .filter((group) => group.newest.getTime() > (watermarks.get(`${group.platform}:${group.guildId}`) ?? 0))
-      .map(({ platform, guildId }) => ({ platform, guildId }))
+    const due: GroupRef[] = []
+    for (const { platform, guildId, newest } of groups) {
+      const watermark = watermarks.get(`${platform}:${guildId}`) ?? 0
+      if (newest.getTime() <= watermark) continue
+      const after = new Date(Math.max(watermark, since.getTime()))
+      if (minMessages <= 1 || (await this.deps.store.countMessages({ platform, guildId }, after)) >= minMessages)
+        due.push({ platform, guildId })
+    }
+    return due
   }
 }

@@ -148,6 +148,8 @@ export interface GroupMemoryStore {
   ): Promise<boolean>
   /** Ids of the active heads of every group (for a full re-index). */
   activeIds(): Promise<string[]>
+  /** How many messages members said in the group after `after` (no commands, not the bot). */
+  countMessages(group: GroupRef, after: Date): Promise<number>
   /** Whether anything was said in the group or it has memories: a group that does not exist has neither. */
   knows(group: GroupRef): Promise<boolean>
 }

@@ -15,6 +15,8 @@ export interface MaintenanceDeps {
   hasModel: boolean
   summariesEnabled: boolean
   evolutionDays: number
+  /** Fewest new messages that make a group due for the daily evolution. */
+  evolutionMinMessages: number
   logger: Logger
 }
 
@@ -22,11 +24,11 @@ export interface MaintenanceDeps {
 export class Maintenance {
   constructor(private readonly deps: MaintenanceDeps) {}
 
-  /** Closes idle topics and summarises them in the background. */
-  async closeIdleTopics() {
+  /** Closes topics idle at `now` (a replay passes its own clock) and summarises them in the background. */
+  async closeIdleTopics(now?: Date) {
     const { attributor, queue, summaries, summariesEnabled, logger } = this.deps
     try {
-      const closed = await attributor.closeIdleTopics()
+      const closed = await attributor.closeIdleTopics(now)
       if (closed.length) this.deps.onTopicsClosed(closed)
       if (closed.length && summariesEnabled) queue.push('summaries:closed', () => summaries.onTopicsClosed(closed))
       return closed
@@ -43,11 +45,11 @@ export class Maintenance {
 
   /** Queues an evolution of every group with new messages; returns how many were queued. */
   async evolveDueGroups(): Promise<number> {
-    const { groups, queue, hasModel, evolutionDays, logger } = this.deps
+    const { groups, queue, hasModel, evolutionDays, evolutionMinMessages, logger } = this.deps
     if (!hasModel) return 0
     try {
       let queued = 0
-      for (const group of await groups.groupsWithNewMessages(evolutionDays)) {
+      for (const group of await groups.groupsWithNewMessages(evolutionDays, evolutionMinMessages)) {
         if (queue.push(`group:${group.platform}:${group.guildId}`, () => groups.evolve(group))) queued++
       }
       return queued

@@ -25,15 +25,18 @@ export interface TimerSettings {
   quietSeconds: number
 }
 
+/** Longest delay a Node timer takes; a longer one fires at once (after a 1 ms delay). */
+const MAX_DELAY_MS = 2 ** 31 - 1
+
 /** Starts the plugin's timers on `ctx`, so they stop with it. */
 export function startTimers(ctx: Context, settings: TimerSettings, jobs: TimedJobs): void {
+  const every = (ms: number, job: () => void) => ctx.setInterval(job, Math.min(ms, MAX_DELAY_MS))
   jobs.drainOutbox()
-  ctx.setInterval(() => jobs.drainOutbox(), settings.retryIntervalSeconds * 1000)
-  ctx.setInterval(() => jobs.closeIdleTopics(), settings.closeIntervalMinutes * 60_000)
+  every(settings.retryIntervalSeconds * 1000, () => jobs.drainOutbox())
+  every(settings.closeIntervalMinutes * 60_000, () => jobs.closeIdleTopics())
   // checked a few times per quiet period, at most every 30 s
-  if (settings.quietSeconds > 0)
-    ctx.setInterval(() => jobs.endQuietDialogues(), Math.min(30_000, Math.max(1000, settings.quietSeconds * 250)))
-  if (settings.summaryIntervalMinutes > 0) ctx.setInterval(() => jobs.summarizeTopics(), settings.summaryIntervalMinutes * 60_000)
+  if (settings.quietSeconds > 0) every(Math.min(30_000, Math.max(1000, settings.quietSeconds * 250)), () => jobs.endQuietDialogues())
+  if (settings.summaryIntervalMinutes > 0) every(settings.summaryIntervalMinutes * 60_000, () => jobs.summarizeTopics())
   const { evolutionHour } = settings
   if (evolutionHour === undefined) return
   const daily = () => {

@@ -151,6 +151,16 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
     return rows.map((row) => ({ platform: row.platform, guildId: row.guildId, newest: new Date(row.newest as unknown as Date | number) }))
   }
 
+  async countInGuild(guild: Guild, after: Date) {
+    return this.ctx.database.eval('memory_message', (row) => $.count(row.id), {
+      platform: guild.platform,
+      guildId: guild.guildId,
+      role: 'user',
+      isCommand: false,
+      createdAt: { $gt: after },
+    })
+  }
+
   async hasGuild(guild: Guild) {
     const [row] = await this.ctx.database.get(
       'memory_message',

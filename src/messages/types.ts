@@ -44,4 +44,6 @@ export interface GuildMessages {
   activeGuilds(since: Date): Promise<(Guild & { newest: Date })[]>
   /** Whether any message was captured in the guild. */
   hasGuild(guild: Guild): Promise<boolean>
+  /** How many messages members (not the bot, no commands) said in the guild after `after`. */
+  countInGuild(guild: Guild, after: Date): Promise<number>
 }

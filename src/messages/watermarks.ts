@@ -3,17 +3,16 @@ import { chunks } from '../core/chunks'
 import type { MessageRow } from './table'
 
 /**
- * How far each user's messages in a channel have been handed to the post-dialogue chain. What a user
- * said after their watermark waits to be memorised; after a restart it is read back from the message
- * table, so a restart loses no dialogue.
+ * How far each channel's messages have been handed to the post-dialogue chain. What was said after the
+ * watermark waits to be memorised; after a restart it is read back from the message table, so a
+ * restart loses no dialogue.
  */
 export interface WatermarkRow {
-  /** `platform:channelId:userId`. */
+  /** `platform:channelId`. */
   id: string
   platform: string
   channelId: string
-  userId: string
-  /** Creation time of the newest message handed over. */
+  /** Creation time of the newest user message handed over. */
   until: Date
 }
 
@@ -30,35 +29,33 @@ export function defineWatermarkTable(ctx: Context) {
       id: 'string(255)',
       platform: 'string(63)',
       channelId: 'string(127)',
-      userId: 'string(127)',
       until: 'timestamp',
     },
     { primary: 'id' },
   )
 }
 
-export interface Speaker {
+export interface Channel {
   platform: string
   channelId: string
-  userId: string
 }
 
-const markId = (speaker: Speaker) => `${speaker.platform}:${speaker.channelId}:${speaker.userId}`
+const markId = (channel: Channel) => `${channel.platform}:${channel.channelId}`
 
 /** Watermarks and the messages past them, on the Koishi database. */
 export class KoishiWatermarks {
   constructor(private readonly ctx: Context) {}
 
-  /** Moves a speaker's watermark forward to `until` (never back). */
-  async advance(speaker: Speaker, until: Date): Promise<void> {
-    const id = markId(speaker)
+  /** Moves a channel's watermark forward to `until` (never back). */
+  async advance(channel: Channel, until: Date): Promise<void> {
+    const id = markId(channel)
     const [row] = await this.ctx.database.get('memory_watermark', { id })
     if (row && row.until >= until) return
-    await this.ctx.database.upsert('memory_watermark', [{ id, ...pick(speaker), until }])
+    await this.ctx.database.upsert('memory_watermark', [{ id, platform: channel.platform, channelId: channel.channelId, until }])
   }
 
   /**
-   * What users said since their watermark (or since `since`, when newer or when they have none), no
+   * What users said since their channel's watermark (or since `since`, when newer or when it has none), no
    * commands, oldest first, with the bot's answers to those messages: the dialogues that still wait.
    */
   async unmemorised(since: Date, limit: number): Promise<MessageRow[]> {
@@ -81,13 +78,4 @@ export class KoishiWatermarks {
     const replies = answers.filter((row) => asked.has(`${row.platform}:${row.channelId}:${row.replyMessageId}`))
     return [...waiting, ...replies].sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
   }
-
-  /** Forgets a user's watermarks (`forget --all`). */
-  async remove(platform: string, userId: string): Promise<void> {
-    await this.ctx.database.remove('memory_watermark', { platform, userId })
-  }
-}
-
-function pick(speaker: Speaker): Speaker {
-  return { platform: speaker.platform, channelId: speaker.channelId, userId: speaker.userId }
 }

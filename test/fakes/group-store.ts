@@ -113,6 +113,10 @@ export class MemoryGroupStore implements GroupMemoryStore {
       .map(({ platform: _p, guildId: _g, ...message }) => clone(message))
   }
 
+  async countMessages(group: GroupRef, after: Date) {
+    return this.messages.filter((m) => inGroup(m, group) && m.role === 'user' && m.createdAt > after).length
+  }
+
   async knows(group: GroupRef) {
     return this.messages.some((m) => inGroup(m, group)) || [...this.memories.values()].some((row) => inGroup(row, group))
   }

@@ -27,6 +27,7 @@ describe('memory.evolve and memory.group.* commands', () => {
       llm: { provider: 'openai-compatible', baseURL, model: 'scripted', timeout: 2000 },
       memorize: { enabled: false },
       topics: { enabled: false },
+      group: { minMessages: 1 },
     })
     await h.app.mock.initUser('admin', 3)
     await h.app.mock.initUser('alice', 1)

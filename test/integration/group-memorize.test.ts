@@ -33,8 +33,22 @@ describe('memorising without a reply plugin', () => {
     expect(await h.app.database.get('memory_message', { role: 'assistant' })).toEqual([])
     // the job that stored the fact moves the watermark right after
     await h.app.memory.flush()
-    const [mark] = await h.app.database.get('memory_watermark', { userId: 'alice' })
+    const [mark] = await h.app.database.get('memory_watermark', { platform: 'mock' })
     expect(mark.channelId).toBe('g1')
+  })
+
+  it('reads a group dialogue of several speakers in one extraction and stores each fact for its own speaker', async () => {
+    h = await boot({ memorize: { quietSeconds: 1 } })
+    await say(h.app, 'alice', '我养了一只柯基，叫豆豆', 'g1')
+    await say(h.app, 'bob', '我在学吉他', 'g1')
+    await say(h.app, 'alice', '周末去哪玩？', 'g1')
+    await until(async () => (await factsOf(h!, 'bob')).length > 0)
+    await h.app.memory.flush()
+    expect((await factsOf(h, 'alice')).join()).toContain('豆豆')
+    expect((await factsOf(h, 'alice')).join()).not.toContain('吉他')
+    expect((await factsOf(h, 'bob')).join()).toContain('吉他')
+    expect((await factsOf(h, 'bob')).join()).not.toContain('豆豆')
+    expect(h.app.memory.counters.get('memorize.extractions')).toBe(1)
   })
 
   it('stores a plan said as "下周三" with the date it stands for on the day it was said', async () => {

@@ -4,58 +4,66 @@ import { at } from '../fakes/clock'
 
 const alice = { platform: 'qq', userId: 'alice', guildId: 'g', channelId: 'c' }
 const bob = { ...alice, userId: 'bob' }
+const elsewhere = { ...alice, channelId: 'other' }
 
 describe('DialogueTracker', () => {
-  it("collects a user's lines and the bot's answer into one dialogue", () => {
+  it("collects a channel's lines, each with its speaker, and the bot's answer into one dialogue", () => {
     const t = new DialogueTracker({ maxTurns: 10, maxDialogues: 10 })
     expect(t.user(alice, 'Alice', '我喜欢火锅', 'm1', at(1))).toBe(1)
-    t.user(bob, 'Bob', '我不喜欢', 'm2', at(2))
-    expect(t.user(alice, 'Alice', '尤其是四川的', 'm3', at(3))).toBe(2)
+    expect(t.user(bob, 'Bob', '我不喜欢', 'm2', at(2))).toBe(2)
+    t.user(elsewhere, 'Alice', '别处的话', 'x1', at(2))
+    expect(t.user(alice, 'Alice', '尤其是四川的', 'm3', at(3))).toBe(3)
     expect(t.assistant(alice, 'bot', '记下了', 'b1')).toBe(true)
     const done = t.finish(alice)!
-    expect(done.turns.map((turn) => `${turn.role}:${turn.content}`)).toEqual(['user:我喜欢火锅', 'user:尤其是四川的', 'assistant:记下了'])
-    expect(done.sourceIds).toEqual(['m1', 'm3', 'b1'])
-    expect(t.finish(alice)).toBeUndefined()
-    expect(t.finish(bob)!.turns).toHaveLength(1)
+    expect(done.turns.map((turn) => `${turn.userId ?? 'bot'}:${turn.content}`)).toEqual([
+      'alice:我喜欢火锅',
+      'bob:我不喜欢',
+      'alice:尤其是四川的',
+      'bot:记下了',
+    ])
+    expect(done.sourceIds).toEqual(['m1', 'm2', 'm3', 'b1'])
+    expect(done.owner).toEqual(alice)
+    expect(t.finish(bob)).toBeUndefined()
+    expect(t.finish(elsewhere)!.turns).toHaveLength(1)
   })
 
-  it('ignores a bot message to someone with nothing pending', () => {
+  it('ignores a bot message in a channel with nothing pending', () => {
     const t = new DialogueTracker({ maxTurns: 10, maxDialogues: 10 })
     expect(t.assistant(alice, 'bot', 'hi', 'b')).toBe(false)
   })
 
-  it('keeps the newest turns within the bounds', () => {
+  it('keeps the newest turns and dialogues within the bounds', () => {
     const t = new DialogueTracker({ maxTurns: 2, maxDialogues: 1 })
     t.user(alice, 'A', '1', 'm1', at(1))
     t.user(alice, 'A', '2', 'm2', at(2))
     t.user(alice, 'A', '3', 'm3', at(3))
     expect(t.finish(alice)!.sourceIds).toEqual(['m2', 'm3'])
     t.user(alice, 'A', 'x', 'm4', at(4))
-    t.user(bob, 'B', 'y', 'm5', at(5))
+    t.user(elsewhere, 'B', 'y', 'm5', at(5))
     expect(t.finish(alice)).toBeUndefined()
   })
 
-  it("drops a user's pending lines", () => {
+  it("drops a user's pending lines and keeps the others'", () => {
     const t = new DialogueTracker({ maxTurns: 10, maxDialogues: 10 })
     t.user(alice, 'A', 'secret', 'm1', at(1))
+    t.user(bob, 'B', 'hello all', 'm2', at(2))
+    t.user(elsewhere, 'A', 'another secret', 'm3', at(3))
     t.drop('qq', 'alice')
-    expect(t.finish(alice)).toBeUndefined()
+    expect(t.finish(elsewhere)).toBeUndefined()
+    const left = t.finish(alice)!
+    expect(left.turns.map((turn) => turn.content)).toEqual(['hello all'])
+    expect(left.owner.userId).toBe('bob')
   })
 
-  it('tells whose dialogues have been quiet since a time, and ends them at their last user message', () => {
+  it('tells which channels have been quiet since a time, and ends them at their last user message', () => {
     const t = new DialogueTracker({ maxTurns: 10, maxDialogues: 10 })
     t.user(alice, 'A', 'one', 'm1', at(10))
-    t.user(bob, 'B', 'two', 'm2', at(20))
+    t.user(elsewhere, 'B', 'two', 'm2', at(20))
     t.assistant(alice, 'bot', 'noted', 'b1')
-    t.user(alice, 'A', 'three', 'm3', at(30))
-    expect(t.quietSince(at(25)).map((owner) => owner.userId)).toEqual(['bob'])
-    expect(t.quietSince(at(31), { platform: 'qq', channelId: 'other' })).toEqual([])
-    expect(
-      t
-        .quietSince(at(31))
-        .map((owner) => owner.userId)
-        .sort(),
-    ).toEqual(['alice', 'bob'])
+    t.user(bob, 'B', 'three', 'm3', at(30))
+    expect(t.quietSince(at(25)).map((owner) => owner.channelId)).toEqual(['other'])
+    expect(t.quietSince(at(31), { platform: 'qq', channelId: 'nowhere' })).toEqual([])
+    expect(t.quietSince(at(31)).map((owner) => owner.channelId)).toEqual(['c', 'other'])
     expect(t.finish(alice)!.until).toEqual(at(30))
     expect(t.size).toBe(1)
   })

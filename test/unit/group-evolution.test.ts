@@ -674,4 +674,14 @@ describe('groups due for the daily timer', () => {
     await memories.evolve(group)
     expect((await memories.groupsWithNewMessages(1)).map((g) => g.guildId)).toEqual(['g2'])
   })
+
+  it('takes only groups with at least the minimum of new messages since their last evolution', async () => {
+    const { store, memories } = setup([jsonl({ action: 'create', statement: 'x' })])
+    say(store, ['Alice: a', 'Bob: b', 'Alice: c'])
+    say(store, ['Bob: only one'], 30, other)
+    expect((await memories.groupsWithNewMessages(1, 3)).map((g) => g.guildId)).toEqual(['g1'])
+    expect((await memories.groupsWithNewMessages(1, 4)).map((g) => g.guildId)).toEqual([])
+    await memories.evolve(group)
+    expect((await memories.groupsWithNewMessages(1, 1)).map((g) => g.guildId)).toEqual(['g2'])
+  })
 })

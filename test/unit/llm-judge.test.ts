@@ -53,7 +53,7 @@ describe('LlmJudge.extract', () => {
     expect(extraction.facts.map((f) => f.statement)).toEqual(['小明2026年12月2日（周三）要去上海出差。', '小明养了一只柯基，叫豆豆。'])
     expect(llm.calls).toHaveLength(1)
     const { prompt, options } = llm.calls[0]
-    expect(prompt).toContain('列出其中值得长期记住的关于用户的事实')
+    expect(prompt).toContain('列出其中值得长期记住的关于各位用户的事实')
     expect(prompt).toContain('[2026-11-26 10:05 周四] 小明: 我下周三要去上海出差， 我养了一只柯基，叫豆豆')
     // the dialogue's time is its last turn's, not the time memorize runs
     expect(prompt).toContain('对话结束于 2026-11-26 10:06 周四')
@@ -66,7 +66,7 @@ describe('LlmJudge.extract', () => {
     const llm = new FakeLLM(['{"facts": ["Alice is allergic to peanuts.", "Alice is going to Tokyo in September 2027."]}'])
     const extraction = await new LlmJudge(llm, DEFAULT_PROMPTS).extract(en, { now })
     expect(extraction.facts).toHaveLength(2)
-    expect(llm.calls[0].prompt).toContain('list the facts about the user that are worth remembering')
+    expect(llm.calls[0].prompt).toContain('list the facts about its users that are worth remembering')
     expect(llm.calls[0].prompt).toContain("Alice: I'm allergic to peanuts.")
     expect(llm.calls[0].prompt).toContain('The conversation ended at 2026-11-26 10:30 Thu')
   })

@@ -206,8 +206,52 @@ describe('memorize', () => {
       judge.says(...statements)
       await memorize(deps, { owner, turns: three, sourceIds: ['m1', 'b1', 'm2', 'b2'] })
       expect((await facts.get(['f1'])).map((row) => row.sourceIds)).toEqual([['m1', 'b1', 'm2', 'b2']])
-      expect(sourcesOf({ turns: three, sourceIds: ['m1', 'm2'] }, [0])).toEqual(['m1', 'm2'])
-      expect(sourcesOf({ turns: three, sourceIds: ['m1', 'b1', 'm2', 'b2'] }, [7])).toEqual(['m1', 'b1', 'm2', 'b2'])
+      expect(sourcesOf({ owner, turns: three, sourceIds: ['m1', 'm2'] }, [0])).toEqual(['m1', 'm2'])
+      expect(sourcesOf({ owner, turns: three, sourceIds: ['m1', 'b1', 'm2', 'b2'] }, [7])).toEqual(['m1', 'b1', 'm2', 'b2'])
+    })
+  })
+
+  describe('a group dialogue of several speakers', () => {
+    const group: Turn[] = [
+      { role: 'user', name: 'Alice', content: 'I have a corgi named Doudou', userId: 'alice' },
+      { role: 'user', name: 'Bob', content: 'I am learning the guitar', userId: 'bob' },
+      { role: 'assistant', name: 'bot', content: 'nice' },
+      { role: 'user', name: 'Alice', content: 'and I live in Chengdu', userId: 'alice' },
+    ]
+    const ids = ['a1', 'b1', 'x1', 'a2']
+
+    it('stores each fact for the speaker of the turns it came from, with only their turns as sources', async () => {
+      judge.extraction = {
+        facts: [
+          { statement: 'Alice has a corgi named Doudou.', turns: [0] },
+          { statement: 'Bob is learning the guitar.', turns: [1] },
+        ],
+        reason: 'r',
+      }
+      await memorize(deps, { owner, turns: group, sourceIds: ids })
+      const rows = await facts.get(['f1', 'f2'])
+      expect(rows.map((row) => [row.userId, row.sourceIds])).toEqual([
+        ['alice', ['a1']],
+        ['bob', ['b1', 'x1']],
+      ])
+    })
+
+    it("stores a model's fact for the person it names, and none whose person cannot be told", async () => {
+      judge.extraction = {
+        facts: [
+          { statement: 'Bob is learning the guitar.', about: 'Bob' },
+          { statement: 'Alice lives in Chengdu.', about: 'Alice' },
+          { statement: 'Someone likes tea.', about: 'Carol' },
+          { statement: 'Somebody else likes coffee.' },
+        ],
+        reason: 'r',
+      }
+      const outcome = await memorize(deps, { owner, turns: group, sourceIds: ids })
+      expect(stored(outcome).map(({ fact }) => [fact.userId, fact.content, fact.sourceIds])).toEqual([
+        ['bob', 'Bob is learning the guitar.', ['b1', 'x1']],
+        ['alice', 'Alice lives in Chengdu.', ['a1', 'a2']],
+      ])
+      expect(counters.get('memorize.unattributed')).toBe(2)
     })
   })
 })

@@ -37,7 +37,7 @@ function setup(keepRecent = 20) {
       logger: quiet,
       now: () => new Date(T0 + (minute + 1) * 60_000),
     },
-    { keepRecent },
+    { keepRecent, refreshEvery: 5 },
   )
   const say = (n: number) => {
     for (let i = 0; i < n; i++) {

@@ -1,0 +1,25 @@
+import { describe, expect, it, vi } from 'vitest'
+import type { Context } from 'koishi'
+import { startTimers } from '../../src/jobs/timers'
+
+describe('startTimers', () => {
+  it('never asks Node for a delay past its limit (a longer one would fire at once, over and over)', () => {
+    const delays: number[] = []
+    const ctx = {
+      setInterval: (_: () => void, ms: number) => (delays.push(ms), () => {}),
+      setTimeout: () => () => {},
+    } as unknown as Context
+    const jobs = {
+      drainOutbox: vi.fn(),
+      closeIdleTopics: vi.fn(),
+      summarizeTopics: vi.fn(),
+      evolveGroups: vi.fn(),
+      endQuietDialogues: vi.fn(),
+    }
+    startTimers(ctx, { retryIntervalSeconds: 30, closeIntervalMinutes: 1_000_000, summaryIntervalMinutes: 60, quietSeconds: 600 }, jobs)
+    expect(delays).toHaveLength(4)
+    expect(Math.max(...delays)).toBeLessThanOrEqual(2 ** 31 - 1)
+    expect(delays[1]).toBe(2 ** 31 - 1)
+    expect(jobs.drainOutbox).toHaveBeenCalledTimes(1)
+  })
+})
