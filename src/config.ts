@@ -190,7 +190,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
   summaries: Schema.object({
     enabled: Schema.boolean().default(true),
     countThreshold: Schema.natural().default(50),
-    minMessages: Schema.natural().min(1).default(20),
+    minMessages: Schema.natural().min(1).default(30),
     scheduleIntervalMinutes: Schema.natural().default(60),
     keywordWeight: Schema.number().min(0).max(1).step(0.05).default(0.4),
     vectorWeight: Schema.number().min(0).max(1).step(0.05).default(0.6),
