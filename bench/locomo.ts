@@ -143,21 +143,25 @@ export function userIdOf(speaker: string) {
   return `locomo-${speaker.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`
 }
 
+/** Emits turn `i` of a conversation as an incoming message of `channel` (a group), as an adapter does. */
+export function emitTurn(app: App, conv: Conversation, i: number, channel: string) {
+  const turn = conv.turns[i]
+  const session = app.mock.bots[0].session({
+    type: 'message',
+    user: { id: userIdOf(turn.speaker), name: turn.speaker },
+    channel: { id: channel, type: 0 },
+    guild: { id: channel },
+    message: { id: messageIdOf(conv, i), content: h.escape(turn.content), elements: [h.text(turn.content)] },
+    timestamp: turn.time.getTime(),
+  })
+  app.emit(session, 'message', session)
+}
+
 /** Emits every turn of a conversation as an incoming group message through Koishi's event system. */
 async function replay(app: App, conv: Conversation, flushEvery: number) {
-  const bot = app.mock.bots[0]
   const channel = `locomo-${conv.id}`
   for (let i = 0; i < conv.turns.length; i++) {
-    const turn = conv.turns[i]
-    const session = bot.session({
-      type: 'message',
-      user: { id: userIdOf(turn.speaker), name: turn.speaker },
-      channel: { id: channel, type: 0 },
-      guild: { id: channel },
-      message: { id: messageIdOf(conv, i), content: h.escape(turn.content), elements: [h.text(turn.content)] },
-      timestamp: turn.time.getTime(),
-    })
-    app.emit(session, 'message', session)
+    emitTurn(app, conv, i, channel)
     // a real chat gives background work (topic attribution, indexing) time between messages
     if ((i + 1) % flushEvery === 0) await app.memory.flush()
   }

@@ -25,14 +25,13 @@
 import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import type { App } from 'koishi'
-import { h } from 'koishi'
 import type { MemoryParts } from '../src/compose'
 import { bootApp, log, revision, runInfo, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
 import { Bm25 } from './lib/bm25'
 import { mean, round4 } from './lib/metrics'
 import type { Conversation } from './locomo'
-import { loadConversations, messageIdOf, userIdOf } from './locomo'
+import { emitTurn, loadConversations, messageIdOf, userIdOf } from './locomo'
 
 const ROOT = path.resolve(__dirname, '..')
 const DEFAULT_QUIET_MINUTES = 10
@@ -46,7 +45,6 @@ interface ReplayHost {
 const CLOSE_EVERY_MS = 5 * 60_000
 
 async function replay(app: App, conv: Conversation, quietMs: number) {
-  const bot = app.mock.bots[0]
   const channel = `ltm-${conv.id}`
   const { capture, maintenance } = (app.memory as unknown as ReplayHost).parts
   let closedAt = 0
@@ -58,15 +56,7 @@ async function replay(app: App, conv: Conversation, quietMs: number) {
       closedAt = turn.time.getTime()
       await maintenance.closeIdleTopics(turn.time)
     }
-    const session = bot.session({
-      type: 'message',
-      user: { id: userIdOf(turn.speaker), name: turn.speaker },
-      channel: { id: channel, type: 0 },
-      guild: { id: channel },
-      message: { id: messageIdOf(conv, i), content: h.escape(turn.content), elements: [h.text(turn.content)] },
-      timestamp: turn.time.getTime(),
-    })
-    app.emit(session, 'message', session)
+    emitTurn(app, conv, i, channel)
     await app.memory.flush()
   }
   const last = conv.turns[conv.turns.length - 1].time
