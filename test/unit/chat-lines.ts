@@ -8,8 +8,9 @@
  * `rule-judge-chat-measure.test.ts`, in English and Chinese (about 60/40); not taken from a benchmark.
  *
  * The split was fixed when the lines were written, before the judge was widened for them: within each
- * language, every third line (index 2, 5, 8…) is held out (`*_CHAT_HELD_OUT`) and the others are the
- * development lines (`*_CHAT_DEV`). The rules were tuned looking at the development lines only.
+ * language and batch, every third line (index 2, 5, 8…) is held out (`*_CHAT_HELD_OUT`) and the others
+ * are the development lines (`*_CHAT_DEV`). The rules were tuned looking at the development lines
+ * only; the held-out lines were scored, without reading what was missed, only at the end.
  */
 
 export type ChatKind =
@@ -303,10 +304,116 @@ const ZH_CHAT: ChatLine[] = [
   noise('smalltalk', '不说我了，你这周过得怎么样'),
 ]
 
+/**
+ * A second batch, written after the judge was widened on the first batch's development lines and
+ * before it was run on these: longer turns in the way friends answer each other (a fact after a
+ * reaction or inside an answer, a fact whose subject is someone of the speaker's, a short answer that
+ * is a fact only with the question before it), and longer noise (a reaction and a question, advice,
+ * "I think…" opinions). Split the same way.
+ */
+const EN_CHAT_2: ChatLine[] = [
+  fact(
+    'mixed',
+    'Thanks, Riley! Yeah, the kids and I spent the afternoon at the pumpkin patch, they picked the biggest ones they could find.',
+  ),
+  noise('question', 'Oh wow, that sounds like such a meaningful experience. How did it make you feel?'),
+  fact('event', 'It was amazing! I went with my college friends and we stayed in a cabin by the lake for three nights.'),
+  noise('compliment', 'That is so thoughtful of you! Your kids are lucky to have you.'),
+  fact('family', "Honestly it's been rough. My mom had surgery two weeks ago so I've been driving back and forth to the hospital."),
+  noise('question', "I'm so sorry to hear about your mom. Is she doing okay now?"),
+  fact('plan', "Not yet, but I'm meeting with an adoption counselor on Tuesday to go over the paperwork."),
+  noise('question', "Haha that's adorable! What's her costume?"),
+  fact('family', 'Yep, 7 years now!'),
+  noise('greeting', 'Hey Taylor, long time no see! What have you been up to?'),
+  fact('event', "Oh that's from my trip to Kyoto in 2019, I still think about that temple all the time."),
+  noise('question', "That's amazing, congrats on the new job! When do you start?"),
+  fact('activity', "I've been getting into birdwatching, saw a red-tailed hawk at the park this morning!"),
+  noise('reaction', 'I totally get it, change can be scary.'),
+  fact('family', 'LOL yes, my youngest insisted on wearing her Halloween costume to school all week.'),
+  noise('encouragement', "You should definitely go for it, you'd be great at it."),
+  fact('event', 'Sure! I started painting after my dad passed, it helped me deal with the grief.'),
+  noise('compliment', "Wow, I can't believe how talented you are!"),
+  fact('possession', "That's the sign I made for the pride march last June."),
+  noise('opinion', 'I think self-care is so underrated.'),
+  fact('event', 'Thank you! It took me about three months to finish that sweater.'),
+  noise('opinion', "It's so important to have people who support you."),
+  fact('mixed', 'Aw, I miss those days. I used to play in a punk band in high school.'),
+  noise('reaction', 'Awesome, keep me posted!'),
+  fact('plan', "We've been talking about moving closer to my parents, maybe somewhere in Oregon."),
+  noise('reaction', 'That makes total sense.'),
+  fact('event', 'My therapist suggested I try journaling, so I bought a notebook last weekend.'),
+  noise('encouragement', 'I hope the move goes smoothly for you guys!'),
+  fact('plan', 'Glad you asked! I just signed up to run the Chicago marathon in October.'),
+  noise('reaction', "Sounds like a plan, let's do it!"),
+  fact('family', 'The kids are doing great, Max just learned to ride his bike without training wheels.'),
+  noise('compliment', 'Good for you! That takes a lot of courage.'),
+  fact('event', 'Busy as always! Work is crazy, I had three deadlines this week.'),
+  noise('reaction', "Oh no, that's awful. Sending hugs!"),
+  fact('activity', "Yeah I'm really into hiking lately, did the whole Dipsea trail last Sunday."),
+  noise('question', 'Any tips for a beginner?'),
+  fact('feeling', "I'm a bit nervous, it's my first time speaking at a conference."),
+  noise('smalltalk', "I'd love to hear more about it sometime!"),
+  fact('mixed', 'Ha, I know the feeling. I cried at my own graduation too.'),
+  noise('opinion', 'Pets really make a house a home.'),
+  fact('pet', "Oh I actually have a cat named Pepper, she's super clingy."),
+  noise('reaction', 'Yeah, I get what you mean.'),
+  fact('event', 'We got married on a beach in Mexico, just close family.'),
+  noise('compliment', 'Those colors are stunning!'),
+  fact('activity', 'Definitely! Reading has always been my way to unwind, I go through like two books a week.'),
+  noise('thanks', 'I really appreciate you sharing that with me.'),
+  fact('family', "That photo is from my sister's baby shower last month."),
+  noise('greeting', 'Same! Talk to you soon.'),
+  fact('feeling', "I'm not gonna lie, losing my job last spring was the hardest thing I've been through."),
+  fact('mixed', 'Oh nice! I volunteer at a food bank on Saturdays, so I totally get it.'),
+  fact('possession', "It's a necklace my grandmother left me, I wear it every day."),
+  fact('event', 'I finally got my certification in counseling!!'),
+  fact('event', "Was at my nephew's birthday party all afternoon, I'm exhausted lol"),
+  fact('pet', 'Our dog Bailey turned 10 yesterday so we threw him a little party.'),
+]
+
+const ZH_CHAT_2: ChatLine[] = [
+  fact('family', '挺好的！上周带我妈去体检了，结果都正常'),
+  noise('question', '哇，好有意义啊！你当时是什么感觉？'),
+  fact('plan', '还没呢，不过我下周二要去见一个领养机构的人'),
+  noise('compliment', '你对孩子们真有耐心'),
+  fact('event', '那张照片是我们去年在青海湖拍的'),
+  noise('question', '听到你妈妈的事我好难过，她现在还好吗？'),
+  fact('mixed', '哈哈是啊，我大学的时候在乐队当鼓手'),
+  noise('question', '哈哈哈太可爱了吧，她穿的什么？'),
+  fact('activity', '最近迷上了烘焙，周末给同事烤了一大盒曲奇'),
+  noise('greeting', '好久没聊了，最近忙啥呢'),
+  fact('event', '唉，别提了，上个月刚被裁员，现在在找工作'),
+  noise('question', '恭喜恭喜！什么时候入职呀？'),
+  fact('family', '我们家老二下个月就满周岁了'),
+  noise('reaction', '我懂，改变总是让人害怕'),
+  fact('possession', '这是我外婆留给我的镯子，我一直戴着'),
+  noise('encouragement', '你一定要试试，你肯定行的'),
+  fact('pet', '刚带狗狗去打完疫苗，它吓得一直发抖'),
+  noise('opinion', '我觉得照顾好自己最重要'),
+  fact('feeling', '嗯，我从小就怕水，到现在都不会游泳'),
+  noise('opinion', '有人支持真的很重要'),
+  fact('activity', '今年开始每周去两次游泳馆，已经瘦了五斤'),
+  noise('reaction', '好嘞，有消息告诉我哈'),
+  fact('mixed', '谢谢！那幅画我画了整整一个月'),
+  noise('reaction', '确实有道理'),
+  fact('family', '我跟我老公是在大学社团认识的'),
+  noise('encouragement', '希望你们搬家顺利！'),
+  fact('plan', '对呀，我们打算十一带孩子回老家看爷爷奶奶'),
+  noise('reaction', '就这么定了！'),
+  fact('plan', '好呀，不过我这周末要加班，得改天了'),
+  noise('encouragement', '抱抱你，别太难过了'),
+  fact('family', '我弟下个月从国外回来'),
+  noise('question', '有什么新手建议吗？'),
+  fact('activity', '前阵子报了个夜校学插花，还挺有意思的'),
+  fact('family', '已经七年了！'),
+  fact('feeling', '这事对我打击挺大的，我哭了好几天'),
+  fact('possession', '我家阳台种了好多番茄，今年大丰收'),
+]
+
 const held = (_: ChatLine, i: number) => i % 3 === 2
 const dev = (_: ChatLine, i: number) => i % 3 !== 2
 
-export const EN_CHAT_DEV = EN_CHAT.filter(dev)
-export const EN_CHAT_HELD_OUT = EN_CHAT.filter(held)
-export const ZH_CHAT_DEV = ZH_CHAT.filter(dev)
-export const ZH_CHAT_HELD_OUT = ZH_CHAT.filter(held)
+export const EN_CHAT_DEV = [...EN_CHAT.filter(dev), ...EN_CHAT_2.filter(dev)]
+export const EN_CHAT_HELD_OUT = [...EN_CHAT.filter(held), ...EN_CHAT_2.filter(held)]
+export const ZH_CHAT_DEV = [...ZH_CHAT.filter(dev), ...ZH_CHAT_2.filter(dev)]
+export const ZH_CHAT_HELD_OUT = [...ZH_CHAT.filter(held), ...ZH_CHAT_2.filter(held)]
