@@ -172,8 +172,16 @@ const ZH_RULES: Rules = {
 }
 
 /** Verbs a statement may start with when the speaker is left out ("最近刚领养了一只橘猫"). */
+/**
+ * One or more of `words`, each taken once and never split again: an atomic group (`(?=(x))\k<x>`), so
+ * a run like 刚刚刚刚… is read in one pass, not in every way of cutting it (which takes forever).
+ */
+function runOf(words: string, name: string): string {
+  return `(?:(?=(?<${name}>${words}))\\k<${name}>)+`
+}
+
 const ZH_PREDICATE_START = new RegExp(
-  `^(?:(?:最近|刚|刚刚|才|已经|今年|现在|平时|一直|还|也|都|明天|后天|下周|下个月|明年|周末|${ZH_DATE})+)?(?:养了|领养了|收养了|买了|入手了|在学|在自学|开始学|报了|住在|搬到|搬去|要去|打算|准备|计划|换了|辞职|升职|考上了|是|叫|在|有|对|不吃|不喝|喜欢|讨厌|爱吃|爱喝|学的是|做|当|来自|毕业)`,
+  `^(?:${runOf(`刚刚|最近|刚|才|已经|今年|现在|平时|一直|还|也|都|明天|后天|下周|下个月|明年|周末|${ZH_DATE}`, 'when')})?(?:养了|领养了|收养了|买了|入手了|在学|在自学|开始学|报了|住在|搬到|搬去|要去|打算|准备|计划|换了|辞职|升职|考上了|是|叫|在|有|对|不吃|不喝|喜欢|讨厌|爱吃|爱喝|学的是|做|当|来自|毕业)`,
 )
 
 /** A clause that brings in someone or something the next clause may be about. */
@@ -320,7 +328,7 @@ const ZH_STANCE = /^我(?:觉得|认为|感觉|猜|想问|知道|不知道|明�
 const EN_REQUEST_WRAPPER =
   /^(?:(?:please|pls|hey|ok|okay|also|and)[,\s]+)*(?:remember|don't forget|do not forget|keep in mind|note)(?:\s+that)?[,:]?\s+/i
 
-const EN_MODALS = new Set(['can', 'could', 'will', 'would', 'should', 'must', 'might', 'may', 'shall'])
+const EN_MODALS = new Set(['can', 'could', 'will', 'would', 'should', 'must', 'might', 'may', 'shall', 'gotta', 'gonna', 'wanna'])
 const EN_PAST = new Set([
   'was',
   'went',
@@ -436,6 +444,8 @@ function rewriteEn(sentence: string, name: string): string {
     [/\bI'll\b/gi, `${name} will`],
     [/\bI'd\b/gi, `${name} would`],
     [/\bI (?:don't|do not)\b/gi, `${name} doesn't`],
+    [/\bI (?:haven't|have not)\b/gi, `${name} hasn't`],
+    [/\bI (?=(?:didn't|did not|can't|cannot|couldn't|won't|wouldn't|shouldn't|wasn't|hadn't|ain't)\b)/gi, `${name} `],
     [/\bI(?:'ve| have) got\b/gi, `${name} has got`],
     [/\bwe're\b/gi, `${name} and others are`],
     [/\bwe've\b/gi, `${name} and others have`],
@@ -483,8 +493,10 @@ const ZH_ACTION =
   '(?:在|从|跟|和|带|陪|去|回|把|给|准备|打算|计划|要|想|学|参加|考|搬|换|找|养|买|卖|做|办|报|见|约|聚|拿|看|吃|玩|逛|爬|骑|跑|写|画|读|练|装修|认识|遇到|收到|通过|完成|辞|入职|毕业|剪|烤|种|生|结婚|领|接|送|忙|加班|出差|旅|备|迷上|爱上|喜欢|参观|体验|尝试|试|拍|听|做了)'
 /** A clause whose subject, the speaker, is left out: a time or an adverb, then what they did ("上周末带孩子去了趟海洋馆"). */
 const ZH_UNSAID_SUBJECT = new RegExp(
-  `^(?:(?:${ZH_TIME}|${ZH_ADVERB})+${ZH_ACTION}|(?:去|带|跟|陪|参加|报|买|看|学|考|搬|换|找|养|拿)[^，,。！？]{0,5}?[了过完])`,
+  `^(?:${runOf(`${ZH_TIME}|${ZH_ADVERB}`, 'when')}${ZH_ACTION}|(?:去|带|跟|陪|参加|报|买|看|学|考|搬|换|找|养|拿)[^，,。！？]{0,5}?[了过完])`,
 )
+
+const ZH_PAST_TIME = /昨天|昨晚|前天|前几天|前阵子|上周|上个?星期|上个?礼拜|上个月|去年|前年|小时候|以前|那年|当年/
 
 /** A clause with the speaker as its subject, maybe after a time or an adverb ("去年我一个人…"). */
 function zhOwnSubject(clause: string): boolean {
@@ -494,11 +506,11 @@ function zhOwnSubject(clause: string): boolean {
 
 /** What a clause says to or about the other person, about the chat, or about the moment (eating, on the way, tired). */
 const ZH_TO_LISTENER =
-  /我(?:真的?|好|很|太|超|特别|也|都|一直|真心|是)*(?:为你|替你|羡慕|佩服|相信你|支持你|懂你|理解你|心疼你|想你|爱你|喜欢你|谢谢|感谢|祝你|希望你|等你|陪你|同意|赞同|服了|跟你说|告诉你|问你|会的|会加油)/
+  /我(?:真的?|好|很|太|超|特别|也|都|一直|真心|是|会|就|能)*(?:为你|替你|羡慕|佩服|相信你|支持你|懂你|理解你|心疼你|想你|爱你|喜欢你|谢谢|感谢|祝你|希望你|等你|陪你|同意|赞同|服了|跟你说|告诉你|问你|会的|会加油)/
 const ZH_MOMENT =
-  /(?:吃饭|吃完饭|吃[早午晚]饭|刚下班|下班了|到家|回家了|起床|睡觉|睡了|去睡|洗澡|在路上|马上|一会儿|待会|等下|等会|先去|先走|回头聊|看电视|刷手机|打游戏|笑死|饿死|困死|上厕所|出门了|醒了|看到你的消息|听首歌|想听|有(?:一|个|一个)问题|问过了|说过了|不太懂|没看懂|没听懂)/
+  /(?:吃饭|吃完饭|吃[早午晚]饭|刚下班|下班了|到家|回家了|起床|睡觉|睡了|去睡|洗澡|在路上|马上|一会儿|待会|等下|等会|先去|先走|回头聊|看电视|刷手机|打游戏|笑死|饿死|困死|上厕所|出门了|醒了|看到你的消息|听首歌|想听|有(?:一|个|一个)问题|问过了|说过了|不太懂|没看懂|没听懂|刚吃完|刚吃了|刚到|刚起|刚醒|随便问|随便说|(?:看看|试试|问问|想想|聊聊)$)/
 const ZH_MOOD_ONLY =
-  /^(?:今天|现在|真的|也|有点|有些|好|很|太|特别|超|非常|真)*(?:累|困|饿|无聊|开心|高兴|难过|伤心|烦|郁闷|心情不好|心情很好|心情好|不舒服|激动|感动|紧张|无语)(?:了|啊|呀|哦|死了|坏了)*$/
+  /^(?:今天|现在|真的|也|有点|有些|好|很|太|特别|超|非常|真)*(?:累|困|饿|无聊|开心|高兴|难过|伤心|烦|郁闷|心情(?:特别|很|超|非常|有点|不太|真)?(?:好|不好|差|不错|糟)|不舒服|激动|感动|紧张|无语)(?:了|啊|呀|哦|死了|坏了)*$/
 
 /** The characters that say something, once pronouns, particles, auxiliaries and intensifiers are gone. */
 function zhContent(clause: string): number {
@@ -518,13 +530,17 @@ function zhLife(head: string): boolean {
   const predicate = head.replace(/^[^，,]{0,8}?(?:我们家|我家|咱家|我们|咱们|我)/, '')
   if (ZH_STANCE.test(`我${predicate}`) || ZH_LIFE_STANCE.test(predicate) || ZH_MOOD_ONLY.test(predicate) || ZH_FAREWELL.test(predicate))
     return false
+  // a suggestion to the listener ("我们下次一起去吧"), or a clause about them that tells no past event of the speaker's
+  if (/吧[！!。~～\s]*$/.test(predicate) && /^[^，,]{0,8}?(?:我们|咱们)/.test(head)) return false
+  if (/[你您]/.test(head) && !(ZH_PAST_TIME.test(head) && /[了过]/.test(head))) return false
   // "我的生日" names something and says nothing of it
   if (/^的/.test(predicate) && !ZH_PREDICATE.test(predicate)) return false
   return zhContent(head) >= 3
 }
 
 /** Remembering, knowing, hoping: what the speaker thinks, not what they did ("我不记得了", "我也不清楚"). */
-const ZH_LIFE_STANCE = /^(?:也|都|还|真的?)?(?:不|没)?(?:记得|清楚|确定|知道|想知道|记不清|忘了|懂|明白|理解|以为|希望|祝|相信|是说|同意)/
+const ZH_LIFE_STANCE =
+  /^(?:也|都|还|就|早|真的?)*(?:不|没)?(?:太|很)?(?:记得|清楚|确定|知道|想知道|记不清|忘了|懂|明白|理解|以为|希望|祝|相信|是说|同意|有同感|同感)/
 /** Parting words: "明天见", "那我们明天再聊". */
 const ZH_FAREWELL = /(?:见|再聊|再说|聊|拜拜|回见)[啦了哦呀吧～~！!。]*$/
 /** Something said of what is named: a verb, a copula, an adverb or an aspect marker. */
@@ -598,7 +614,7 @@ const EN_CHAT_MOVE = new RegExp(
     '\\bi (?:\\w+ ){0,2}(?:love|like|admire|appreciate|adore|respect|envy|miss|enjoy(?:ed)?) (?:your|you|how you|that you|the way you|it when you|how much you|hearing|seeing your|talking to you|chatting)',
     '\\bi (?:\\w+ ){0,2}(?:hope|wish|bet|believe in|trust) (?:you|your|it|that|so|everything|things|all|we can|we get)',
     "\\bi (?:can(?:'t|not)?|could) (?:\\w+ )?(?:imagine|tell|relate|understand|picture|see (?:why|how|that|it|what|where))\\b",
-    '\\bi (?:\\w+ )?(?:hear|feel|get|understand|agree with) (?:you|ya|that|what you|the same)',
+    '\\bi (?:\\w+ )?(?:hear|feel|get|understand|agree with) (?:you|ya|that|it|what you|the same)',
     "\\b(?:can't|cannot|can not) wait (?:to (?:see|hear|try|read|meet)|for you)",
     "\\b(?:would|'d) love to (?:see|hear|try|meet|read|join) (?:it|that|them|those|more|how|what|your|you|pictures|photos|pics|the pictures|the photos)",
     "^i(?:'ll| will) (?:\\w+ )?(?:check (?:it|that|them|this) out|keep (?:that|it|this|you) in mind|let you know|try (?:it|that|this)|think about it|do that|do it|tell you|send (?:you|it|them)|text you|call you|see you|talk to you|be there|remember that)",
@@ -607,13 +623,19 @@ const EN_CHAT_MOVE = new RegExp(
     '\\b(?:eating|having|grabbing|making|cooking) (?:lunch|dinner|breakfast|a snack|some food|coffee)\\b|\\bjust got (?:home|back home|up|off work)\\b|\\blaughing so hard|\\bwatching (?:a movie|tv|a show|netflix)|\\b(?:lying in bed|chilling|getting ready)\\b',
     "^i(?:'m| am) (?:so |really |very |super |pretty |a bit |kinda |just |a little )*(?:tired|bored|hungry|sleepy|happy|sad|glad|fine|good|ok|okay|great|excited|exhausted|stressed|relieved|stuffed|busy|well|thrilled|doing (?:good|great|well|fine|okay|ok|alright))(?: (?:today|now|right now|tonight|too|as well|lol|haha|thanks|thank you))*$",
     "^i(?:'m| am) (?:doing )?(?:good|great|well|fine|okay|ok|alright|awesome|not bad)\\b",
-    '\\bmade my (?:day|week|night)\\b|^(?:my|oh my) (?:god|gosh|goodness|bad|pleasure)\\b|\\bmy heart goes out',
+    '\\bmade my (?:day|week|night)\\b|^(?:my|oh my) (?:god|gosh|goodness|bad|pleasure)\\b|\\bmy heart goes out|^my thoughts exactly',
+    // a feeling, a wish or words for the listener: "how proud I am of you", "I love how supportive your family is"
+    "\\b(?:proud|happy|glad|sorry|love|admire|appreciate|adore|wish|miss|jealous|impressed|awe|excited|rooting|thinking|praying)(?: [\\w']+){0,3} (?:you|your|u|ya)\\b|\\bhere (?:for|if) you\\b|\\bcan (?:\\w+ )?see you\\b|\\b(?:wanted|meant|meaning) to (?:ask|tell) you\\b",
+    "\\bi (?:didn't|did not|never) (?:know|realize|realise|think|guess) (?:you|that you|your)|\\bnever thought (?:of|about) it\\b|\\bi(?:'ve| have) heard (?:great|good|amazing|so much|a lot|wonderful)",
+    '^we (?:should|could|gotta|must|oughta)\\b|\\bwish i (?:could|had|was|were) (?:have )?(?:been|go|come|see|join|there)',
+    "\\bi (?:\\w+ )?(?:need|have|ought|gotta|got|should|must) to (?:try|check|do|see|read|watch|visit|make) (?:that|it|this|them|those)\\b|\\bi(?:'ll| will) (?:\\w+ ){0,3}(?:check|look) (?:\\w+ ){0,2}(?:out|up)\\b",
+    '\\b(?:happy|glad) to help\\b|\\bexcited to (?:hear|see|read|try) (?:about )?(?:it|that|more|your|all)|\\blooking forward to (?:it|that|this|seeing|hearing|meeting|catching up)\\b',
   ].join('|'),
 )
 
 /** A stance the speaker opens with: what follows is theirs only when it has a subject of its own ("I think I'll apply…"). */
 const EN_STANCE_LEAD =
-  /^(?:i (?:really |honestly |just |do |totally |kinda |still )?(?:think|guess|mean|agree|see|know|don't know|hope|wonder|feel like|suppose|bet|believe|reckon|figure|remember(?: when| the (?:day|time|first time)(?: when| that)?| how)?)|i'm (?:not )?(?:sure|pretty sure|certain|positive)|i(?: am|'m) (?:just )?(?:kidding|joking))\b(?: that)?[,\s]*/
+  /^(?:i (?:really |honestly |just |do |totally |kinda |still )?(?:think|guess|mean|agree|see|know|don't know|hope|wonder|feel like|suppose|bet|believe|reckon|figure|gotta say|have to say|must say|(?:just )?wanted to say|remember(?: when| the (?:day|time|first time)(?: when| that)?| how)?)|i'm (?:not )?(?:sure|pretty sure|certain|positive)|i(?: am|'m) (?:just )?(?:kidding|joking))\b(?: that)?[,\s]*/
 
 /** Words that carry nothing: pronouns, auxiliaries, articles, prepositions, intensifiers, interjections. */
 const EN_EMPTY_WORDS = new Set(
@@ -639,6 +661,14 @@ function isEnQuestion(lower: string): boolean {
   return /[?？]\s*$/.test(lower) || !/^(?:when|where|how|what|while|since|after|before|once|if|as) (?:i|we|my|our|me)\b/.test(lower)
 }
 
+/** A clause that only announces what follows ("Let me tell you, …", "I'm not gonna lie, …"). */
+const EN_FILLER =
+  /^(?:let me tell you|you know what|guess what|(?:i'm |i am )?not gonna lie|to be honest|tbh|honestly|i have to say|i gotta say|i must say|fun fact|i mean|you know|for real|seriously)[\s,!.…:]*$/
+
+/** Someone or something of the speaker's named without "my", as friends do ("The kids are doing great, …"). */
+const EN_THEIRS =
+  /^(?:the (?:kids|baby|boys|girls|twins|little ones?|family|pup|puppy|dog|cat|kitten|hubby)|hubby|mom|dad|grandma|grandpa)\b(?! (?:must|will|would|'ll|might|should|could)\b)(?!.*\b(?:you|your)\b)/
+
 /**
  * The part of an English statement that says something about the speaker: interjections and reactions
  * before it are dropped ("Wow, I went there last year too" → "I went there last year too"), a clause
@@ -648,7 +678,8 @@ function enCore(statement: string): string {
   const segments = statement.split(/(?<=,)\s+|\s+[-–—]+\s+/)
   const first = segments.findIndex((segment) => {
     const lower = segment.toLowerCase().replace(/[\u2018\u2019]/g, "'")
-    return EN_SPEAKER.test(lower) || unsaidSubject(lower.replace(/^[\s,!.…~-]+/, '')) !== undefined
+    if (EN_FILLER.test(lower)) return false
+    return EN_SPEAKER.test(lower) || EN_THEIRS.test(lower) || unsaidSubject(lower.replace(/^[\s,!.…~-]+/, '')) !== undefined
   })
   let start = Math.max(0, first)
   while (start > 0 && EN_ADVERBIAL.test(segments[start - 1].trim())) start--
@@ -663,7 +694,7 @@ function enCore(statement: string): string {
  */
 function enLife(core: string): string | undefined {
   const lower = normalizeEn(core)
-  if (EN_CHAT_MOVE.test(lower) || !EN_OWN_SUBJECT.test(lower)) return undefined
+  if (EN_CHAT_MOVE.test(lower) || !(EN_OWN_SUBJECT.test(lower) || EN_THEIRS.test(lower))) return undefined
   return enContentWords(lower) >= 2 ? core : undefined
 }
 
@@ -745,15 +776,19 @@ function zhStatements(sentence: string): Statement[] {
     const bare = clause.replace(ZH_REQUEST_WRAPPER, '').replace(ZH_CONJUNCTION, '').replace(ZH_LEAD, '')
     if (!bare) continue
     const last = statements.at(-1)
-    // "家里那只布偶猫已经三岁了，是我的宝贝": the clause before is what "是我的…" speaks of
-    if (!last && !lead && /^(?:就)?是我/.test(bare)) lead = dropped
-    // "…，是我生病时画的" goes on with what came before
-    const explicit = zhOwnSubject(bare) && !(/^(?:就)?是我/.test(bare) && (last || lead))
-    if (explicit) {
+    // "…，是我生病时画的" goes on with what came before, and "家里那只布偶猫已经三岁了，是我的宝贝" is
+    // about what the clause before names
+    if (/^(?:就)?是我/.test(bare) && (last || lead || dropped)) {
+      if (last) last.text += clause
+      else statements.push({ text: (lead || dropped) + bare, head: (lead || dropped) + bare, aboutSpeaker: false })
+      lead = ''
+      continue
+    }
+    if (zhOwnSubject(bare)) {
       // "我家狗狗…" and "我妈…" are about someone else, and "我养了一只柯基" or "我有一个妹妹" bring in
       // someone: what follows without a subject is about them ("…，叫豆豆", "…，在读高中")
       const aboutSpeaker = !new RegExp(`^[^，,]{0,8}?我(?:的|家|们家)?(?:${ZH_KIN}|${ZH_PET})`).test(bare) && !ZH_BRINGS_IN.test(bare)
-      statements.push({ text: lead + bare, head: /^(?:就)?是我/.test(bare) ? lead + bare : bare, aboutSpeaker })
+      statements.push({ text: lead + bare, head: bare, aboutSpeaker })
       lead = ''
     } else if (last?.aboutSpeaker && ZH_PREDICATE_START.test(bare) && categoriesOf(`我${bare}`, 'zh').length) {
       statements.push({ text: `我${bare}`, head: `我${bare}`, aboutSpeaker: true })
@@ -831,15 +866,44 @@ interface FoundFact {
   turn: number
 }
 
+/**
+ * An English sentence that goes on about what the sentence before said, without naming it again:
+ * "It was so powerful.", "It's special to me.", "They loved the jellyfish." It joins that fact.
+ */
+function continuesEn(sentence: string): boolean {
+  const lower = normalizeEn(sentence.trim())
+  return (
+    detectLanguage(sentence, 'zh') === 'en' &&
+    /^(?:it|it's|that|that's|this|they|they're|he|she|he's|she's|the \w+ (?:was|were|is|are))\b/.test(lower) &&
+    !/^(?:that|this)(?:'s| is| was)? (?:so |really |very |such |super |pretty )*(?:awesome|amazing|great|cool|nice|funny|hilarious|crazy|wild|sweet|cute|true|right|fair|sad|awful|terrible|the best|the worst)\b/.test(
+      lower,
+    ) &&
+    !/\b(?:you|your)\b/.test(lower) &&
+    !isEnQuestion(lower) &&
+    !EN_CHAT_MOVE.test(lower) &&
+    lower.split(/\s+/).length <= 20
+  )
+}
+
 function findFacts(conversation: Turn[]): FoundFact[] {
   const found: FoundFact[] = []
   conversation.forEach((turn, index) => {
     if (turn.role !== 'user') return
+    // the fact the previous sentence of this turn stated, which a sentence like "It was so powerful." goes on with
+    let previous: FoundFact | undefined
     for (const sentence of sentencesOf(turn.content ?? '')) {
       const language = detectLanguage(sentence, 'zh')
+      const before = previous
+      previous = undefined
       if (!hasContentBeyondRequest(sentence, language)) continue
       const request = (language === 'zh' ? ZH_RULES : EN_RULES).request?.(sentence.toLowerCase()) ?? false
-      for (const statement of language === 'zh' ? zhStatements(sentence) : enStatements(sentence)) {
+      const statements = language === 'zh' ? zhStatements(sentence) : enStatements(sentence)
+      if (before && !request && !statements.some((statement) => statement.categories.length) && continuesEn(sentence)) {
+        before.statement = `${before.statement.replace(/[\s.!…~]+$/, '')}; ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`
+        previous = before
+        continue
+      }
+      for (const statement of statements) {
         // what the user asks to be remembered is kept even when no rule knows its kind
         const categories: FactCategory[] = request
           ? isRequestable(statement.text, language)
@@ -847,13 +911,14 @@ function findFacts(conversation: Turn[]): FoundFact[] {
             : []
           : statement.categories
         if (!categories.length || !hasContentBeyondRequest(statement.text, language)) continue
-        found.push({
+        previous = {
           name: turn.name?.trim() || '',
           statement: statement.text,
           language,
           categories: [...new Set(categories)],
           turn: index,
-        })
+        }
+        found.push(previous)
       }
     }
   })
