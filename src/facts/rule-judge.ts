@@ -151,7 +151,8 @@ const ZH_RULES: Rules = {
     if (m) {
       const rest = s.slice(m.index + m[0].length).replace(/[\s，。！？,.!?~～…哦喔啊呀啦哈嘛了的]+/g, '')
       // what the bot said or did is no fact about the speaker ("我喜欢你的回答")
-      return rest.length > 0 && !/^(?:这个|那个|这|那|它|你|这样|那样|死了|了)$/.test(rest) && !/^(?:你|您)/.test(rest)
+      // nor what is in front of them ("我太喜欢这张照片了": a reaction to what was shown)
+      return rest.length > 0 && !/^(?:这个|那个|这|那|它|你|这样|那样|死了|了)$/.test(rest) && !/^(?:你|您|这)/.test(rest)
     }
     return /我(?:的)?(?:最喜欢的|最爱的)/.test(s)
   },
@@ -294,7 +295,7 @@ const EN_RULES: Rules = {
         .slice(m.index + m[0].length)
         .replace(/[^a-z0-9' ]+/g, ' ')
         .trim()
-      return !EN_OBJECT_FREE.test(rest) && !/^(?:your|you)\b/.test(rest)
+      return !EN_OBJECT_FREE.test(rest) && !/^(?:your|you|this|these)\b/.test(rest)
     }
     return /\bi(?: am|'m) not (?:a|much of a) (?:big )?fan of\b|\bmy (?:favou?rite|fave)\b|\bis my (?:favou?rite|fave)\b|\bi(?: am|'m) (?:a )?(?:vegetarian|vegan|pescatarian)\b|\bi(?: am|'m) (?:afraid|scared) of\b/.test(
       s,
@@ -331,6 +332,7 @@ const EN_REQUEST_WRAPPER =
 const EN_MODALS = new Set(['can', 'could', 'will', 'would', 'should', 'must', 'might', 'may', 'shall', 'gotta', 'gonna', 'wanna'])
 const EN_PAST = new Set([
   'was',
+  'were',
   'went',
   'had',
   'did',
@@ -533,6 +535,8 @@ function zhLife(head: string): boolean {
   // a suggestion to the listener ("我们下次一起去吧"), or a clause about them that tells no past event of the speaker's
   if (/吧[！!。~～\s]*$/.test(predicate) && /^[^，,]{0,8}?(?:我们|咱们)/.test(head)) return false
   if (/[你您]/.test(head) && !(ZH_PAST_TIME.test(head) && /[了过]/.test(head))) return false
+  // a liking for what is in front of them: "我太喜欢这张照片了"
+  if (/^[^，,]{0,4}?(?:喜欢|爱|爱死|羡慕|佩服)了?这/.test(predicate)) return false
   // "我的生日" names something and says nothing of it
   if (/^的/.test(predicate) && !ZH_PREDICATE.test(predicate)) return false
   return zhContent(head) >= 3
@@ -540,7 +544,7 @@ function zhLife(head: string): boolean {
 
 /** Remembering, knowing, hoping: what the speaker thinks, not what they did ("我不记得了", "我也不清楚"). */
 const ZH_LIFE_STANCE =
-  /^(?:也|都|还|就|早|真的?)*(?:不|没)?(?:太|很)?(?:记得|清楚|确定|知道|想知道|记不清|忘了|懂|明白|理解|以为|希望|祝|相信|是说|同意|有同感|同感)/
+  /^(?:也|都|还|就|早|真的?|一直|总|总是|始终|其实|要是|如果|假如)*(?:不|没)?(?:太|很)?(?:记得|清楚|确定|知道|想知道|记不清|忘了|懂|明白|理解|以为|希望|祝|相信|是说|同意|有同感|同感|觉得|认为|感觉)|^(?:要是|如果|假如)/
 /** Parting words: "明天见", "那我们明天再聊". */
 const ZH_FAREWELL = /(?:见|再聊|再说|聊|拜拜|回见)[啦了哦呀吧～~！!。]*$/
 /** Something said of what is named: a verb, a copula, an adverb or an aspect marker. */
@@ -611,7 +615,7 @@ const EN_OWN_SUBJECT =
 const EN_CHAT_MOVE = new RegExp(
   [
     "\\bi(?:'m| am)? (?:\\w+ ){0,2}(?:proud of (?:you|u)|happy for|glad (?:you|that you|to hear|for you|it)|sorry (?:you|for your|to hear|about your|that you|for you)|excited for (?:you|u)|rooting for|here for you|thinking of you|praying for|jealous|so impressed|really impressed)",
-    '\\bi (?:\\w+ ){0,2}(?:love|like|admire|appreciate|adore|respect|envy|miss|enjoy(?:ed)?) (?:your|you|how you|that you|the way you|it when you|how much you|hearing|seeing your|talking to you|chatting)',
+    '\\bi (?:\\w+ ){0,2}(?:love|like|admire|appreciate|adore|respect|envy|miss|enjoy(?:ed)?) (?:your|you|this|these|how you|that you|the way you|it when you|how much you|hearing|seeing your|talking to you|chatting)',
     '\\bi (?:\\w+ ){0,2}(?:hope|wish|bet|believe in|trust) (?:you|your|it|that|so|everything|things|all|we can|we get)',
     "\\bi (?:can(?:'t|not)?|could) (?:\\w+ )?(?:imagine|tell|relate|understand|picture|see (?:why|how|that|it|what|where))\\b",
     '\\bi (?:\\w+ )?(?:hear|feel|get|understand|agree with) (?:you|ya|that|it|what you|the same)',
@@ -625,9 +629,10 @@ const EN_CHAT_MOVE = new RegExp(
     "^i(?:'m| am) (?:doing )?(?:good|great|well|fine|okay|ok|alright|awesome|not bad)\\b",
     '\\bmade my (?:day|week|night)\\b|^(?:my|oh my) (?:god|gosh|goodness|bad|pleasure)\\b|\\bmy heart goes out|^my thoughts exactly',
     // a feeling, a wish or words for the listener: "how proud I am of you", "I love how supportive your family is"
-    "\\b(?:proud|happy|glad|sorry|love|admire|appreciate|adore|wish|miss|jealous|impressed|awe|excited|rooting|thinking|praying)(?: [\\w']+){0,3} (?:you|your|u|ya)\\b|\\bhere (?:for|if) you\\b|\\bcan (?:\\w+ )?see you\\b|\\b(?:wanted|meant|meaning) to (?:ask|tell) you\\b",
+    "\\b(?:proud|happy|glad|sorry|love|admire|appreciate|adore|wish|miss|jealous|impressed|awe|excited|rooting|thinking|praying|curious)(?: [\\w']+){0,3} (?:you|your|u|ya)\\b|\\bhere (?:for|if) you\\b|\\bcan (?:\\w+ )?see you\\b|\\b(?:wanted|meant|meaning) to (?:ask|tell) you\\b",
     "\\bi (?:didn't|did not|never) (?:know|realize|realise|think|guess) (?:you|that you|your)|\\bnever thought (?:of|about) it\\b|\\bi(?:'ve| have) heard (?:great|good|amazing|so much|a lot|wonderful)",
-    '^we (?:should|could|gotta|must|oughta)\\b|\\bwish i (?:could|had|was|were) (?:have )?(?:been|go|come|see|join|there)',
+    "^we (?:should|could|gotta|must|oughta|all)\\b|^if i (?:were|was) you\\b|\\bcan(?:'t|not) believe (?:it|that|how|you|what|this)\\b",
+    '\\bwish i (?:could|had|was|were) (?:have )?(?:been|go|come|see|join|there)',
     "\\bi (?:\\w+ )?(?:need|have|ought|gotta|got|should|must) to (?:try|check|do|see|read|watch|visit|make) (?:that|it|this|them|those)\\b|\\bi(?:'ll| will) (?:\\w+ ){0,3}(?:check|look) (?:\\w+ ){0,2}(?:out|up)\\b",
     '\\b(?:happy|glad) to help\\b|\\bexcited to (?:hear|see|read|try) (?:about )?(?:it|that|more|your|all)|\\blooking forward to (?:it|that|this|seeing|hearing|meeting|catching up)\\b',
   ].join('|'),
@@ -635,7 +640,7 @@ const EN_CHAT_MOVE = new RegExp(
 
 /** A stance the speaker opens with: what follows is theirs only when it has a subject of its own ("I think I'll apply…"). */
 const EN_STANCE_LEAD =
-  /^(?:i (?:really |honestly |just |do |totally |kinda |still )?(?:think|guess|mean|agree|see|know|don't know|hope|wonder|feel like|suppose|bet|believe|reckon|figure|gotta say|have to say|must say|(?:just )?wanted to say|remember(?: when| the (?:day|time|first time)(?: when| that)?| how)?)|i'm (?:not )?(?:sure|pretty sure|certain|positive)|i(?: am|'m) (?:just )?(?:kidding|joking))\b(?: that)?[,\s]*/
+  /^(?:i (?:really |honestly |just |do |totally |kinda |still )?(?:think|guess|mean|agree|see|know|don't know|hope|wonder|feel like|suppose|bet|believe|reckon|figure|gotta say|have to say|must say|(?:just )?wanted to say|(?:always |often )?say|remember(?: when| the (?:day|time|first time)(?: when| that)?| how)?)|i'm (?:not )?(?:sure|pretty sure|certain|positive)|i(?: am|'m) (?:just )?(?:kidding|joking))\b(?: that)?[,\s]*/
 
 /** Words that carry nothing: pronouns, auxiliaries, articles, prepositions, intensifiers, interjections. */
 const EN_EMPTY_WORDS = new Set(
