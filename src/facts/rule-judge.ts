@@ -11,11 +11,18 @@ import type { ExtractedFact, Extraction, ExtractOptions, MemoryJudge, Turn } fro
  * statements), drops questions, and keeps a statement about the speaker that names a fact of a known
  * kind — pets, hobbies and learning, family and relationships, job and school, home and travel,
  * plans and dates, health, likes and dislikes, possessions, birthdays, identity — or asks the bot to
- * remember. Each kept statement is rewritten in the third person with the speaker's name ("我最近在学
+ * remember. Beyond those kinds it keeps any other statement of the speaker's life ('life'), the way
+ * friends say them in passing: the speaker as the subject or left out ("Went to a pottery class on
+ * Saturday", "上周末带孩子去了趟海洋馆"), after a reaction that is dropped ("Wow, I went there last
+ * year too!" → "Alice went there in 2025 too."), unless it is a question, a stance ("I think…"), a
+ * feeling or a wish for the listener ("So happy for you", "我真为你高兴"), a move of the chat ("I'll
+ * check it out", "我们下次一起去吧"), the moment (eating, heading to bed, tired) or too thin to say
+ * anything. Each kept statement is rewritten in the third person with the speaker's name ("我最近在学
  * 吉他" → "小明最近在学吉他。", "I have a golden retriever named Max" → "Alice has a golden retriever
  * named Max.") and its relative dates made absolute against the time it was said. It is rules, not
  * understanding: expect misses and the odd false positive; configure a model for judgement.
- * `test/unit/rule-judge-measure.test.ts` measures it on a labelled set.
+ * `test/unit/rule-judge-measure.test.ts` measures it on a labelled set of lines said to a bot,
+ * `test/unit/rule-judge-chat-measure.test.ts` on one of chat between friends.
  */
 
 export type FactCategory =
