@@ -11,11 +11,18 @@ import type { ExtractedFact, Extraction, ExtractOptions, MemoryJudge, Turn } fro
  * statements), drops questions, and keeps a statement about the speaker that names a fact of a known
  * kind — pets, hobbies and learning, family and relationships, job and school, home and travel,
  * plans and dates, health, likes and dislikes, possessions, birthdays, identity — or asks the bot to
- * remember. Each kept statement is rewritten in the third person with the speaker's name ("我最近在学
+ * remember. Beyond those kinds it keeps any other statement of the speaker's life ('life'), the way
+ * friends say them in passing: the speaker as the subject or left out ("Went to a pottery class on
+ * Saturday", "上周末带孩子去了趟海洋馆"), after a reaction that is dropped ("Wow, I went there last
+ * year too!" → "Alice went there in 2025 too."), unless it is a question, a stance ("I think…"), a
+ * feeling or a wish for the listener ("So happy for you", "我真为你高兴"), a move of the chat ("I'll
+ * check it out", "我们下次一起去吧"), the moment (eating, heading to bed, tired) or too thin to say
+ * anything. Each kept statement is rewritten in the third person with the speaker's name ("我最近在学
  * 吉他" → "小明最近在学吉他。", "I have a golden retriever named Max" → "Alice has a golden retriever
  * named Max.") and its relative dates made absolute against the time it was said. It is rules, not
  * understanding: expect misses and the odd false positive; configure a model for judgement.
- * `test/unit/rule-judge-measure.test.ts` measures it on a labelled set.
+ * `test/unit/rule-judge-measure.test.ts` measures it on a labelled set of lines said to a bot,
+ * `test/unit/rule-judge-chat-measure.test.ts` on one of chat between friends.
  */
 
 export type FactCategory =
@@ -33,6 +40,8 @@ export type FactCategory =
   | 'possession'
   | 'birthday'
   | 'plan'
+  /** Anything else the speaker says of their own life: what they did, do, plan, own or feel about something of theirs. */
+  | 'life'
 
 const CATEGORY_ORDER: FactCategory[] = [
   'request',
@@ -49,6 +58,7 @@ const CATEGORY_ORDER: FactCategory[] = [
   'possession',
   'birthday',
   'plan',
+  'life',
 ]
 
 type Rules = Partial<Record<FactCategory, (statement: string) => boolean>>
@@ -148,7 +158,8 @@ const ZH_RULES: Rules = {
     if (m) {
       const rest = s.slice(m.index + m[0].length).replace(/[\s，。！？,.!?~～…哦喔啊呀啦哈嘛了的]+/g, '')
       // what the bot said or did is no fact about the speaker ("我喜欢你的回答")
-      return rest.length > 0 && !/^(?:这个|那个|这|那|它|你|这样|那样|死了|了)$/.test(rest) && !/^(?:你|您)/.test(rest)
+      // nor what is in front of them ("我太喜欢这张照片了": a reaction to what was shown)
+      return rest.length > 0 && !/^(?:这个|那个|这|那|它|你|这样|那样|死了|了)$/.test(rest) && !/^(?:你|您|这)/.test(rest)
     }
     return /我(?:的)?(?:最喜欢的|最爱的)/.test(s)
   },
@@ -169,8 +180,16 @@ const ZH_RULES: Rules = {
 }
 
 /** Verbs a statement may start with when the speaker is left out ("最近刚领养了一只橘猫"). */
+/**
+ * One or more of `words`, each taken once and never split again: an atomic group (`(?=(x))\k<x>`), so
+ * a run like 刚刚刚刚… is read in one pass, not in every way of cutting it (which takes forever).
+ */
+function runOf(words: string, name: string): string {
+  return `(?:(?=(?<${name}>${words}))\\k<${name}>)+`
+}
+
 const ZH_PREDICATE_START = new RegExp(
-  `^(?:(?:最近|刚|刚刚|才|已经|今年|现在|平时|一直|还|也|都|明天|后天|下周|下个月|明年|周末|${ZH_DATE})+)?(?:养了|领养了|收养了|买了|入手了|在学|在自学|开始学|报了|住在|搬到|搬去|要去|打算|准备|计划|换了|辞职|升职|考上了|是|叫|在|有|对|不吃|不喝|喜欢|讨厌|爱吃|爱喝|学的是|做|当|来自|毕业)`,
+  `^(?:${runOf(`刚刚|最近|刚|才|已经|今年|现在|平时|一直|还|也|都|明天|后天|下周|下个月|明年|周末|${ZH_DATE}`, 'when')})?(?:养了|领养了|收养了|买了|入手了|在学|在自学|开始学|报了|住在|搬到|搬去|要去|打算|准备|计划|换了|辞职|升职|考上了|是|叫|在|有|对|不吃|不喝|喜欢|讨厌|爱吃|爱喝|学的是|做|当|来自|毕业)`,
 )
 
 /** A clause that brings in someone or something the next clause may be about. */
@@ -188,7 +207,8 @@ const ZH_REQUEST_WRAPPER =
   /^(?:(?:请|麻烦|拜托)?(?:你)?(?:一定)?(?:要)?(?:帮我)?(?:记住|记得|记一下|记下来|别忘了|别忘记|不要忘了|不要忘记)(?:哦|啊|呀|喔)?[，,：:\s]*)+/
 
 function rewriteZh(sentence: string, name: string): string {
-  let s = sentence.replace(ZH_REQUEST_WRAPPER, '')
+  let s = sentence.replace(ZH_REQUEST_WRAPPER, '').replace(ZH_LEAD, '')
+  s = s.replace(/(?:我们|咱们)家|咱家/g, `${name}家`)
   s = s.replace(/(?:咱们|我们)/g, `${name}他们`)
   s = s.replace(/我的/g, `${name}的`)
   // 我妈 → 小明的妈妈, 我女朋友的生日 → 小明女朋友的生日 (no doubled 的)
@@ -196,7 +216,7 @@ function rewriteZh(sentence: string, name: string): string {
     de ? `${name}${ZH_KIN_FULL[kin] ?? kin}的` : `${name}的${ZH_KIN_FULL[kin] ?? kin}`,
   )
   s = s.replace(/我/g, name)
-  s = s.replace(/[\s，,。.！!？?；;：:~～…哦喔啊呀啦哈嘛]+$/u, '')
+  s = s.replace(/(?<!哗)[\s，,。.！!？?；;：:~～…哦喔啊呀啦哈嘛]+$/u, '')
   s = stripTrailingEmoji(s)
   if (!s) return ''
   if (!s.includes(name)) s = `${name}${s}`
@@ -282,7 +302,7 @@ const EN_RULES: Rules = {
         .slice(m.index + m[0].length)
         .replace(/[^a-z0-9' ]+/g, ' ')
         .trim()
-      return !EN_OBJECT_FREE.test(rest) && !/^(?:your|you)\b/.test(rest)
+      return !EN_OBJECT_FREE.test(rest) && !/^(?:your|you|this|these)\b/.test(rest)
     }
     return /\bi(?: am|'m) not (?:a|much of a) (?:big )?fan of\b|\bmy (?:favou?rite|fave)\b|\bis my (?:favou?rite|fave)\b|\bi(?: am|'m) (?:a )?(?:vegetarian|vegan|pescatarian)\b|\bi(?: am|'m) (?:afraid|scared) of\b/.test(
       s,
@@ -316,9 +336,10 @@ const ZH_STANCE = /^我(?:觉得|认为|感觉|猜|想问|知道|不知道|明�
 const EN_REQUEST_WRAPPER =
   /^(?:(?:please|pls|hey|ok|okay|also|and)[,\s]+)*(?:remember|don't forget|do not forget|keep in mind|note)(?:\s+that)?[,:]?\s+/i
 
-const EN_MODALS = new Set(['can', 'could', 'will', 'would', 'should', 'must', 'might', 'may', 'shall'])
+const EN_MODALS = new Set(['can', 'could', 'will', 'would', 'should', 'must', 'might', 'may', 'shall', 'gotta', 'gonna', 'wanna'])
 const EN_PAST = new Set([
   'was',
+  'were',
   'went',
   'had',
   'did',
@@ -399,6 +420,9 @@ const EN_ADVERBS = new Set([
   'kinda',
 ])
 
+/** Verbs whose past is their base form. */
+const EN_SAME_IN_PAST = new Set(['quit', 'put', 'cut', 'hit', 'set', 'let', 'hurt', 'shut', 'spread', 'read', 'cost', 'split', 'upset'])
+
 const EN_SUBJECT_VERB = new RegExp(`\\bI((?:\\s+(?:${[...EN_ADVERBS].join('|')}))*)\\s+([a-z]+)\\b`, 'gi')
 
 /** Third person singular present of a base-form verb: like → likes, go → goes, study → studies, have → has. */
@@ -429,6 +453,8 @@ function rewriteEn(sentence: string, name: string): string {
     [/\bI'll\b/gi, `${name} will`],
     [/\bI'd\b/gi, `${name} would`],
     [/\bI (?:don't|do not)\b/gi, `${name} doesn't`],
+    [/\bI (?:haven't|have not)\b/gi, `${name} hasn't`],
+    [/\bI (?=(?:didn't|did not|can't|cannot|couldn't|won't|wouldn't|shouldn't|wasn't|hadn't|ain't)\b)/gi, `${name} `],
     [/\bI(?:'ve| have) got\b/gi, `${name} has got`],
     [/\bwe're\b/gi, `${name} and others are`],
     [/\bwe've\b/gi, `${name} and others have`],
@@ -443,15 +469,256 @@ function rewriteEn(sentence: string, name: string): string {
   ]
   for (const [pattern, replacement] of replacements) s = s.replace(pattern, replacement as string)
   // I [adverbs] verb → Name [adverbs] verb-s
+  // quit, put, read…: past unless the statement tells a habit ("I quit my job in March", "I read every night")
+  const habit = /\b(?:every|usually|often|always|sometimes|daily|weekly|each|most|never)\b/i.test(s)
   s = s.replace(EN_SUBJECT_VERB, (whole, adverbs: string, verb: string) => {
     if (EN_ADVERBS.has(verb.toLowerCase())) return whole
-    return [name, ...adverbs.trim().split(/\s+/).filter(Boolean), thirdPerson(verb)].join(' ')
+    const said = EN_SAME_IN_PAST.has(verb.toLowerCase()) && !habit ? verb : thirdPerson(verb)
+    return [name, ...adverbs.trim().split(/\s+/).filter(Boolean), said].join(' ')
   })
   s = s.replace(/\bI\b/gi, name)
-  s = stripTrailingEmoji(s.replace(/[\s,.;:!?~…]+$/, ''))
+  s = stripTrailingEmoji(s.replace(/[\s,.;:!?~…]+$/, '').replace(/(?:[\s,]+(?:lol|lmao|haha\w*|hehe\w*|xd|omg|:\)|:D))+$/i, ''))
   if (!s) return ''
   if (!s.includes(name)) s = `${name} mentioned that ${s.charAt(0).toLowerCase()}${s.slice(1)}`
   return `${s.charAt(0).toUpperCase()}${s.slice(1)}.`
+}
+
+// ─────────────── Chinese: any statement about the speaker's life ───────────────
+
+/** Interjections, reactions and fillers a clause may open with ("哈哈我昨天…", "说实话我…"). */
+const ZH_LEAD =
+  /^(?:哈+|嘿+|嘻+|呵+|嗯+|恩+|哇塞?|哦+|噢+|喔+|诶|欸|唉|啊+|呀|天哪|天啊|我的天[哪啊呀]?|我的妈[呀啊]?|我(?:去|靠|晕)(?=[，,！!\s])|说实话|老实说|说真的|其实|对了|话说|真巧|是啊|是呀|对啊|对呀|没错|确实|好吧|呜+|害|嗐|好巧)+[，,！!～~\s]*/
+
+/** A clause that sets the time or the circumstances of the next ("离开老家这么多年，我…"). */
+const ZH_CIRCUMSTANCE = /(?:时|时候|以后|之后|以前|之前|那年|那会儿?|多年|年来|这么久|期间|后来)$/
+
+/** A character before 我 that makes it an object ("给我看", "和我", "对我"), not the subject. */
+const ZH_OBJECT_MARKER = /[给跟和同与让叫对帮陪带送替为把被问教诉像比找请逗吓说]$/
+
+const ZH_TIME =
+  '(?:上上?个?周末|这个?周末|周末|上个?(?:周|星期|礼拜)[一二三四五六日天]?|这个?(?:周|星期|礼拜)|昨天|昨晚|昨儿|前天|前几天|前阵子|前段时间|这几天|这两天|这段时间|这阵子|这几个月|这半年|这一年|这些年|最近|近来|刚刚|刚才|刚|今天|今早|今晚|今年|去年|前年|上个月|这个月|上半年|下半年|小时候|以前|之前|当年|那时候|每天|每周|每个周末|每年|平时|中秋|国庆|过年|春节|暑假|寒假|五一|元旦|明天|后天|下个?(?:周|星期|礼拜)[一二三四五六日天]?|下个月|明年|早上|晚上|[上下中]午|[\\d一二三四五六七八九十两几]+(?:年|个月|天|周|个星期)(?:前|以前|之前))'
+const ZH_ADVERB = '(?:一直|终于|已经|正在|也|还|又|都|才|总算|居然|竟然|第一次|一个人|自己|偷偷|经常|常常|天天|开始|特意|专门)'
+const ZH_ACTION =
+  '(?:在|从|跟|和|带|陪|去|回|把|给|准备|打算|计划|要|想|学|参加|考|搬|换|找|养|买|卖|做|办|报|见|约|聚|拿|看|吃|玩|逛|爬|骑|跑|写|画|读|练|装修|认识|遇到|收到|通过|完成|辞|入职|毕业|剪|烤|种|生|结婚|领|接|送|忙|加班|出差|旅|备|迷上|爱上|喜欢|参观|体验|尝试|试|拍|听|做了)'
+/** A clause whose subject, the speaker, is left out: a time or an adverb, then what they did ("上周末带孩子去了趟海洋馆"). */
+const ZH_UNSAID_SUBJECT = new RegExp(
+  `^(?:${runOf(`${ZH_TIME}|${ZH_ADVERB}`, 'when')}${ZH_ACTION}|(?:去|带|跟|陪|参加|报|买|看|学|考|搬|换|找|养|拿)[^，,。！？]{0,5}?[了过完])`,
+)
+
+const ZH_PAST_TIME = /昨天|昨晚|前天|前几天|前阵子|上周|上个?星期|上个?礼拜|上个月|去年|前年|小时候|以前|那年|当年/
+
+/** A clause with the speaker as its subject, maybe after a time or an adverb ("去年我一个人…"). */
+function zhOwnSubject(clause: string): boolean {
+  const m = /^([^，,]{0,8}?)(?:我|咱们|咱家)/.exec(clause)
+  return !!m && !/[你他她它]/.test(m[1]) && !ZH_OBJECT_MARKER.test(m[1])
+}
+
+/** What a clause says to or about the other person, about the chat, or about the moment (eating, on the way, tired). */
+const ZH_TO_LISTENER =
+  /我(?:真的?|好|很|太|超|特别|也|都|一直|真心|是|会|就|能)*(?:为你|替你|羡慕|佩服|相信你|支持你|懂你|理解你|心疼你|想你|爱你|喜欢你|谢谢|感谢|祝你|希望你|等你|陪你|同意|赞同|服了|跟你说|告诉你|问你|会的|会加油)/
+const ZH_MOMENT =
+  /(?:吃饭|吃完饭|吃[早午晚]饭|刚下班|下班了|到家|回家了|起床|睡觉|睡了|去睡|洗澡|在路上|马上|一会儿|待会|等下|等会|先去|先走|回头聊|看电视|刷手机|打游戏|笑死|饿死|困死|上厕所|出门了|醒了|看到你的消息|听首歌|想听|有(?:一|个|一个)问题|问过了|说过了|不太懂|没看懂|没听懂|刚吃完|刚吃了|刚到|刚起|刚醒|随便问|随便说|(?:看看|试试|问问|想想|聊聊)$)/
+const ZH_MOOD_ONLY =
+  /^(?:今天|现在|真的|也|有点|有些|好|很|太|特别|超|非常|真)*(?:累|困|饿|无聊|开心|高兴|难过|伤心|烦|郁闷|心情(?:特别|很|超|非常|有点|不太|真)?(?:好|不好|差|不错|糟)|不舒服|激动|感动|紧张|无语)(?:了|啊|呀|哦|死了|坏了)*$/
+
+/** The characters that say something, once pronouns, particles, auxiliaries and intensifiers are gone. */
+function zhContent(clause: string): number {
+  return clause.replace(
+    /我们家|我家|咱家|我们|咱们|我|也|都|还|就|会|想|要|的|了|吗|呢|啊|呀|哦|喔|吧|啦|嘛|是|这么|那么|这样|那样|这个|那个|很|好|真|太|一下|一起|谢谢你?|哈+|[\s\p{P}\p{S}]/gu,
+    '',
+  ).length
+}
+
+/**
+ * Any other statement the speaker makes about their own life: `head` (the clause that opens it) has
+ * the speaker as its subject, asks nothing, takes no stance, says nothing to the listener or about
+ * the moment, and says at least two characters' worth.
+ */
+function zhLife(head: string): boolean {
+  if (isZhQuestion(head) || ZH_TO_LISTENER.test(head) || ZH_MOMENT.test(head)) return false
+  const predicate = head.replace(/^[^，,]{0,8}?(?:我们家|我家|咱家|我们|咱们|我)/, '')
+  if (ZH_STANCE.test(`我${predicate}`) || ZH_LIFE_STANCE.test(predicate) || ZH_MOOD_ONLY.test(predicate) || ZH_FAREWELL.test(predicate))
+    return false
+  // a suggestion to the listener ("我们下次一起去吧"), or a clause about them that tells no past event of the speaker's
+  if (/吧[！!。~～\s]*$/.test(predicate) && /^[^，,]{0,8}?(?:我们|咱们)/.test(head)) return false
+  if (/[你您]/.test(head) && !(ZH_PAST_TIME.test(head) && /[了过]/.test(head))) return false
+  // a liking for what is in front of them: "我太喜欢这张照片了"
+  if (/^[^，,]{0,4}?(?:喜欢|爱|爱死|羡慕|佩服)了?这/.test(predicate)) return false
+  // "我的生日" names something and says nothing of it
+  if (/^的/.test(predicate) && !ZH_PREDICATE.test(predicate)) return false
+  return zhContent(head) >= 3
+}
+
+/** Remembering, knowing, hoping: what the speaker thinks, not what they did ("我不记得了", "我也不清楚"). */
+const ZH_LIFE_STANCE =
+  /^(?:也|都|还|就|早|真的?|一直|总|总是|始终|其实|要是|如果|假如)*(?:不|没)?(?:太|很)?(?:记得|清楚|确定|知道|想知道|记不清|忘了|懂|明白|理解|以为|希望|祝|相信|是说|同意|有同感|同感|觉得|认为|感觉)|^(?:要是|如果|假如)/
+/** Parting words: "明天见", "那我们明天再聊". */
+const ZH_FAREWELL = /(?:见|再聊|再说|聊|拜拜|回见)[啦了哦呀吧～~！!。]*$/
+/** Something said of what is named: a verb, a copula, an adverb or an aspect marker. */
+const ZH_PREDICATE = /是|有|在|了|过|着|叫|很|太|真|特别|非常|会|要|去|来|说|让|把|被|给|从|已经|刚|都|也|又|还|不|没|[岁年月天]/
+
+// ─────────────── English: any statement about the speaker's life ───────────────
+
+/** Words at the head of a clause that say nothing yet: interjections, reactions, thanks, fillers. */
+const EN_LEAD =
+  /^(?:(?:yeah|yes|yep|yup|ya|yea|yah|oh|ohh|ooh|wow|whoa|woah|omg|gosh|oh my (?:god|gosh|goodness)|ha(?:ha)+h?|hehe\w*|lol|lmao|aw+|hey|hi|hello|well|so|and|but|also|anyway|anyways|actually|honestly|totally|definitely|absolutely|sure|right|true|ok|okay|alright|hm+|um+|uh|ah+|man|dude|girl|no way|same(?: here)?|me too|ha|hah|nice|cool|great|awesome|amazing|congrats|congratulations|thanks(?: so much| a lot)?|thank you(?: so much)?|ugh|yikes|btw|by the way|oh no|funny enough|guess what|good question|to be honest|tbh|fun fact|haha yes)\b[\s,!.…~-]*)+(?=(?:i|i'm|i've|i'd|i'll|we|we're|we've|my|our|me and)\b)/i
+
+/** A clause that sets the time or the circumstances of what follows ("Last weekend, I…", "When I was a kid, my dad…"). */
+const EN_ADVERBIAL =
+  /^(?:when|whenever|after|before|since|while|as|once|if|back|last|this|next|yesterday|today|tonight|earlier|later|recently|lately|these days|nowadays|growing up|on|in|at|during|over|for|from|every|each|the other day|a few|a couple|one|two|three|four|five|six|seven|eight|nine|ten|\d+|years|months|weeks|days|ever since|a while|right after|honestly|to be honest|funny enough|believe it or not)\b/i
+
+/** Past forms and present participles a chat line may start with, the speaker left out ("Went to…", "Been painting…"). */
+const EN_PARTICIPLES =
+  'planning|thinking|hoping|trying|working|heading|getting|starting|learning|reading|training|saving|looking|taking|writing|painting|studying|preparing|helping|moving|visiting|volunteering|researching|considering|spending|building|making|teaching|practicing|practising|cooking|baking|running|playing|traveling|travelling|organizing|organising|decorating|renovating|applying|doing'
+const EN_UNSAID_SUBJECT = new RegExp(
+  `^((?:(?:just|finally|also|recently|already|actually|literally|totally|still|currently|lately|really|even|then|only|officially)\\s+)*)(been|${EN_PARTICIPLES}|[a-z]+)\\b`,
+  'i',
+)
+const EN_GERUND_SUBJECT =
+  /^\s+(?:(?:really|always|truly|just|honestly|totally|definitely|actually|usually|often|never)\s+)*[a-z]+s\b|\b(?:is|was|are|were|has|have|can|will|makes?|helps?|gives?|keeps?|brings?|opens?|means?|takes?|feels?|gets?|teaches?|changes?)\b/i
+const EN_NOT_PAST = new Set([
+  'need',
+  'feed',
+  'speed',
+  'seed',
+  'indeed',
+  'bed',
+  'red',
+  'shed',
+  'wed',
+  'bred',
+  'led',
+  'ted',
+  'ned',
+  'fred',
+  'bled',
+])
+
+/** The subject to add when the speaker was left out: "Went to…" → "I went to…", "Been painting…" → "I've been painting…". */
+function unsaidSubject(clause: string): string | undefined {
+  const m = EN_UNSAID_SUBJECT.exec(clause)
+  if (!m) return undefined
+  const word = m[2].toLowerCase()
+  if (word === 'been') return "I've"
+  if (new RegExp(`^(?:${EN_PARTICIPLES})$`).test(word)) {
+    // "Traveling really opens your mind", "Reading helps me relax": the participle is the subject
+    const after = clause.slice(m[0].length).split(',')[0]
+    return EN_GERUND_SUBJECT.test(after) ? undefined : "I'm"
+  }
+  const past = EN_PAST.has(word) || (/^[a-z]{3,}ed$/.test(word) && !/eed$/.test(word) && !EN_NOT_PAST.has(word))
+  return past && !['said', 'thought', 'used', 'meant', 'felt', 'knew'].includes(word) ? 'I' : undefined
+}
+
+/** The speaker as the subject of a clause (I, we, me and…, my sister…), or what is theirs named ("that's my old bike"). */
+const EN_OWN_SUBJECT =
+  /\b(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|we'd)\b|^(?:me and|my|our)\b|\b(?:is|was|'s|are|were|been) (?:\w+ ){0,2}(?:my|our)\b/
+
+/**
+ * What a line says to or about the other person, about the conversation or about the moment rather
+ * than about the speaker's life: feelings and wishes for the listener ("I'm so happy for you", "I
+ * hope you have fun", "I can't wait to see it"), moves of the chat ("I'll check it out", "I have a
+ * question"), and the moment ("I'm heading to bed", "I'm eating lunch right now", "I'm so tired").
+ */
+const EN_CHAT_MOVE = new RegExp(
+  [
+    "\\bi(?:'m| am)? (?:\\w+ ){0,2}(?:proud of (?:you|u)|happy for|glad (?:you|that you|to hear|for you|it)|sorry (?:you|for your|to hear|about your|that you|for you)|excited for (?:you|u)|rooting for|here for you|thinking of you|praying for|jealous|so impressed|really impressed)",
+    '\\bi (?:\\w+ ){0,2}(?:love|like|admire|appreciate|adore|respect|envy|miss|enjoy(?:ed)?) (?:your|you|this|these|how you|that you|the way you|it when you|how much you|hearing|seeing your|talking to you|chatting)',
+    '\\bi (?:\\w+ ){0,2}(?:hope|wish|bet|believe in|trust) (?:you|your|it|that|so|everything|things|all|we can|we get)',
+    "\\bi (?:can(?:'t|not)?|could) (?:\\w+ )?(?:imagine|tell|relate|understand|picture|see (?:why|how|that|it|what|where))\\b",
+    '\\bi (?:\\w+ )?(?:hear|feel|get|understand|agree with) (?:you|ya|that|it|what you|the same)',
+    "\\b(?:can't|cannot|can not) wait (?:to (?:see|hear|try|read|meet)|for you)",
+    "\\b(?:would|'d) love to (?:see|hear|try|meet|read|join) (?:it|that|them|those|more|how|what|your|you|pictures|photos|pics|the pictures|the photos)",
+    "^i(?:'ll| will) (?:\\w+ )?(?:check (?:it|that|them|this) out|keep (?:that|it|this|you) in mind|let you know|try (?:it|that|this)|think about it|do that|do it|tell you|send (?:you|it|them)|text you|call you|see you|talk to you|be there|remember that)",
+    "^i (?:have|got) (?:a|one more|another) question|^i (?:have|had) no idea|^i (?:didn't|don't|did not|do not) (?:get|understand|follow) (?:that|it|you|what)|^i (?:already )?asked (?:that|this|you)|^i was (?:just )?wondering|^i (?:want|wanna|would like|'d like) to (?:hear|listen to) (?:a|some|the|another) (?:song|music|joke|story)",
+    '\\b(?:heading|going|off) to (?:bed|sleep)\\b|\\b(?:heading|going|off) (?:out|home|to work)(?: now| soon)?$|\\bon (?:my|our) way\\b|\\bbe right back\\b|\\bbrb\\b|\\b(?:gotta|have to|need to|got to) (?:go|run|sleep)\\b',
+    '\\b(?:eating|having|grabbing|making|cooking) (?:lunch|dinner|breakfast|a snack|some food|coffee)\\b|\\bjust got (?:home|back home|up|off work)\\b|\\blaughing so hard|\\bwatching (?:a movie|tv|a show|netflix)|\\b(?:lying in bed|chilling|getting ready)\\b',
+    "^i(?:'m| am) (?:so |really |very |super |pretty |a bit |kinda |just |a little )*(?:tired|bored|hungry|sleepy|happy|sad|glad|fine|good|ok|okay|great|excited|exhausted|stressed|relieved|stuffed|busy|well|thrilled|doing (?:good|great|well|fine|okay|ok|alright))(?: (?:today|now|right now|tonight|too|as well|lol|haha|thanks|thank you))*$",
+    "^i(?:'m| am) (?:doing )?(?:good|great|well|fine|okay|ok|alright|awesome|not bad)\\b",
+    '\\bmade my (?:day|week|night)\\b|^(?:my|oh my) (?:god|gosh|goodness|bad|pleasure)\\b|\\bmy heart goes out|^my thoughts exactly',
+    // a feeling, a wish or words for the listener: "how proud I am of you", "I love how supportive your family is"
+    "\\b(?:proud|happy|glad|sorry|love|admire|appreciate|adore|wish|miss|jealous|impressed|awe|excited|rooting|thinking|praying|curious)(?: [\\w']+){0,3} (?:you|your|u|ya)\\b|\\bhere (?:for|if) you\\b|\\bcan (?:\\w+ )?see you\\b|\\b(?:wanted|meant|meaning) to (?:ask|tell) you\\b",
+    "\\bi (?:didn't|did not|never) (?:know|realize|realise|think|guess) (?:you|that you|your)|\\bnever thought (?:of|about) it\\b|\\bi(?:'ve| have) heard (?:great|good|amazing|so much|a lot|wonderful)",
+    "^we (?:should|could|gotta|must|oughta|all)\\b|^if i (?:were|was) you\\b|\\bcan(?:'t|not) believe (?:it|that|how|you|what|this)\\b",
+    '\\bwish i (?:could|had|was|were) (?:have )?(?:been|go|come|see|join|there)',
+    "\\bi (?:\\w+ )?(?:need|have|ought|gotta|got|should|must) to (?:try|check|do|see|read|watch|visit|make) (?:that|it|this|them|those)\\b|\\bi(?:'ll| will) (?:\\w+ ){0,3}(?:check|look) (?:\\w+ ){0,2}(?:out|up)\\b",
+    '\\b(?:happy|glad) to help\\b|\\bexcited to (?:hear|see|read|try) (?:about )?(?:it|that|more|your|all)|\\blooking forward to (?:it|that|this|seeing|hearing|meeting|catching up)\\b',
+  ].join('|'),
+)
+
+/** A stance the speaker opens with: what follows is theirs only when it has a subject of its own ("I think I'll apply…"). */
+const EN_STANCE_LEAD =
+  /^(?:i (?:really |honestly |just |do |totally |kinda |still )?(?:think|guess|mean|agree|see|know|don't know|hope|wonder|feel like|suppose|bet|believe|reckon|figure|gotta say|have to say|must say|(?:just )?wanted to say|(?:always |often )?say|remember(?: when| the (?:day|time|first time)(?: when| that)?| how)?)|i'm (?:not )?(?:sure|pretty sure|certain|positive)|i(?: am|'m) (?:just )?(?:kidding|joking))\b(?: that)?[,\s]*/
+
+/** Words that carry nothing: pronouns, auxiliaries, articles, prepositions, intensifiers, interjections. */
+const EN_EMPTY_WORDS = new Set(
+  (
+    'i me my mine myself we us our you your yours it its that this these those they them their there here he she him her his ' +
+    "am is are was were be been being 's 'm 're 've 'll 'd do does did will would can could should shall may might must gonna wanna gotta " +
+    'a an the some any all so such very really totally just also too as well still even much lot lots bit kinda pretty quite super ' +
+    'to of in on at for with about from by up out into over and but or because not no yes yeah oh wow haha lol omg thanks thank ' +
+    'now right today tonight thing things stuff one way same more most ever again sure definitely absolutely honestly actually'
+  ).split(' '),
+)
+
+function enContentWords(text: string): number {
+  return text
+    .replace(/\b(?:i|we|you|it|that|they|he|she|there|who|what)'(?:m|s|re|ve|ll|d)\b|\b\w+n't\b/g, ' ')
+    .split(/[^a-z0-9']+/)
+    .filter((word) => word && !EN_EMPTY_WORDS.has(word)).length
+}
+
+/** A question, also one that starts like "when I was a kid, …" only when it asks. */
+function isEnQuestion(lower: string): boolean {
+  if (!isQuestion(lower, 'en')) return false
+  return /[?？]\s*$/.test(lower) || !/^(?:when|where|how|what|while|since|after|before|once|if|as) (?:i|we|my|our|me)\b/.test(lower)
+}
+
+/** A clause that only announces what follows ("Let me tell you, …", "I'm not gonna lie, …"). */
+const EN_FILLER =
+  /^(?:let me tell you|you know what|guess what|(?:i'm |i am )?not gonna lie|to be honest|tbh|honestly|i have to say|i gotta say|i must say|fun fact|i mean|you know|for real|seriously)[\s,!.…:]*$/
+
+/** Someone or something of the speaker's named without "my", as friends do ("The kids are doing great, …"). */
+const EN_THEIRS =
+  /^(?:the (?:kids|baby|boys|girls|twins|little ones?|family|pup|puppy|dog|cat|kitten|hubby)|hubby|mom|dad|grandma|grandpa)\b(?! (?:must|will|would|'ll|might|should|could)\b)(?!.*\b(?:you|your)\b)/
+
+/**
+ * The part of an English statement that says something about the speaker: interjections and reactions
+ * before it are dropped ("Wow, I went there last year too" → "I went there last year too"), a clause
+ * that sets its time is kept ("Last weekend, I went camping").
+ */
+function enCore(statement: string): string {
+  const segments = statement.split(/(?<=,)\s+|\s+[-–—]+\s+/)
+  const first = segments.findIndex((segment) => {
+    const lower = segment.toLowerCase().replace(/[\u2018\u2019]/g, "'")
+    if (EN_FILLER.test(lower)) return false
+    return EN_SPEAKER.test(lower) || EN_THEIRS.test(lower) || unsaidSubject(lower.replace(/^[\s,!.…~-]+/, '')) !== undefined
+  })
+  let start = Math.max(0, first)
+  while (start > 0 && EN_ADVERBIAL.test(segments[start - 1].trim())) start--
+  return segments.slice(start).join(' ').trim().replace(EN_LEAD, '')
+}
+
+/**
+ * Any other statement the speaker makes about their own life: a clause with the speaker as its
+ * subject (or left out: "Went to a pottery class on Saturday") that asks nothing, is no stance, no
+ * reaction to the listener and no remark about the moment, and says at least two things. Returns the
+ * statement to rewrite (with "I" added where the speaker was left out), or undefined.
+ */
+function enLife(core: string): string | undefined {
+  const lower = normalizeEn(core)
+  if (EN_CHAT_MOVE.test(lower) || !(EN_OWN_SUBJECT.test(lower) || EN_THEIRS.test(lower))) return undefined
+  return enContentWords(lower) >= 2 ? core : undefined
+}
+
+/** The statement with the speaker put back where a chat line leaves them out: "Went to…" → "I went to…". */
+function withSubject(core: string): string {
+  const lower = normalizeEn(core)
+  if (/^(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|we'd|me and|my|our)\b/.test(lower)) return core
+  const subject = unsaidSubject(lower)
+  if (!subject) return core
+  const adverbs = subject === 'I' ? '' : EN_UNSAID_SUBJECT.exec(core)![1]
+  const rest = core.slice(adverbs.length)
+  return `${subject} ${adverbs.toLowerCase()}${rest.charAt(0).toLowerCase()}${rest.slice(1)}`
 }
 
 // ───────────────────────────── shared ─────────────────────────────
@@ -511,27 +778,48 @@ interface Statement {
  * are dropped ("哈哈，对了，我下周…").
  */
 function zhStatements(sentence: string): Statement[] {
-  const statements: { text: string; aboutSpeaker: boolean }[] = []
+  const statements: { text: string; head: string; aboutSpeaker: boolean }[] = []
+  // clauses before the first statement that set its time or name something of the speaker's
+  let lead = ''
+  let dropped = ''
   for (const raw of sentence.split(/(?<=[，,、：:])/)) {
     const clause = raw.trim()
     if (!clause) continue
-    const bare = clause.replace(ZH_REQUEST_WRAPPER, '').replace(ZH_CONJUNCTION, '')
-    const explicit = /^(?:[^，,]{0,8}?)我(?!的(?:天|妈)(?:呀|啊|哪|耶))/.test(bare) && /^[^你他她它]{0,8}?我/.test(bare)
+    const bare = clause.replace(ZH_REQUEST_WRAPPER, '').replace(ZH_CONJUNCTION, '').replace(ZH_LEAD, '')
+    if (!bare) continue
     const last = statements.at(-1)
-    if (explicit) {
+    // "…，是我生病时画的" goes on with what came before, and "家里那只布偶猫已经三岁了，是我的宝贝" is
+    // about what the clause before names
+    if (/^(?:就)?是我/.test(bare) && (last || lead || dropped)) {
+      if (last) last.text += clause
+      else statements.push({ text: (lead || dropped) + bare, head: (lead || dropped) + bare, aboutSpeaker: false })
+      lead = ''
+      continue
+    }
+    if (zhOwnSubject(bare)) {
       // "我家狗狗…" and "我妈…" are about someone else, and "我养了一只柯基" or "我有一个妹妹" bring in
       // someone: what follows without a subject is about them ("…，叫豆豆", "…，在读高中")
       const aboutSpeaker = !new RegExp(`^[^，,]{0,8}?我(?:的|家|们家)?(?:${ZH_KIN}|${ZH_PET})`).test(bare) && !ZH_BRINGS_IN.test(bare)
-      statements.push({ text: bare, aboutSpeaker })
+      statements.push({ text: lead + bare, head: bare, aboutSpeaker })
+      lead = ''
     } else if (last?.aboutSpeaker && ZH_PREDICATE_START.test(bare) && categoriesOf(`我${bare}`, 'zh').length) {
-      statements.push({ text: `我${bare}`, aboutSpeaker: true })
+      statements.push({ text: `我${bare}`, head: `我${bare}`, aboutSpeaker: true })
     } else if (last) last.text += clause
-    else if (!statements.length && ZH_PREDICATE_START.test(bare) && categoriesOf(`我${bare}`, 'zh').length) {
-      // the speaker left out from the start: "最近刚领养了一只橘猫"
-      statements.push({ text: `我${bare}`, aboutSpeaker: true })
-    }
+    else if (
+      (ZH_PREDICATE_START.test(bare) && categoriesOf(`我${bare}`, 'zh').length) ||
+      (ZH_UNSAID_SUBJECT.test(bare) && !/[你您]/.test(bare) && zhLife(`我${bare}`))
+    ) {
+      // the speaker left out from the start: "最近刚领养了一只橘猫", "上周末带孩子去了趟海洋馆"
+      statements.push({ text: `${lead}我${bare}`, head: `我${bare}`, aboutSpeaker: true })
+      lead = ''
+    } else if (/我/.test(bare) || ZH_CIRCUMSTANCE.test(bare.replace(/[，,、：:]$/, ''))) lead += bare
+    else dropped = bare
   }
-  return statements.map(({ text }) => ({ text, categories: categoriesOf(text, 'zh') }))
+  return statements.map(({ text, head }) => {
+    const categories = categoriesOf(text, 'zh')
+    if (categories.length) return { text, categories }
+    return { text, categories: ZH_SPEAKER.test(text) && zhLife(head) ? ['life'] : [] }
+  })
 }
 
 /**
@@ -555,7 +843,31 @@ function enStatements(sentence: string): Statement[] {
   return parts
     .map((part) => part.trim().replace(/^(?:and|but|so|also|oh|well|btw|by the way|anyway)[,\s]+/i, ''))
     .filter(Boolean)
-    .map((text) => ({ text, categories: categoriesOf(text, 'en') }))
+    .map(enStatement)
+}
+
+const normalizeEn = (text: string) => text.toLowerCase().replace(/[\u2018\u2019]/g, "'")
+
+/** One English statement: its core, and the kinds of fact it states (none for a question, a stance or a chat move). */
+function enStatement(part: string): Statement {
+  let core = withSubject(enCore(part))
+  let lower = normalizeEn(core)
+  const none = { text: core, categories: [] }
+  if (isEnQuestion(lower)) return none
+  const stance = EN_STANCE_LEAD.exec(lower)
+  if (stance) {
+    // "I think I'll apply to grad school": the stance goes, the statement stays
+    const rest = core.slice(stance[0].length)
+    if (!/^(?:i|i'm|i've|i'll|i'd|we|we're|we've|we'll|my|our)\b/i.test(rest)) return none
+    core = rest
+    lower = normalizeEn(rest)
+  }
+  if (EN_CHAT_MOVE.test(lower)) return none
+  core = withSubject(core)
+  const categories = categoriesOf(core, 'en')
+  if (categories.length) return { text: core, categories }
+  const life = enLife(core)
+  return life ? { text: life, categories: ['life'] } : none
 }
 
 interface FoundFact {
@@ -566,15 +878,44 @@ interface FoundFact {
   turn: number
 }
 
+/**
+ * An English sentence that goes on about what the sentence before said, without naming it again:
+ * "It was so powerful.", "It's special to me.", "They loved the jellyfish." It joins that fact.
+ */
+function continuesEn(sentence: string): boolean {
+  const lower = normalizeEn(sentence.trim())
+  return (
+    detectLanguage(sentence, 'zh') === 'en' &&
+    /^(?:it|it's|that|that's|this|they|they're|he|she|he's|she's|the \w+ (?:was|were|is|are))\b/.test(lower) &&
+    !/^(?:that|this)(?:'s| is| was)? (?:so |really |very |such |super |pretty )*(?:awesome|amazing|great|cool|nice|funny|hilarious|crazy|wild|sweet|cute|true|right|fair|sad|awful|terrible|the best|the worst)\b/.test(
+      lower,
+    ) &&
+    !/\b(?:you|your)\b/.test(lower) &&
+    !isEnQuestion(lower) &&
+    !EN_CHAT_MOVE.test(lower) &&
+    lower.split(/\s+/).length <= 20
+  )
+}
+
 function findFacts(conversation: Turn[]): FoundFact[] {
   const found: FoundFact[] = []
   conversation.forEach((turn, index) => {
     if (turn.role !== 'user') return
+    // the fact the previous sentence of this turn stated, which a sentence like "It was so powerful." goes on with
+    let previous: FoundFact | undefined
     for (const sentence of sentencesOf(turn.content ?? '')) {
       const language = detectLanguage(sentence, 'zh')
+      const before = previous
+      previous = undefined
       if (!hasContentBeyondRequest(sentence, language)) continue
       const request = (language === 'zh' ? ZH_RULES : EN_RULES).request?.(sentence.toLowerCase()) ?? false
-      for (const statement of language === 'zh' ? zhStatements(sentence) : enStatements(sentence)) {
+      const statements = language === 'zh' ? zhStatements(sentence) : enStatements(sentence)
+      if (before && !request && !statements.some((statement) => statement.categories.length) && continuesEn(sentence)) {
+        before.statement = `${before.statement.replace(/[\s.!…~]+$/, '')}; ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`
+        previous = before
+        continue
+      }
+      for (const statement of statements) {
         // what the user asks to be remembered is kept even when no rule knows its kind
         const categories: FactCategory[] = request
           ? isRequestable(statement.text, language)
@@ -582,13 +923,14 @@ function findFacts(conversation: Turn[]): FoundFact[] {
             : []
           : statement.categories
         if (!categories.length || !hasContentBeyondRequest(statement.text, language)) continue
-        found.push({
+        previous = {
           name: turn.name?.trim() || '',
           statement: statement.text,
           language,
           categories: [...new Set(categories)],
           turn: index,
-        })
+        }
+        found.push(previous)
       }
     }
   })
@@ -605,7 +947,9 @@ export class RuleJudge implements MemoryJudge {
       const name = fact.name || (fact.language === 'zh' ? '用户' : 'The user')
       const rewritten = fact.language === 'zh' ? rewriteZh(fact.statement, name) : rewriteEn(fact.statement, name)
       if (!rewritten) continue
-      const statement = resolveRelativeDates(rewritten, conversation[fact.turn].time ?? now, fact.language)
+      const resolved = resolveRelativeDates(rewritten, conversation[fact.turn].time ?? now, fact.language)
+      // a date resolved at the head of an English statement ("last month I…" → "in October 2026 …")
+      const statement = fact.language === 'en' ? `${resolved.charAt(0).toUpperCase()}${resolved.slice(1)}` : resolved
       const same = facts.find((f) => f.statement === statement)
       if (same) {
         same.turns = [...new Set([...(same.turns ?? []), fact.turn])]

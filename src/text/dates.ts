@@ -102,7 +102,7 @@ function isPast(text: string, language: Language): boolean {
       /过|昨|前天|上周|上个|去年|刚才/.test(text) || (/了/.test(text) && !/(?:约|订|定|报名|预约|预定|安排|计划|打算|准备)了/.test(text))
     )
   // a past participle after "is", "get" or "feel" is an adjective ("is excited about Friday")
-  return /\b(?:was|were|went|had|did|came|saw|met|took|left|made|bought|quit|ago|last)\b|(?<!\b(?:am|is|are|be|been|get|gets|getting|got|feel|feels)\s+)\b\w{2,}(?<!e)ed\b/i.test(
+  return /\b(?:was|were|went|had|did|came|saw|met|took|left|made|bought|quit|ago|last|gave|told|ran|won|lost|spent|caught|found|wrote|ate|drank|drove|flew|sang|swam|threw|wore|sold|sent|paid|heard|slept|brought|taught|fought|began|broke|chose|fell|forgot|grew|rode|spoke|stood|woke)\b|(?<!\b(?:have|has|'ve|'s)\s+)\bgot\b|(?<!\b(?:am|is|are|be|been|get|gets|getting|got|feel|feels)\s+)\b\w{2,}(?<!e)ed\b/i.test(
     text,
   )
 }
@@ -155,7 +155,9 @@ function findZh(text: string, reference: Date): ResolvedDate[] {
   for (const m of text.matchAll(new RegExp(`${ZH_REL}?个?(?:周末|礼拜末|星期末)`, 'g'))) {
     if (!m[1] && habitual) continue // 周末我一般去钓鱼: every weekend
     if (!m[1] && /[日号]\s*[（(]$/.test(text.slice(0, m.index))) continue // written already: 29日（周末）
-    const saturday = addDays(monday, 5 + 7 * offsetOf(m[1]))
+    let saturday = addDays(monday, 5 + 7 * offsetOf(m[1]))
+    // a bare weekend in a statement about the past is the last one ("周末去爬山了")
+    if (!m[1] && past && saturday > reference) saturday = addDays(saturday, -7)
     add(m.index, m[0], saturday, 'weekend', `${zhRange(saturday, addDays(saturday, 1))}（周末）`)
   }
   // 下周, 这个星期, 上礼拜 (a whole week; not 下周三, 这周末, 周围, 周年)
@@ -190,6 +192,14 @@ function findZh(text: string, reference: Date): ResolvedDate[] {
   for (const m of text.matchAll(/(这|本)个?(?:周|星期|礼拜)([一二三四五六日天])/g)) {
     const date = addDays(monday, (ZH_WEEKDAYS.indexOf(m[2] === '天' ? '日' : m[2]) + 6) % 7)
     add(m.index, m[0], date, 'day', zhDay(date))
+  }
+  // 前几天, 几天前, 前几个月: a few before the day it was said
+  for (const m of text.matchAll(/前几(天|个月|年)|几(天|个月|年)前/g)) {
+    const unit = m[1] ?? m[2]
+    const date =
+      unit === '天' ? addDays(reference, -3) : unit === '年' ? new Date(reference.getFullYear() - 3, 0, 1) : addDays(reference, -90)
+    const day = `${reference.getFullYear()}年${reference.getMonth() + 1}月${reference.getDate()}日`
+    add(m.index, m[0], date, unit === '天' ? 'day' : unit === '年' ? 'year' : 'month', `${day}的前几${unit}`)
   }
   // the day-sized words, computed by chrono-node
   const anchors = new RegExp(
@@ -258,7 +268,9 @@ function findEn(text: string, reference: Date): ResolvedDate[] {
   for (const m of text.matchAll(/\b(?:(this|next|last|this\s+coming|coming)\s+|the\s+)weekend\b/gi)) {
     if (!m[1] && habitual) continue // "usually … at the weekend": every weekend
     if (/^\s+of\s/i.test(text.slice(m.index + m[0].length))) continue // written already: the weekend of November 28–29
-    const saturday = addDays(monday, 5 + 7 * enOffset(m[1]))
+    let saturday = addDays(monday, 5 + 7 * enOffset(m[1]))
+    // "the weekend" in a statement about the past is the last one ("we hosted a barbecue over the weekend")
+    if (!m[1] && past && saturday > reference) saturday = addDays(saturday, -7)
     const range = `the weekend of ${enRange(saturday, addDays(saturday, 1))}`
     add(m.index, m[0], saturday, 'weekend', (own) => (own ? `on ${range}` : range))
   }
@@ -287,9 +299,26 @@ function findEn(text: string, reference: Date): ResolvedDate[] {
   // this summer, next winter
   for (const m of text.matchAll(/\b(this\s+coming|coming|this|next|last)\s+(spring|summer|fall|autumn|winter)\b/gi)) {
     const season = m[2].toLowerCase()
-    const date = periodOf(SEASON_START[season], enOffset(m[1]), reference)
+    let date = periodOf(SEASON_START[season], enOffset(m[1]), reference)
+    // "last fall" said in November, inside this fall, is the fall before
+    const inSeason = (reference.getMonth() - SEASON_START[season] + 12) % 12 < 3
+    if (enOffset(m[1]) < 0 && inSeason) date = new Date(date.getFullYear() - 1, date.getMonth(), 1)
+    // "this spring" said in November of a plan is the coming one
+    const over = new Date(date.getFullYear(), date.getMonth() + 3, 1) <= reference
+    if (enOffset(m[1]) === 0 && !past && over) date = new Date(date.getFullYear() + 1, date.getMonth(), 1)
     const label = `${season} ${date.getFullYear()}`
     add(m.index, m[0], date, 'season', (own) => (own ? `in ${label}` : label))
+  }
+  // this morning, this afternoon, this evening: the day it was said
+  for (const m of text.matchAll(/\bthis\s+(morning|afternoon|evening)\b/gi)) {
+    add(m.index, m[0], startOfDay(reference), 'day', () => `on the ${m[1].toLowerCase()} of ${enDay(reference)}`)
+  }
+  // a few weeks ago, several months ago: before the day it was said
+  for (const m of text.matchAll(/\b(a few|a couple of|several|a couple|few)\s+(days|weeks|months|years)\s+ago\b/gi)) {
+    const label = `${EN_MONTHS[reference.getMonth()]} ${reference.getDate()}, ${reference.getFullYear()}`
+    const unit = m[2].toLowerCase()
+    const precision: DatePrecision = unit === 'days' ? 'day' : unit === 'weeks' ? 'week' : unit === 'months' ? 'month' : 'year'
+    add(m.index, m[0], startOfDay(reference), precision, () => `${m[1].toLowerCase()} ${unit} before ${label}`)
   }
   // the day-sized expressions and "in N months", computed by chrono-node
   const anchors = new RegExp(

@@ -202,3 +202,140 @@ describe('thirdPerson', () => {
     expect(thirdPerson(verb)).toBe(expected)
   })
 })
+
+describe('RuleJudge (casual chat between friends)', () => {
+  const said = async (name: string, content: string) => (await run([u(name, content)])).facts.map((f) => f.statement)
+
+  it.each([
+    // English: the speaker as subject, left out, or after a reaction; one fact per sentence
+    [
+      'Alice',
+      'Went to a pottery workshop on Saturday and made a really wonky bowl haha',
+      ['Alice went to a pottery workshop on Saturday, November 21, 2026 and made a really wonky bowl.'],
+    ],
+    ['Alice', 'Wow, I went there last year too! How was it?', ['Alice went there in 2025 too.']],
+    [
+      'Alice',
+      'Been reading a lot of poetry lately, mostly Mary Oliver.',
+      ['Alice has been reading a lot of poetry lately, mostly Mary Oliver.'],
+    ],
+    ['Alice', "I'm researching adoption agencies now", ['Alice is researching adoption agencies now.']],
+    ['Alice', 'My mom gave me this necklace when I was a kid', ["Alice's mom gave Alice this necklace when Alice was a kid."]],
+    [
+      'Alice',
+      'I quit my job at the bank in March to start my own bakery.',
+      ["Alice quit Alice's job at the bank in March to start Alice's own bakery."],
+    ],
+    ['Alice', "I didn't get the job, sadly.", ["Alice didn't get the job, sadly."]],
+    ['Alice', "I think I'll apply to grad school next year.", ['Alice will apply to grad school in 2027.']],
+    ['Alice', 'Let me tell you, I ran 10 miles yesterday.', ['Alice ran 10 miles on Wednesday, November 25, 2026.']],
+    [
+      'Alice',
+      'Me and the kids made pancakes this morning, total mess but so fun.',
+      ['Alice and the kids made pancakes on the morning of Thursday, November 26, 2026, total mess but so fun.'],
+    ],
+    [
+      'Alice',
+      'The kids are doing great, Max just learned to ride his bike.',
+      ['Alice mentioned that the kids are doing great, Max just learned to ride his bike.'],
+    ],
+    // a sentence that goes on about the fact before joins it
+    [
+      'Alice',
+      "Yeah, I painted that lake sunrise last year! It's special to me.",
+      ["Alice painted that lake sunrise in 2025; it's special to Alice."],
+    ],
+    [
+      'Alice',
+      'I went to a support group yesterday. It was so powerful. How are you?',
+      ['Alice went to a support group on Wednesday, November 25, 2026; it was so powerful.'],
+    ],
+    // dates of the past stay in the past
+    [
+      'Alice',
+      'We hosted a barbecue for the neighbors over the weekend.',
+      ['Alice and others hosted a barbecue for the neighbors over the weekend of November 21–22, 2026.'],
+    ],
+    [
+      'Alice',
+      'Oh man, I got a flat tire on the way to work on Monday.',
+      ['Alice got a flat tire on the way to work on Monday, November 23, 2026.'],
+    ],
+    [
+      'Alice',
+      'I adopted a senior dog a few weeks ago, his name is Biscuit.',
+      ['Alice adopted a senior dog a few weeks before November 26, 2026, his name is Biscuit.'],
+    ],
+    // Chinese: the speaker as subject or left out, reactions before it dropped
+    ['小明', '哈哈我昨天去爬了泰山，累死了', ['小明2026年11月25日（周三）去爬了泰山，累死了。']],
+    ['小明', '最近在准备考研，每天图书馆', ['小明最近在准备考研，每天图书馆。']],
+    ['小明', '我们家猫上周生了三只小猫', ['小明家猫2026年11月16日至22日那周生了三只小猫。']],
+    ['小明', '刚从海边回来，晒黑了', ['小明刚从海边回来，晒黑了。']],
+    ['小明', '周末去爬山了，腿好酸', ['小明2026年11月21日至22日（周末）去爬山了，腿好酸。']],
+    ['小明', '太棒了！我们家上个月也刚领养了一只狗', ['小明家2026年10月也刚领养了一只狗。']],
+    ['小明', '离开老家这么多年，我还是很想念外婆做的菜', ['离开老家这么多年，小明还是很想念外婆做的菜。']],
+    ['小明', '那幅画对我意义很大，是我生病时画的', ['那幅画对小明意义很大，是小明生病时画的。']],
+  ])('%s: %s', async (name, content, expected) => {
+    expect(await said(name, content)).toEqual(expected)
+  })
+
+  it.each([
+    "That's awesome!",
+    'So proud of you!',
+    'Wow, sounds fun',
+    'Art is so important',
+    'You did great',
+    'How was your trip?',
+    "I'm so happy for you!",
+    'I hope you have a great time tomorrow!',
+    "I'll definitely check it out!",
+    "I'm heading to bed, night!",
+    'Traveling really opens your mind.',
+    'I just wanted to say how proud I am of you.',
+    'We should hang out soon!',
+    "I'm looking forward to it!",
+    "I didn't know you painted!",
+    'I remember that movie',
+    "If I were you I'd go for it.",
+    'I always say family comes first.',
+    "I can't believe it's already December!",
+    'I love this photo!',
+    '天气真好',
+    '我一直觉得家人最重要',
+    '我太喜欢这张照片了',
+    '我要是有时间也想去',
+    '为你骄傲！',
+    '我真为你高兴',
+    '我们下次一起去吧',
+    '我先去吃饭啦',
+    '我也不太清楚',
+    '我会支持你的',
+    '明天见',
+    '一定要发照片给我看哦',
+  ])('ignores %s', async (content) => {
+    expect((await run([u('Alice', content)])).facts).toEqual([])
+  })
+
+  it('keeps the turns the facts came from in a chat with no bot reply', async () => {
+    const { facts } = await run([
+      u('Alice', 'Hey! How was your trip?'),
+      u('Alice', 'Just got back from camping with the kids at the beach'),
+      u('Alice', 'So proud of you! Also I signed up for a pottery class, it starts next week.'),
+    ])
+    expect(facts).toEqual([
+      { statement: 'Alice just got back from camping with the kids at the beach.', turns: [1] },
+      { statement: 'Alice signed up for a pottery class, it starts in the week of November 30, 2026.', turns: [2] },
+    ])
+  })
+})
+
+describe('RuleJudge (speed)', () => {
+  it('reads long runs of time words and fillers in one pass, not in every way of cutting them', async () => {
+    const started = performance.now()
+    for (const content of ['刚刚刚刚'.repeat(200), `${'最近'.repeat(300)}好`, `${'so '.repeat(300)}I went there`, '我，'.repeat(800)]) {
+      await judge.extract([u('小明', content)], { now })
+    }
+    // each takes a few ms; before, the first never finished
+    expect(performance.now() - started).toBeLessThan(2000)
+  })
+})
