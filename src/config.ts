@@ -155,7 +155,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     quietSeconds: Schema.natural().default(600),
     commandPrefixes: Schema.array(String).default(['/', '.', '。']),
     queueLimit: Schema.natural().min(1).default(200),
-  }),
+  }).collapse(),
   context: Schema.object({
     tokenBudget: Schema.natural().min(100).default(2000),
     timeoutMs: Schema.natural().role('ms').min(100).default(5000),

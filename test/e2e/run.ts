@@ -287,13 +287,20 @@ async function drive(context: BrowserContext, base: string): Promise<void> {
     check('settings: the memory page opens', /memory \[\w+\]/.test(text), /memory \[\w+\]/.exec(text)?.[0] ?? 'no "memory [id]" title')
     check('settings: it says memory provides the memory service', text.includes('此插件提供了 memory 服务'))
     check(
-      'settings: the basic fields are shown (embedding.provider, apiKey, memorize.quietSeconds)',
-      ['embedding.', 'provider', 'apiKey', 'memorize.', 'quietSeconds'].every((label) => text.includes(label)),
+      'settings: the basic fields are shown (embedding.provider and apiKey, llm.provider)',
+      ['embedding.', 'provider', 'apiKey', 'llm.'].every((label) => text.includes(label)),
     )
     // advanced sections stay collapsed: their fields are not on the page until opened
     check(
-      'settings: advanced sections are collapsed (store.path, the prompts)',
-      !text.includes('factsTable') && !text.includes('groupEvolveZh'),
+      'settings: advanced sections are collapsed (store.path, memorize.quietSeconds, the prompts)',
+      !text.includes('factsTable') && !text.includes('quietSeconds') && !text.includes('groupEvolveZh'),
+    )
+    // the basic settings end where the first collapsed section (the memorising settings) begins
+    const advanced = await page.getByText('何时记忆', { exact: true }).first().boundingBox()
+    check(
+      'settings: the basic settings fit in two screens of this 960-pixel window',
+      !!advanced && advanced.y <= 2 * 960,
+      `${advanced?.y} px`,
     )
     check('settings: no "not installed" warning for memory', !text.includes('此插件尚未安装'))
     await screenshot(page, 'console-memory-settings.png')
