@@ -1,57 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { RuleJudge } from '../../src/facts/rule-judge'
-import type { ChatLine } from './chat-lines'
+import { reportScore, scoreJudge } from '../fakes/judge-score'
 import { EN_CHAT_DEV, EN_CHAT_HELD_OUT, ZH_CHAT_DEV, ZH_CHAT_HELD_OUT } from './chat-lines'
 
 const judge = new RuleJudge()
 const now = new Date(2026, 10, 26, 10, 0)
-
-interface Score {
-  lines: number
-  /** Fact lines that yielded a fact / fact lines. */
-  recall: number
-  /** Noise lines that yielded none / noise lines. */
-  rejection: number
-  /** Fact lines among the lines that yielded a fact. */
-  precision: number
-  missed: string[]
-  wronglyKept: string[]
-}
-
-/** Each line is one turn of a friend in a chat with no bot reply, as the long-term benchmark replays it. */
-async function score(lines: readonly ChatLine[], name: string): Promise<Score> {
-  let keptFacts = 0
-  let keptNoise = 0
-  const missed: string[] = []
-  const wronglyKept: string[] = []
-  for (const line of lines) {
-    const { facts } = await judge.extract([{ role: 'user', name, content: line.text, time: now }], { now })
-    const kept = facts.length > 0
-    if (line.fact && kept) keptFacts++
-    if (line.fact && !kept) missed.push(`${line.kind}: ${line.text}`)
-    if (!line.fact && kept) {
-      keptNoise++
-      wronglyKept.push(`${line.kind}: ${line.text} → ${facts.map((f) => f.statement).join(' | ')}`)
-    }
-  }
-  const facts = lines.filter((line) => line.fact).length
-  const noise = lines.length - facts
-  return {
-    lines: lines.length,
-    recall: keptFacts / facts,
-    rejection: 1 - keptNoise / noise,
-    precision: keptFacts / Math.max(1, keptFacts + keptNoise),
-    missed,
-    wronglyKept,
-  }
-}
-
-function report(label: string, result: Score) {
-  console.log(
-    `${label}: ${result.lines} lines, recall ${result.recall.toFixed(3)}, rejection ${result.rejection.toFixed(3)}, precision ${result.precision.toFixed(3)}\n` +
-      `  missed: ${JSON.stringify(result.missed)}\n  wrongly kept: ${JSON.stringify(result.wronglyKept)}`,
-  )
-}
 
 /**
  * The offline judge on casual chat between friends (test/unit/chat-lines.ts): personal facts said in
@@ -68,8 +21,8 @@ describe('RuleJudge on casual chat between friends', () => {
     ['English', EN_CHAT_DEV, 'Alice'],
     ['Chinese', ZH_CHAT_DEV, '小明'],
   ] as const)('%s (development lines): keeps the personal facts and leaves the chatter out', async (language, lines, name) => {
-    const result = await score(lines, name)
-    report(`${language} chat (development)`, result)
+    const result = await scoreJudge(judge, lines, { name, now })
+    reportScore(`${language} chat (development)`, result)
     expect(result.recall).toBeGreaterThanOrEqual(0.9)
     expect(result.rejection).toBeGreaterThanOrEqual(0.9)
     expect(result.precision).toBeGreaterThanOrEqual(0.9)
@@ -79,8 +32,8 @@ describe('RuleJudge on casual chat between friends', () => {
     ['English', EN_CHAT_HELD_OUT, 'Alice'],
     ['Chinese', ZH_CHAT_HELD_OUT, '小明'],
   ] as const)('%s (held out): keeps most personal facts and leaves the chatter out', async (language, lines, name) => {
-    const result = await score(lines, name)
-    report(`${language} chat (held out)`, result)
+    const result = await scoreJudge(judge, lines, { name, now })
+    reportScore(`${language} chat (held out)`, result)
     expect(result.recall).toBeGreaterThanOrEqual(0.85)
     expect(result.rejection).toBeGreaterThanOrEqual(0.85)
   })

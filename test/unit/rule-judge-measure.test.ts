@@ -1,62 +1,10 @@
 import { describe, expect, it } from 'vitest'
 import { RuleJudge } from '../../src/facts/rule-judge'
-import type { LabelledLine } from './fact-lines'
+import { reportScore, scoreJudge } from '../fakes/judge-score'
 import { EN_FRESH, EN_HELD_OUT, EN_LINES, ZH_FRESH, ZH_HELD_OUT, ZH_LINES } from './fact-lines'
 
 const judge = new RuleJudge()
 const now = new Date(2026, 10, 26, 10, 0)
-
-interface Score {
-  lines: number
-  /** Facts kept / facts. */
-  recall: number
-  /** Non-facts left out / non-facts. */
-  rejection: number
-  /** Facts among what was kept. */
-  precision: number
-  missed: string[]
-  wronglyKept: string[]
-}
-
-async function score(lines: readonly LabelledLine[], name: string): Promise<Score> {
-  let keptFacts = 0
-  let keptNoise = 0
-  const missed: string[] = []
-  const wronglyKept: string[] = []
-  for (const line of lines) {
-    const { facts } = await judge.extract(
-      [
-        { role: 'user', name, content: line.text, time: now },
-        { role: 'assistant', name: 'bot', content: name === '小明' ? '好的' : 'Got it.' },
-      ],
-      { now },
-    )
-    const kept = facts.length > 0
-    if (line.fact && kept) keptFacts++
-    if (line.fact && !kept) missed.push(line.text)
-    if (!line.fact && kept) {
-      keptNoise++
-      wronglyKept.push(`${line.text} → ${facts.map((f) => f.statement).join(' | ')}`)
-    }
-  }
-  const facts = lines.filter((line) => line.fact).length
-  const noise = lines.length - facts
-  return {
-    lines: lines.length,
-    recall: keptFacts / facts,
-    rejection: 1 - keptNoise / noise,
-    precision: keptFacts / (keptFacts + keptNoise),
-    missed,
-    wronglyKept,
-  }
-}
-
-function report(label: string, result: Score) {
-  console.log(
-    `${label}: ${result.lines} lines, recall ${result.recall.toFixed(3)}, rejection ${result.rejection.toFixed(3)}, precision ${result.precision.toFixed(3)}\n` +
-      `  missed: ${JSON.stringify(result.missed)}\n  wrongly kept: ${JSON.stringify(result.wronglyKept)}`,
-  )
-}
 
 /**
  * The offline judge measured on a labelled set of chat lines (test/unit/fact-lines.ts): "kept" is a
@@ -71,8 +19,8 @@ describe('RuleJudge on the labelled set', () => {
     ['Chinese', [...ZH_LINES, ...ZH_FRESH], '小明'],
     ['English', [...EN_LINES, ...EN_FRESH], 'Alice'],
   ] as const)('%s (tuned on): keeps the facts and leaves the noise out', async (language, lines, name) => {
-    const result = await score(lines, name)
-    report(`${language} (tuned on)`, result)
+    const result = await scoreJudge(judge, lines, { name, now, answer: name === '小明' ? '好的' : 'Got it.' })
+    reportScore(`${language} (tuned on)`, result)
     expect(result.recall).toBeGreaterThanOrEqual(0.9)
     expect(result.rejection).toBeGreaterThanOrEqual(0.9)
     expect(result.precision).toBeGreaterThanOrEqual(0.9)
@@ -82,8 +30,8 @@ describe('RuleJudge on the labelled set', () => {
     ['Chinese', ZH_HELD_OUT, '小明'],
     ['English', EN_HELD_OUT, 'Alice'],
   ] as const)('%s (held out): keeps most facts and leaves the noise out', async (language, lines, name) => {
-    const result = await score(lines, name)
-    report(`${language} (held out)`, result)
+    const result = await scoreJudge(judge, lines, { name, now, answer: name === '小明' ? '好的' : 'Got it.' })
+    reportScore(`${language} (held out)`, result)
     expect(result.recall).toBeGreaterThanOrEqual(0.8)
     expect(result.rejection).toBeGreaterThanOrEqual(0.9)
   })
