@@ -27,6 +27,19 @@ export function assertBounded(scope: Scope): void {
   }
 }
 
+/**
+ * An id as the stores keep it: control characters (NUL makes SQLite refuse the whole batch) and lone
+ * surrogates (the database turns every one into U+FFFD, so two ids would become one) are written out as
+ * `\uXXXX`, so distinct ids stay distinct and every id is storable.
+ */
+export function cleanId(value: string): string {
+  return value.replace(
+    // eslint-disable-next-line no-control-regex -- the control characters are what is being written out
+    /[\u0000-\u001f\u007f]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g,
+    (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+}
+
 export function sqlString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`
 }
@@ -39,7 +52,7 @@ export function lanceWhere(scope: Scope): string {
     const value = scope[key]
     if (value === undefined) continue
     if (typeof value !== 'string') throw new ScopeError(`scope field ${key} must be a string`)
-    parts.push(`${LANCE_COLUMNS[key]} = ${sqlString(value)}`)
+    parts.push(`${LANCE_COLUMNS[key]} = ${sqlString(cleanId(value))}`)
   }
   return parts.join(' AND ')
 }
@@ -58,7 +71,7 @@ export function dbWhere(scope: Scope): Partial<Record<keyof Scope, string>> {
     const value = scope[key]
     if (value === undefined) continue
     if (typeof value !== 'string') throw new ScopeError(`scope field ${key} must be a string`)
-    query[key] = value
+    query[key] = cleanId(value)
   }
   return query
 }

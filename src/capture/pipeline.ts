@@ -13,6 +13,7 @@ import { DialogueTracker } from './dialogue-tracker'
 import { MessageRecorder } from './recorder'
 import type { PlaceholderLocale } from './render'
 import { renderPlainText } from './render'
+import { cleanText } from '../text/clean'
 import { localMessageId, mentionsBot, ownerOf, rowOf, speakerName } from './session-rows'
 
 export interface CaptureOptions {
@@ -130,7 +131,7 @@ export class CapturePipeline {
     this.shortTerm(row)
     if (!options.memorize || !content) return
     const owner = ownerOf(session)
-    const said = renderPlainText(session.elements ?? [], options.placeholders, session.selfId)
+    const said = cleanText(renderPlainText(session.elements ?? [], options.placeholders, session.selfId))
     const waiting = this.tracker.user(owner, row.userName, said, row.id, row.createdAt)
     const every = owner.guildId ? options.groupEvery : options.privateEvery
     if (every > 0 && waiting >= every) this.finishDialogue(owner)
@@ -159,7 +160,7 @@ export class CapturePipeline {
     if (replyTo?.messageId && replyTo.userId !== replyTo.selfId) this.exchange(replyTo, row)
     if (!replyTo?.userId || replyTo.userId === replyTo.selfId || !this.deps.options.memorize) return
     const owner = ownerOf(replyTo)
-    if (this.tracker.assistant(owner, row.userName, content, row.id, row.createdAt) && this.deps.options.afterReply) {
+    if (this.tracker.assistant(owner, row.userName, row.content, row.id, row.createdAt) && this.deps.options.afterReply) {
       this.finishDialogue(owner)
     }
   }

@@ -66,18 +66,40 @@ export class MessageRecorder {
     this.timer = undefined
     const rows = this.buffer.splice(0)
     if (rows.length) {
-      this.writing = this.writing
-        .then(() => this.sink.write(rows))
-        .catch((error) => {
-          // keep the rows for the next flush, as far as the buffer bound allows
-          const room = Math.max(0, this.options.maxBuffered - this.buffer.length)
-          this.buffer.unshift(...rows.slice(0, room))
-          this.options.counters.inc('capture.write-failed')
-          this.options.counters.inc('capture.dropped', rows.length - Math.min(room, rows.length))
-          this.options.logger.warn('could not store %d messages, will retry: %s', rows.length, (error as Error).message)
-        })
+      this.writing = this.writing.then(() => this.write(rows))
     }
     return this.writing
+  }
+
+  /**
+   * Writes a batch. When it fails, each row is tried alone: if some go through, the database works and
+   * what fails alone is a row it refuses — reported and dropped, never retried forever and never holding
+   * back the others. When every row fails (the database is down) they wait for the next flush.
+   */
+  private async write(rows: MessageRow[]): Promise<void> {
+    const { counters, logger } = this.options
+    try {
+      await this.sink.write(rows)
+      return
+    } catch (error) {
+      const refused: MessageRow[] = []
+      if (rows.length > 1) {
+        for (const row of rows) await this.sink.write([row]).catch(() => refused.push(row))
+        if (refused.length < rows.length) {
+          if (refused.length) {
+            counters.inc('capture.rejected', refused.length)
+            logger.warn('the database refused %d messages, dropped: %s', refused.length, (error as Error).message)
+          }
+          return
+        }
+      }
+      // keep the rows for the next flush, as far as the buffer bound allows
+      const room = Math.max(0, this.options.maxBuffered - this.buffer.length)
+      this.buffer.unshift(...rows.slice(0, room))
+      counters.inc('capture.write-failed')
+      counters.inc('capture.dropped', rows.length - Math.min(room, rows.length))
+      logger.warn('could not store %d messages, will retry: %s', rows.length, (error as Error).message)
+    }
   }
 
   /** Forgets buffered rows of a user (their text is being erased). */

@@ -4,6 +4,8 @@ import type { ContextTarget } from '../context'
 import type { FactOwner } from '../facts'
 import type { MessageRow } from '../messages'
 import { messageRowId } from '../messages'
+import { cleanId } from '../scope'
+import { cleanText } from '../text/clean'
 import type { PlaceholderLocale } from './render'
 import { mentions, renderPlainText } from './render'
 
@@ -22,14 +24,21 @@ export function mentionsBot(session: Session): boolean {
 
 /** A stored message of the session's channel. `rootMessageId` is the root of its reply chain. */
 export function rowOf(session: Session, fields: CapturedFields, rootMessageId: string): MessageRow {
-  const channelId = session.channelId!
+  const platform = cleanId(session.platform)
+  const channelId = cleanId(session.channelId!)
+  const messageId = cleanId(fields.messageId)
   return {
     ...fields,
-    id: messageRowId(session.platform, channelId, fields.messageId),
-    platform: session.platform,
-    guildId: session.guildId ?? '',
+    content: cleanText(fields.content),
+    userName: cleanText(fields.userName),
+    messageId,
+    userId: cleanId(fields.userId),
+    replyMessageId: cleanId(fields.replyMessageId),
+    id: messageRowId(platform, channelId, messageId),
+    platform,
+    guildId: cleanId(session.guildId ?? ''),
     channelId,
-    rootMessageId,
+    rootMessageId: cleanId(rootMessageId),
     topicId: '',
   }
 }
@@ -38,14 +47,14 @@ export function rowOf(session: Session, fields: CapturedFields, rootMessageId: s
 export function targetOf(session: Session, placeholders: PlaceholderLocale): ContextTarget {
   const elements = session.elements ?? []
   return {
-    platform: session.platform,
-    guildId: session.guildId ?? '',
-    channelId: session.channelId!,
-    userId: session.userId!,
+    platform: cleanId(session.platform),
+    guildId: cleanId(session.guildId ?? ''),
+    channelId: cleanId(session.channelId!),
+    userId: cleanId(session.userId!),
     userName: speakerName(session),
     content: renderPlainText(elements, placeholders, session.selfId),
-    messageId: session.messageId,
-    replyMessageId: session.quote?.id,
+    messageId: session.messageId && cleanId(session.messageId),
+    replyMessageId: session.quote?.id && cleanId(session.quote.id),
     mentions: elements.filter((el) => el.type === 'at' && el.attrs.id && el.attrs.id !== session.selfId).map((el) => String(el.attrs.id)),
     isMentionBot: mentionsBot(session),
     time: new Date(session.timestamp || Date.now()),
@@ -55,10 +64,10 @@ export function targetOf(session: Session, placeholders: PlaceholderLocale): Con
 /** Whose fact a dialogue of this session may produce. */
 export function ownerOf(session: Session): FactOwner {
   return {
-    platform: session.platform,
-    userId: session.userId!,
-    guildId: session.guildId ?? '',
-    channelId: session.channelId!,
+    platform: cleanId(session.platform),
+    userId: cleanId(session.userId!),
+    guildId: cleanId(session.guildId ?? ''),
+    channelId: cleanId(session.channelId!),
   }
 }
 

@@ -77,6 +77,24 @@ describe('MessageRecorder', () => {
     expect(written).toEqual(['1', '2'])
   })
 
+  it('drops a row the database refuses and writes the rest of its batch, never retrying it forever', async () => {
+    const written: string[] = []
+    const { r, counters } = recorder(async (rows) => {
+      if (rows.some((x) => x.content.includes('\u0000'))) throw new Error('unrecognized token')
+      written.push(...rows.map((x) => x.messageId))
+    }, 10)
+    r.add(row('1'))
+    r.add(row('2', { content: 'bad\u0000row' }))
+    r.add(row('3'))
+    await r.flush()
+    expect(written).toEqual(['1', '3'])
+    expect(counters.get('capture.rejected')).toBe(1)
+    expect(r.pending).toBe(0)
+    r.add(row('4'))
+    await r.flush()
+    expect(written).toEqual(['1', '3', '4'])
+  })
+
   it('drops and counts past the buffer bound', async () => {
     const { r, counters } = recorder(() => new Promise(() => {}), 100, 2)
     for (const id of ['1', '2', '3']) r.add(row(id))
