@@ -281,6 +281,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
 
   const start = async () => {
     await index.open()
+    await registry.prepare()
     await capture.restore(new Date(Date.now() - RESTORE_DAYS * 86_400_000)).catch((error) => {
       log.warn('could not read back the dialogues that wait to be memorised: %s', (error as Error).message)
     })

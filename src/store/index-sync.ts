@@ -58,6 +58,7 @@ export interface RegisteredTable {
   readonly table: string
   readonly name: string
   drain(): Promise<DrainResult>
+  ready(rebuildNew?: boolean): Promise<boolean>
   purgeErased(): Promise<void>
   queueAll(): Promise<number>
   rebuild(): Promise<number>
@@ -84,16 +85,26 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
     this.name = kind.name
   }
 
-  /** Prepares the table once. False while the vector store is unavailable. */
-  async ready(): Promise<boolean> {
+  /**
+   * Prepares the table once. False while the vector store is unavailable. When it held another
+   * embedder's vectors every row of the kind is queued again; so is it when the table is new and
+   * `rebuildNew` (at start: a lost folder, or rows stored before the index existed).
+   */
+  async ready(rebuildNew = false): Promise<boolean> {
     if (this.prepared) return true
     const { index, embedder, logger } = this.deps
     try {
       const check = await index.prepare(this.table, embedder.id, embedder.dims)
       this.prepared = true
-      if (check === 'reindex') {
+      if (check === 'reindex' || (check === 'created' && rebuildNew)) {
         const queued = await this.queueAll()
-        logger.info('embedder changed: %d %s will be indexed again', queued, this.name)
+        if (queued)
+          logger.info(
+            '%s: %d rows will be indexed (%s)',
+            this.name,
+            queued,
+            check === 'reindex' ? 'the embedder changed' : 'the table was missing',
+          )
       }
     } catch (error) {
       logger.debug('%s index not ready: %s', this.name, (error as Error).message)
@@ -264,6 +275,11 @@ export class IndexRegistry {
 
   get(table: string): RegisteredTable | undefined {
     return this.tables.get(table)
+  }
+
+  /** Prepares every table at start; a table that is missing is rebuilt from the database. Never throws. */
+  async prepare(): Promise<void> {
+    for (const table of this.tables.values()) await table.ready(true)
   }
 
   /** Rewrites the tables rows were erased from, so no erased text stays in their files (after a forget). */

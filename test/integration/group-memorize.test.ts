@@ -123,3 +123,27 @@ describe('command output stays out of memory', () => {
     expect(context.messages.every((message) => message.role === 'user')).toBe(true)
   })
 })
+
+describe('a lost index folder', () => {
+  it('is rebuilt from the database at the next start', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memory-lost-'))
+    let h: Harness | undefined
+    try {
+      h = await boot({ memorize: { quietSeconds: 0, privateEvery: 1 } }, undefined, { dir, keep: true })
+      await say(h.app, 'alice', '我住在成都')
+      await say(h.app, 'alice', '我养了一只柯基，叫豆豆')
+      expect(await h.app.memory.retrieve('alice', '柯基', { platform: 'mock' })).not.toEqual([])
+      await h.stop()
+      rmSync(join(dir, 'lancedb'), { recursive: true, force: true })
+
+      h = await boot({ memorize: { quietSeconds: 0 } }, undefined, { dir, keep: true })
+      await h.app.memory.flushOutbox()
+      const found = await h.app.memory.retrieve('alice', '柯基', { platform: 'mock' })
+      expect(found.map((memory) => memory.content).join()).toContain('豆豆')
+      expect(await h.app.memory.index.count('messages')).toBeGreaterThanOrEqual(2)
+    } finally {
+      await h?.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
