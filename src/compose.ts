@@ -15,6 +15,7 @@ import {
   topicSearchTool,
 } from './context'
 import { definedOnly } from './core/defined'
+import { KeyedLock } from './core/keyed-lock'
 import type { Counters, Logger } from './core/observability'
 import { defineEpisodeTable, EpisodicMemory, KoishiEpisodes } from './episodes'
 import { Eraser } from './erase/eraser'
@@ -96,6 +97,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     logger: log,
     lexicalShare: config.retrieval.lexicalShare,
   })
+  const factLock = new KeyedLock()
   const memorizeDialogue = (dialogue: Dialogue): Promise<MemorizeOutcome> =>
     memorize(
       {

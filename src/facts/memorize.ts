@@ -7,6 +7,7 @@ import type { FactRepository } from './repository'
 import type { FactRow } from './table'
 import type { Extraction, MemoryJudge, Turn } from './judge'
 import { prefilter } from './prefilter'
+import type { KeyedLock } from '../core/keyed-lock'
 
 /** Whose fact a dialogue may produce, and where it was said. */
 export interface FactOwner {
@@ -50,6 +51,8 @@ export interface MemorizeDeps {
   commandPrefixes: string[]
   newId(): string
   now(): Date
+  /** One write per owner at a time, so two dialogues stating the same fact at once store it once. */
+  lock?: KeyedLock
 }
 
 /** The scope a fact is de-duplicated and retrieved in: one user, in one guild or in private. */
@@ -100,41 +103,53 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
     }
     const vector = vectors?.[i]
     const sourceIds = sourcesOf(dialogue, turns, owner.userId)
-    const duplicate = await findDuplicate(deps, ownerScope(owner), statement, vector)
-    if (duplicate) {
-      const changed = duplicate.content !== statement
-      const patch = {
-        content: statement,
-        reason: extraction.reason,
-        version: duplicate.version + 1,
-        sourceIds: [...new Set([...duplicate.sourceIds, ...sourceIds])],
-        updatedAt: now,
-      }
-      await deps.facts.update(duplicate.id, patch)
-      const fact = { ...duplicate, ...patch }
-      if (changed || !vector) await deps.factIndex.put([fact], [], vector && [vector])
-      counters.inc('memorize.updated')
-      stored.push({ fact, updated: true })
-      continue
-    }
-    const fact: FactRow = {
-      id: deps.newId(),
-      ...owner,
-      content: statement,
-      reason: extraction.reason,
-      version: 1,
-      parentId: '',
-      sourceIds,
-      createdAt: now,
-      updatedAt: now,
-    }
-    await deps.facts.insert(fact)
-    await deps.factIndex.put([fact], [], vector && [vector])
-    counters.inc('memorize.stored')
-    stored.push({ fact, updated: false })
+    const key = JSON.stringify([owner.platform, owner.userId, owner.guildId])
+    const write = () => storeFact(deps, owner, { statement, vector, sourceIds, reason: extraction.reason, now })
+    stored.push(await (deps.lock ? deps.lock.run(key, write) : write()))
   }
   if (!stored.length) return { status: 'rejected', reason: 'no fact could be told whom it is about' }
   return { status: 'stored', facts: stored }
+}
+
+/** Stores one fact of `owner`: a new version of its duplicate in the owner's scope, or a new fact. */
+async function storeFact(
+  deps: MemorizeDeps,
+  owner: FactOwner,
+  fact: { statement: string; vector?: Float32Array; sourceIds: string[]; reason: string; now: Date },
+): Promise<StoredFact> {
+  const { counters } = deps
+  const { statement, vector, sourceIds, reason, now } = fact
+  const duplicate = await findDuplicate(deps, ownerScope(owner), statement, vector)
+  if (duplicate) {
+    const changed = duplicate.content !== statement
+    const patch = {
+      content: statement,
+      reason,
+      version: duplicate.version + 1,
+      sourceIds: [...new Set([...duplicate.sourceIds, ...sourceIds])],
+      updatedAt: now,
+    }
+    await deps.facts.update(duplicate.id, patch)
+    const updated = { ...duplicate, ...patch }
+    if (changed || !vector) await deps.factIndex.put([updated], [], vector && [vector])
+    counters.inc('memorize.updated')
+    return { fact: updated, updated: true }
+  }
+  const row: FactRow = {
+    id: deps.newId(),
+    ...owner,
+    content: statement,
+    reason,
+    version: 1,
+    parentId: '',
+    sourceIds,
+    createdAt: now,
+    updatedAt: now,
+  }
+  await deps.facts.insert(row)
+  await deps.factIndex.put([row], [], vector && [vector])
+  counters.inc('memorize.stored')
+  return { fact: row, updated: false }
 }
 
 /** Speakers of the dialogue's user turns (turns that name none are the dialogue owner's). */

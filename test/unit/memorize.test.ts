@@ -5,6 +5,7 @@ import { memorize, sourcesOf } from '../../src/facts/memorize'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { factIndexKind } from '../../src/facts/fact-index'
 import { IndexedTable } from '../../src/store/index-sync'
+import { KeyedLock } from '../../src/core/keyed-lock'
 import { Counters } from '../../src/core/observability'
 import { FakeEmbedder } from '../fakes/embedder'
 import { quiet } from '../fakes/logger'
@@ -253,5 +254,14 @@ describe('memorize', () => {
       ])
       expect(counters.get('memorize.unattributed')).toBe(2)
     })
+  })
+
+  it('stores a fact once when the same statement is memorised many times at once', async () => {
+    const lock = new KeyedLock()
+    const fenced = { ...deps, lock }
+    await Promise.all(Array.from({ length: 20 }, () => memorize(fenced, { owner, turns, sourceIds: ['m1'] })))
+    expect(await facts.count()).toBe(1)
+    const [row] = await facts.list({ platform: 'qq', userId: 'alice' }, 10)
+    expect(row.version).toBe(20)
   })
 })
