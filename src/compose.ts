@@ -111,6 +111,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
         commandPrefixes: config.memorize.commandPrefixes,
         newId: newFactId,
         now: () => new Date(),
+        lock: factLock,
       },
       dialogue,
     )
