@@ -20,7 +20,16 @@ import type { Counters, Logger } from './core/observability'
 import { defineEpisodeTable, EpisodicMemory, KoishiEpisodes } from './episodes'
 import { Eraser } from './erase/eraser'
 import type { Dialogue, MemorizeOutcome } from './facts'
-import { createJudge, defaultLexicalShare, defineFactTable, factIndexKind, KoishiFactRepository, memorize, Retriever } from './facts'
+import {
+  createJudge,
+  defaultLexicalShare,
+  defineFactTable,
+  factIndexKind,
+  factLockKey,
+  KoishiFactRepository,
+  memorize,
+  Retriever,
+} from './facts'
 import { createGroupMemories } from './group'
 import { Maintenance } from './jobs/maintenance'
 import { KeyedQueue } from './jobs/queue'
@@ -98,6 +107,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     lexicalShare: config.retrieval.lexicalShare,
   })
   const factLock = new KeyedLock()
+  // when each user was last forgotten (this process): dialogues that waited meanwhile store nothing of them
+  const forgotten = new Map<string, Date>()
   const memorizeDialogue = (dialogue: Dialogue): Promise<MemorizeOutcome> =>
     memorize(
       {
@@ -112,6 +123,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
         newId: newFactId,
         now: () => new Date(),
         lock: factLock,
+        forgottenAt: (owner) => forgotten.get(factLockKey(owner)),
       },
       dialogue,
     )
@@ -253,6 +265,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     topicSummaries: summaries,
     topics,
     purgeIndex: () => registry.purgeErased(),
+    lock: factLock,
+    fence: (owner, at) => void forgotten.set(factLockKey(owner), at),
     counters,
   })
 

@@ -2,6 +2,8 @@ import type { ChannelSummaryStore } from '../channel-summaries'
 import type { Counters } from '../core/observability'
 import type { EpisodicMemory } from '../episodes'
 import type { FactIndex, FactRepository, FactRow } from '../facts'
+import { factLockKey } from '../facts'
+import type { KeyedLock } from '../core/keyed-lock'
 import type { ErasedMessage, KoishiMessageStore, MessageIndex, MessageStore } from '../messages'
 import type { TopicSummaries } from '../topic-summaries'
 import type { TopicStore } from '../topics'
@@ -27,6 +29,10 @@ export interface EraserDeps {
   topics: Pick<TopicStore, 'get' | 'update' | 'remove'>
   /** Rewrites the index tables rows were erased from, so the erased text leaves the disk. */
   purgeIndex(): Promise<void>
+  /** The lock a user's fact writes hold: a forget waits for a write under way. */
+  lock: KeyedLock
+  /** Remembers that a user was forgotten, so the dialogues that were waiting store nothing of them. */
+  fence(owner: UserRef, at: Date): void
   counters: Counters
 }
 
@@ -48,7 +54,13 @@ export class Eraser {
 
   /** Erases every fact and every captured message of a user on a platform. Returns how many facts went. */
   async forgetAll(owner: UserRef): Promise<number> {
+    return this.deps.lock.run(factLockKey(owner), () => this.eraseAll(owner))
+  }
+
+  private async eraseAll(owner: UserRef): Promise<number> {
     const { capture, facts, messages } = this.deps
+    // a dialogue queued or running now stores nothing of what the user said up to here
+    this.deps.fence(owner, new Date())
     await capture.forgetUser(owner.platform, owner.userId)
     const rows = await facts.ofUser(owner.platform, owner.userId)
     await this.eraseFacts(owner, rows)

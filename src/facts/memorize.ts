@@ -51,8 +51,18 @@ export interface MemorizeDeps {
   commandPrefixes: string[]
   newId(): string
   now(): Date
-  /** One write per owner at a time, so two dialogues stating the same fact at once store it once. */
+  /**
+   * One write per user at a time (`factLockKey`), so two dialogues stating the same fact at once store it
+   * once, and a forget waits for a write under way.
+   */
   lock?: KeyedLock
+  /** When the user was last forgotten (`forget --all`): facts from what they said before are not stored. */
+  forgottenAt?(owner: Pick<FactOwner, 'platform' | 'userId'>): Date | undefined
+}
+
+/** The lock a user's fact writes and their erasure share. */
+export function factLockKey(owner: Pick<FactOwner, 'platform' | 'userId'>): string {
+  return JSON.stringify([owner.platform, owner.userId])
 }
 
 /** The scope a fact is de-duplicated and retrieved in: one user, in one guild or in private. */
@@ -103,9 +113,18 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
     }
     const vector = vectors?.[i]
     const sourceIds = sourcesOf(dialogue, turns, owner.userId)
-    const key = JSON.stringify([owner.platform, owner.userId, owner.guildId])
-    const write = () => storeFact(deps, owner, { statement, vector, sourceIds, reason: extraction.reason, now })
-    stored.push(await (deps.lock ? deps.lock.run(key, write) : write()))
+    const said = saidAt(dialogue, owner.userId)
+    const write = async () => {
+      // a forget that came after these words were said (while this dialogue waited or ran) wins
+      const forgotten = deps.forgottenAt?.(owner)
+      if (forgotten && said && said <= forgotten) {
+        counters.inc('memorize.fenced')
+        return undefined
+      }
+      return storeFact(deps, owner, { statement, vector, sourceIds, reason: extraction.reason, now })
+    }
+    const result = await (deps.lock ? deps.lock.run(factLockKey(owner), write) : write())
+    if (result) stored.push(result)
   }
   if (!stored.length) return { status: 'rejected', reason: 'no fact could be told whom it is about' }
   return { status: 'stored', facts: stored }
@@ -150,6 +169,14 @@ async function storeFact(
   await deps.factIndex.put([row], [], vector && [vector])
   counters.inc('memorize.stored')
   return { fact: row, updated: false }
+}
+
+/** When the user last spoke in the dialogue (undefined when the turns carry no time). */
+function saidAt(dialogue: Pick<Dialogue, 'owner' | 'turns'>, userId: string): Date | undefined {
+  const times = dialogue.turns
+    .filter((turn) => turn.role === 'user' && (turn.userId ?? dialogue.owner.userId) === userId && turn.time)
+    .map((turn) => turn.time!.getTime())
+  return times.length ? new Date(Math.max(...times)) : undefined
 }
 
 /** Speakers of the dialogue's user turns (turns that name none are the dialogue owner's). */

@@ -113,4 +113,23 @@ describe('forget --all erases a user from every table', () => {
     expect(holding(after, BOB_WORD)).toContain('memory_message')
     expect(holding(lanceAfter, BOB_WORD)).toContain('messages')
   })
+
+  it('leaves no fact of a dialogue that was waiting to be memorised when the user was forgotten', async () => {
+    const waiting = await boot({ memorize: { quietSeconds: 3600 } })
+    try {
+      await say(waiting.app, 'carol', '我养了一只仓鼠，叫团子', 'g9')
+      expect(await waiting.app.database.get('memory_fact', { userId: 'carol' })).toEqual([])
+      await waiting.app.mock.client('carol').receive('memory.forget --all -y')
+      // the channel's dialogue ends after the forget: nothing of carol's may be stored from it
+      await waiting.app.memory.closeIdleTopics()
+      ;(waiting.app.memory as unknown as { parts: { capture: { sweep(now: Date, quietMs: number): void } } }).parts.capture.sweep(
+        new Date(Date.now() + 7_200_000),
+        1,
+      )
+      await waiting.app.memory.flush()
+      expect(await waiting.app.database.get('memory_fact', { userId: 'carol' })).toEqual([])
+    } finally {
+      await waiting.stop()
+    }
+  })
 })

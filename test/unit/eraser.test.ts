@@ -1,4 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest'
+import { KeyedLock } from '../../src/core/keyed-lock'
 import { Eraser } from '../../src/erase/eraser'
 import { factIndexKind } from '../../src/facts/fact-index'
 import type { MemorizeDeps } from '../../src/facts/memorize'
@@ -78,6 +79,8 @@ describe('forget one of several facts drawn from the same message', () => {
       topicSummaries: { eraseTopics: async () => {} },
       topics: { get: async () => undefined, update: async () => {}, remove: async () => {} },
       purgeIndex: async () => void purged++,
+      lock: new KeyedLock(),
+      fence: () => {},
       counters,
     })
     await memorize(deps, {

@@ -264,4 +264,19 @@ describe('memorize', () => {
     const [row] = await facts.list({ platform: 'qq', userId: 'alice' }, 10)
     expect(row.version).toBe(20)
   })
+
+  it('stores nothing of what a user said before they were forgotten, even when the dialogue was already running', async () => {
+    const said = new Date(5000)
+    const at = (time?: Date): Turn[] => turns.map((turn) => ({ ...turn, ...(turn.role === 'user' && time && { time }) }))
+    let forgottenAt: Date | undefined = new Date(6000)
+    const fenced = { ...deps, forgottenAt: () => forgottenAt }
+    const outcome = await memorize(fenced, { owner, turns: at(said), sourceIds: ['m1', 'b1'] })
+    expect(outcome.status).toBe('rejected')
+    expect(await facts.count()).toBe(0)
+    expect(counters.get('memorize.fenced')).toBe(1)
+    // said after the forget: kept
+    await memorize(fenced, { owner, turns: at(new Date(7000)), sourceIds: ['m2', 'b2'] })
+    expect(await facts.count()).toBe(1)
+    forgottenAt = undefined
+  })
 })
