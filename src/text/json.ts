@@ -68,6 +68,9 @@ export function tryRepair(text: string): { ok: true; value: unknown } | { ok: fa
 
 const isContainer = (value: unknown) => typeof value === 'object' && value !== null
 
+/** An opening bracket followed by what JSON puts there (a key, a value, a close), not by prose like `[see`. */
+const LOOKS_LIKE_JSON = /^[{[]\s*(?:["{[\]}\d-]|true|false|null)/
+
 /** First JSON object or array in `text`: strict candidates first, then repaired ones. */
 function findJson(text: string): { ok: true; value: unknown } | { ok: false } {
   const starts: number[] = []
@@ -79,7 +82,16 @@ function findJson(text: string): { ok: true; value: unknown } | { ok: false } {
     const end = balancedEnd(text, start)
     if (end < 0) continue
     const parsed = tryParse(text.slice(start, end))
-    if (parsed.ok) return parsed
+    if (!parsed.ok) continue
+    // a valid span inside an enclosing one that is JSON with a slip (`{"facts": ["a"],}`): the answer is the enclosing one
+    for (const outer of starts) {
+      if (outer >= start) break
+      const outerEnd = balancedEnd(text, outer)
+      if (outerEnd < end || !LOOKS_LIKE_JSON.test(text.slice(outer, outer + 40))) continue
+      const repaired = tryRepair(text.slice(outer, outerEnd))
+      if (repaired.ok && isContainer(repaired.value)) return repaired
+    }
+    return parsed
   }
   // Pass 2: repair. From each start, try the span up to the last closing bracket of the same kind
   // (survives unescaped quotes that fool the balance scan), the balanced span, then the rest of the

@@ -106,3 +106,15 @@ describe('parseJsonLines', () => {
     expect(parseJsonLines('')).toEqual({ values: [], failures: [] })
   })
 })
+
+describe('extractJson and an answer with a slip', () => {
+  it('reads the whole object when it has a trailing comma, not the valid array inside it', () => {
+    expect(extractJson('{"facts": ["a"],}')).toEqual({ facts: ['a'] })
+    expect(extractJson('Here you are: {"facts": [{"about": "Alice", "fact": "x"}],}')).toEqual({ facts: [{ about: 'Alice', fact: 'x' }] })
+  })
+
+  it('still skips prose in brackets before the answer', () => {
+    expect(extractJson('[note] the answer is {"a": 1}')).toEqual({ a: 1 })
+    expect(extractJson('see [the list {"a": 1}] below')).toEqual({ a: 1 })
+  })
+})
