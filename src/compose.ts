@@ -4,6 +4,7 @@ import type { Context } from 'koishi'
 import { CapturePipeline } from './capture/pipeline'
 import { defineChannelSummaryTable, ExtractiveSummarizer, KoishiChannelSummaries, LlmSummarizer, RollingSummary } from './channel-summaries'
 import type { Config } from './config'
+import type { Scope } from './scope'
 import {
   ContextBuilder,
   ContextLog,
@@ -208,22 +209,17 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     logger: log,
   })
 
-  const retrieveFacts = async (target: { userId: string; content: string; platform: string; guildId: string }, topK: number) =>
-    target.userId
-      ? retriever.retrieve(
-          { platform: target.platform, userId: target.userId, guildId: target.guildId || undefined },
-          target.content,
-          topK,
-          config.retrieval.minScore,
-        )
-      : []
+  /** A user's facts relevant to `query`, in a scope that names the user (none without one). Never throws. */
+  const recallFacts = async (scope: Scope, query: string, topK = config.retrieval.topK, minScore = config.retrieval.minScore) =>
+    scope.userId ? retriever.retrieve(scope, query, topK, minScore) : []
   const contextBuilder = new ContextBuilder(
     {
       store: messages,
       search: quickSearch(messageIndex),
       embedder,
       termStats,
-      longTerm: retrieveFacts,
+      longTerm: (target, topK) =>
+        recallFacts({ platform: target.platform, userId: target.userId, guildId: target.guildId || undefined }, target.content, topK),
       summary: (channel) => rolling.get(channel),
       // a group chat also sees what the group as a whole remembers (recall never throws)
       group: (target) =>
@@ -351,6 +347,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
 
   return {
     start,
+    recallFacts,
     searchTool,
     stop,
     drainOutbox,
@@ -362,14 +359,11 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     messages,
     messageIndex,
     topics,
-    attributor,
     facts,
     factIndex,
-    retriever,
     memorize: memorizeDialogue,
     groups,
     summaries,
-    rolling,
     episodes,
     contextLog,
     contextBuilder,

@@ -100,9 +100,7 @@ export class MemoryService extends Service {
    */
   async retrieve(user: string | Session, query: string, options: RetrieveOptions = {}): Promise<RetrievedMemory[]> {
     const scope = typeof user === 'string' ? { platform: options.platform, userId: user, guildId: options.guildId } : sessionScope(user)
-    if (!scope.userId) return []
-    const { topK, minScore } = this.config.retrieval
-    return this.parts.retriever.retrieve(scope, query, options.topK ?? topK, options.minScore ?? minScore)
+    return this.parts.recallFacts(scope, query, options.topK, options.minScore)
   }
 
   formatForPrompt(memories: Pick<RetrievedMemory, 'content'>[], heading?: string) {

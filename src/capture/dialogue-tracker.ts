@@ -1,10 +1,8 @@
 import type { FactOwner, Turn } from '../facts'
+import type { ChannelRef } from '../messages'
 
 /** A channel of one platform: a dialogue is what was said there since it was last memorised. */
-export interface ChannelKey {
-  platform: string
-  channelId: string
-}
+type ChannelKey = Pick<ChannelRef, 'platform' | 'channelId'>
 
 interface Pending {
   /** The channel, and the user who opened the dialogue. */

@@ -188,7 +188,7 @@ function speakers(dialogue: Pick<Dialogue, 'owner' | 'turns'>): string[] {
  * Whom a fact is about: the speaker of the turns it came from; else the person the judge named (by the
  * name shown in the conversation); else the one speaker of the dialogue. Undefined when it cannot be told.
  */
-export function factOwner(
+function factOwner(
   dialogue: Pick<Dialogue, 'owner' | 'turns'>,
   turns: number[] | undefined,
   about: string | undefined,

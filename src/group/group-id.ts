@@ -7,19 +7,6 @@ export function groupId(group: GroupRef): string {
 }
 
 /**
- * A group from `platform:guildId` (split at the first colon, so a guild id may itself contain
- * colons). Throws a `GroupMemoryError` ('bad-request') when either part is missing.
- */
-export function parseGroupId(text: string): GroupRef {
-  const value = typeof text === 'string' ? text.trim() : ''
-  const colon = value.indexOf(':')
-  if (colon <= 0 || colon === value.length - 1) {
-    throw new GroupMemoryError(`a group is written platform:guildId, got "${value.slice(0, 80)}"`, 'bad-request')
-  }
-  return { platform: value.slice(0, colon), guildId: value.slice(colon + 1) }
-}
-
-/**
  * Every way to read `platform:guildId` when either part may hold colons (Koishi's sandbox platform is
  * `sandbox:<id>`), the split at the first colon first. `preferPlatform` (the caller's own) goes first
  * when the text starts with it.

@@ -1,7 +1,7 @@
 export { defineGroupTables } from './tables'
 export { createGroupMemories, KoishiGroupStore } from './koishi-store'
 export { GroupMemories } from './memories'
-export { groupId, parseGroupId } from './group-id'
+export { groupId } from './group-id'
 export { GroupMemoryError } from './types'
 export type { EvolutionStatus, GroupRef } from './types'
 export { DEFAULT_EVOLUTION_PROMPTS } from './prompts'

@@ -1,6 +1,7 @@
 import type { Context } from 'koishi'
 import { chunks } from '../core/chunks'
 import type { MessageRow } from './table'
+import type { ChannelRef } from './types'
 
 /**
  * How far each channel's messages have been handed to the post-dialogue chain. What was said after the
@@ -35,10 +36,7 @@ export function defineWatermarkTable(ctx: Context) {
   )
 }
 
-export interface Channel {
-  platform: string
-  channelId: string
-}
+type Channel = Pick<ChannelRef, 'platform' | 'channelId'>
 
 const markId = (channel: Channel) => `${channel.platform}:${channel.channelId}`
 

@@ -247,7 +247,7 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
   /** Vector nearest neighbours within a scope. Throws when the store or the embedder is down. */
   async nearest(query: string | Float32Array, scope: Scope, limit: number): Promise<IndexHit[]> {
     const vector = typeof query === 'string' ? await this.queryVector(query) : query
-    if (!(await this.ready())) throw new Error('the vector store is unavailable')
+    if (typeof query !== 'string' && !(await this.ready())) throw new Error('the vector store is unavailable')
     return this.deps.index.nearest(this.table, vector, scope, limit)
   }
 }

@@ -12,6 +12,7 @@ import { defineGroupTables } from '../../src/group/tables'
 import type { EvolutionInput } from '../fakes/llm'
 import { FakeLLM } from '../fakes/llm'
 import { quiet } from '../fakes/logger'
+import { memoryRow } from '../fakes/group-store'
 import type { Harness } from './harness'
 import { boot, say } from './harness'
 
@@ -160,24 +161,7 @@ describe('group memory on Koishi (sqlite + LanceDB)', () => {
       logger: quiet,
     })
     const now = new Date()
-    await real.putMemory({
-      id: 'seed1',
-      platform: 'mock',
-      guildId: 'g1',
-      statement: '每周五晚上讨论新番',
-      version: 1,
-      parentId: '',
-      supersededBy: '',
-      changeSummary: '',
-      status: 'active',
-      deprecatedReason: '',
-      statusBy: '',
-      tags: [],
-      strength: 0.5,
-      runId: '',
-      createdAt: now,
-      updatedAt: now,
-    })
+    await real.putMemory(memoryRow({ platform: 'mock', guildId: 'g1' }, 'seed1', '每周五晚上讨论新番', { createdAt: now }))
     await say(app, 'alice', '火锅和科幻新番', 'g1')
     expect((await group.evolve(GROUP)).status).toBe('failed')
     failAt = -1
