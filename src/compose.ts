@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
-import { resolve } from 'node:path'
+import { basename, dirname, join, resolve } from 'node:path'
 import type { Context } from 'koishi'
+import { CaptureJournal } from './capture/journal'
 import { CapturePipeline } from './capture/pipeline'
 import { defineChannelSummaryTable, ExtractiveSummarizer, KoishiChannelSummaries, LlmSummarizer, RollingSummary } from './channel-summaries'
 import type { Config } from './config'
@@ -73,7 +74,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
 
   const registry = new IndexRegistry({ logger: log })
   const index = new LanceIndex({
-    dir: resolve(ctx.baseDir ?? process.cwd(), config.store.path),
+    dir: storeDir(ctx, config),
     logger: log,
     counters,
     halfOpenAfterMs: config.store.retryIntervalSeconds * 1000,
@@ -187,11 +188,14 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
       groupEvery: config.memorize.groupEvery,
       quietMs: config.memorize.quietSeconds * 1000,
       afterReply: config.memorize.afterReply,
+      retryMs: config.memorize.retrySeconds * 1000,
+      maxAttempts: config.memorize.maxAttempts,
       commandPrefixes: config.memorize.commandPrefixes,
       topics: config.topics.enabled,
       summaries: config.summaries.enabled,
     },
     write: (rows) => messages.upsert(rows),
+    journal: new CaptureJournal(journalDir(ctx, config), log),
     messages,
     watermarks: new KoishiWatermarks(ctx),
     messageIndex,
@@ -295,6 +299,10 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const start = async () => {
     await index.open()
     await registry.prepare()
+    await registry.reconcile()
+    await capture.replayJournal().catch((error) => {
+      log.warn('could not store the messages the last run left in its journal, will try at the next start: %s', (error as Error).message)
+    })
     await capture.restore(new Date(Date.now() - RESTORE_DAYS * 86_400_000)).catch((error) => {
       log.warn('could not read back the dialogues that wait to be memorised: %s', (error as Error).message)
     })
@@ -313,6 +321,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
         summarizeTopics: () => maintenance.summarizeTopics(),
         evolveGroups: () => void maintenance.evolveDueGroups(),
         endQuietDialogues: () => capture.sweep(),
+        reconcileIndexes: () => void registry.reconcile().then(() => drainOutbox()),
       },
     )
   }
@@ -320,6 +329,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const stop = async () => {
     await capture.flush()
     await messageIndex.flush()
+    capture.stop()
     queue.clear()
     await queue.idle()
     await index.close()
@@ -403,6 +413,16 @@ function createAttributor(
     log.error('topic thresholds ignored (%s); using the defaults of the embedder', (error as Error).message)
     return new TopicAttributor(options)
   }
+}
+
+function storeDir(ctx: Context, config: Config): string {
+  return resolve(ctx.baseDir ?? process.cwd(), config.store.path)
+}
+
+/** Beside the LanceDB folder, one per instance: `data/memory/lancedb-journal`. */
+function journalDir(ctx: Context, config: Config): string {
+  const dir = storeDir(ctx, config)
+  return join(dirname(dir), `${basename(dir)}-journal`)
 }
 
 function newFactId() {

@@ -43,6 +43,8 @@ export interface Config {
     quietSeconds: number
     commandPrefixes: string[]
     queueLimit: number
+    retrySeconds: number
+    maxAttempts: number
   }
   context: {
     tokenBudget: number
@@ -155,6 +157,8 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     quietSeconds: Schema.natural().default(600),
     commandPrefixes: Schema.array(String).default(['/', '.', '。']),
     queueLimit: Schema.natural().min(1).default(200),
+    retrySeconds: Schema.natural().min(1).default(30),
+    maxAttempts: Schema.natural().min(1).max(20).default(8),
   }).collapse(),
   context: Schema.object({
     tokenBudget: Schema.natural().min(100).default(2000),

@@ -1,7 +1,7 @@
 import type { Context, Session } from 'koishi'
 import type { ContextLog, TermStats } from '../context'
 import type { EpisodicMemory } from '../episodes'
-import type { Dialogue, FactOwner } from '../facts'
+import type { Dialogue, FactOwner, MemorizeOutcome } from '../facts'
 import type { Counters, Logger } from '../core/observability'
 import type { KeyedQueue } from '../jobs/queue'
 import type { KoishiWatermarks, MessageIndex, MessageRow, MessageStore } from '../messages'
@@ -10,10 +10,13 @@ import type { RollingSummary } from '../channel-summaries'
 import type { TopicAttributor } from '../topics'
 import type { TopicSummaries } from '../topic-summaries'
 import { DialogueTracker } from './dialogue-tracker'
+import type { CaptureJournal } from './journal'
+import { MemorizeBacklog } from './memorize-backlog'
 import { MessageRecorder } from './recorder'
 import type { PlaceholderLocale } from './render'
 import { renderPlainText } from './render'
 import { cleanText } from '../text/clean'
+import { chunks } from '../core/chunks'
 import { localMessageId, mentionsBot, ownerOf, rowOf, speakerName } from './session-rows'
 
 export interface CaptureOptions {
@@ -31,6 +34,10 @@ export interface CaptureOptions {
   quietMs: number
   /** A dialogue ends when the bot answers it. */
   afterReply: boolean
+  /** Wait before a dialogue whose memorising failed is tried again (doubled at each failure). */
+  retryMs: number
+  /** A dialogue that failed this often is given up. */
+  maxAttempts: number
   commandPrefixes: string[]
   topics: boolean
   summaries: boolean
@@ -40,6 +47,8 @@ export interface CaptureDeps {
   options: CaptureOptions
   /** Writes captured rows to the database. */
   write(rows: MessageRow[]): Promise<void>
+  /** Where captured rows wait on disk until they are stored. */
+  journal?: CaptureJournal
   messages: Pick<MessageStore, 'byIds'>
   /** How far each user's messages have been memorised; what lies past it is read back at start. */
   watermarks: Pick<KoishiWatermarks, 'advance' | 'unmemorised'>
@@ -52,7 +61,7 @@ export interface CaptureDeps {
   contextLog: Pick<ContextLog, 'reply'>
   queue: KeyedQueue
   /** The post-dialogue chain (long-term memory). */
-  memorize(dialogue: Dialogue): Promise<unknown>
+  memorize(dialogue: Dialogue): Promise<MemorizeOutcome>
   /** Whether `name` is one of the bot's commands. */
   isCommandName(name: string, session: Session): boolean
   schedule(callback: () => void, ms: number): () => void
@@ -69,6 +78,7 @@ export interface CaptureDeps {
 export class CapturePipeline {
   readonly recorder: MessageRecorder
   private readonly tracker = new DialogueTracker({ maxTurns: 60, maxDialogues: 5000 })
+  private readonly backlog: MemorizeBacklog
   /** Captured rows per channel waiting for topic attribution, attributed in order by one job. */
   private readonly unattributed = new Map<string, MessageRow[]>()
 
@@ -89,8 +99,20 @@ export class CapturePipeline {
         schedule: deps.schedule,
         counters: deps.counters,
         logger: deps.logger,
+        journal: deps.journal,
       },
     )
+    this.backlog = new MemorizeBacklog({
+      queue: deps.queue,
+      memorize: deps.memorize,
+      done: (dialogue) => deps.watermarks.advance(dialogue.owner, dialogue.until),
+      before: () => this.recorder.flush(),
+      schedule: deps.schedule,
+      retryMs: deps.options.retryMs,
+      maxAttempts: deps.options.maxAttempts,
+      counters: deps.counters,
+      logger: deps.logger,
+    })
   }
 
   /** Listens to what users say and what the bot sends. */
@@ -107,6 +129,7 @@ export class CapturePipeline {
   /** Drops what waits of a user (their words are being erased) and writes the rest. */
   async forgetUser(platform: string, userId: string): Promise<void> {
     this.tracker.drop(platform, userId)
+    this.backlog.dropUser(platform, userId)
     this.recorder.dropUser(platform, userId)
     await this.recorder.flush()
   }
@@ -252,6 +275,28 @@ export class CapturePipeline {
   }
 
   /**
+   * Stores what an earlier run captured but had not written when it ended (killed, or stopped after its
+   * database), then deletes the journal files. Rows already stored are left as they are. Returns how many
+   * rows were stored.
+   */
+  async replayJournal(): Promise<number> {
+    const { journal, messages, messageIndex, logger } = this.deps
+    if (!journal) return 0
+    const { files, rows } = journal.leftovers()
+    if (!files.length) return 0
+    const stored = new Set<string>()
+    for (const part of chunks(rows.map((row) => row.id))) {
+      for (const row of await messages.byIds(part)) stored.add(row.id)
+    }
+    const missing = [...new Map(rows.filter((row) => !stored.has(row.id)).map((row) => [row.id, row])).values()]
+    for (const part of chunks(missing)) await this.deps.write(part)
+    messageIndex.add(missing)
+    for (const file of files) journal.release(file)
+    if (missing.length) logger.info('%d messages captured before the last stop were stored', missing.length)
+    return missing.length
+  }
+
+  /**
    * Reads back what users said since their watermark (within `since`): the dialogues a restart
    * interrupted. They end by silence like any other. Returns how many messages were read.
    */
@@ -280,15 +325,18 @@ export class CapturePipeline {
     return this.tracker.size
   }
 
+  /** Finished dialogues that wait to be memorised (or to be tried again). */
+  get backlogSize(): number {
+    return this.backlog.size
+  }
+
+  /** Forgets what waits in memory; the watermarks bring it back at the next start. */
+  stop(): void {
+    this.backlog.clear()
+  }
+
   private finishDialogue(owner: FactOwner): void {
     const dialogue = this.tracker.finish(owner)
-    if (!dialogue) return
-    const { queue, memorize, watermarks } = this.deps
-    // the messages must be in the database before a fact names them as its sources
-    queue.push(`memorize:${owner.platform}:${owner.channelId}`, async () => {
-      await this.recorder.flush()
-      await memorize(dialogue)
-      await watermarks.advance(owner, dialogue.until)
-    })
+    if (dialogue) this.backlog.add(JSON.stringify([owner.platform, owner.channelId]), dialogue)
   }
 }

@@ -1,6 +1,7 @@
 import type { Logger } from '../core/observability'
 import type { Counters } from '../core/observability'
 import type { MessageRow } from '../messages'
+import type { CaptureJournal } from './journal'
 
 export interface MessageSink {
   write(rows: MessageRow[]): Promise<void>
@@ -27,6 +28,8 @@ export class MessageRecorder {
       schedule(callback: () => void, ms: number): () => void
       counters: Counters
       logger: Logger
+      /** Keeps the buffered rows on disk until they are stored. */
+      journal?: Pick<CaptureJournal, 'append' | 'seal' | 'release'>
     },
   ) {}
 
@@ -48,6 +51,7 @@ export class MessageRecorder {
       return
     }
     this.buffer.push(row)
+    this.options.journal?.append([row])
     this.options.counters.inc('capture.messages')
     if (this.buffer.length >= this.options.batchSize) void this.flush()
     else this.schedule()
@@ -65,8 +69,12 @@ export class MessageRecorder {
     this.timer?.()
     this.timer = undefined
     const rows = this.buffer.splice(0)
-    if (rows.length) {
-      this.writing = this.writing.then(() => this.write(rows))
+    const sealed = this.options.journal?.seal()
+    if (rows.length || sealed) {
+      this.writing = this.writing.then(async () => {
+        if (rows.length) await this.write(rows)
+        this.options.journal?.release(sealed)
+      })
     }
     return this.writing
   }
@@ -95,7 +103,10 @@ export class MessageRecorder {
       }
       // keep the rows for the next flush, as far as the buffer bound allows
       const room = Math.max(0, this.options.maxBuffered - this.buffer.length)
-      this.buffer.unshift(...rows.slice(0, room))
+      const kept = rows.slice(0, room)
+      this.buffer.unshift(...kept)
+      // they move to the journal's current file before their sealed one is deleted
+      this.options.journal?.append(kept)
       counters.inc('capture.write-failed')
       counters.inc('capture.dropped', rows.length - Math.min(room, rows.length))
       logger.warn('could not store %d messages, will retry: %s', rows.length, (error as Error).message)

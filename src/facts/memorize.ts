@@ -141,6 +141,11 @@ async function storeFact(
   const duplicate = await findDuplicate(deps, ownerScope(owner), statement, vector)
   if (duplicate) {
     const changed = duplicate.content !== statement
+    if (!changed && sourceIds.every((id) => duplicate.sourceIds.includes(id))) {
+      // the same dialogue memorised again (a retry, or a restart before its watermark moved): nothing new
+      counters.inc('memorize.repeated')
+      return { fact: duplicate, updated: false }
+    }
     const patch = {
       content: statement,
       reason,

@@ -12,6 +12,8 @@ export interface TimedJobs {
   evolveGroups(): void
   /** Dialogues of users who have gone quiet end. */
   endQuietDialogues(): void
+  /** Each index is compared with the database and what differs is queued. */
+  reconcileIndexes(): void
 }
 
 export interface TimerSettings {
@@ -25,6 +27,9 @@ export interface TimerSettings {
   quietSeconds: number
 }
 
+/** How often the indexes are compared with the database (a cheap read of ids on both sides). */
+const RECONCILE_MS = 60 * 60_000
+
 /** Longest delay a Node timer takes; a longer one fires at once (after a 1 ms delay). */
 const MAX_DELAY_MS = 2 ** 31 - 1
 
@@ -34,6 +39,7 @@ export function startTimers(ctx: Context, settings: TimerSettings, jobs: TimedJo
   jobs.drainOutbox()
   every(settings.retryIntervalSeconds * 1000, () => jobs.drainOutbox())
   every(settings.closeIntervalMinutes * 60_000, () => jobs.closeIdleTopics())
+  every(RECONCILE_MS, () => jobs.reconcileIndexes())
   // checked a few times per quiet period, at most every 30 s
   if (settings.quietSeconds > 0) every(Math.min(30_000, Math.max(1000, settings.quietSeconds * 250)), () => jobs.endQuietDialogues())
   if (settings.summaryIntervalMinutes > 0) every(settings.summaryIntervalMinutes * 60_000, () => jobs.summarizeTopics())

@@ -62,6 +62,15 @@ export interface RegisteredTable {
   purgeErased(): Promise<void>
   queueAll(): Promise<number>
   rebuild(): Promise<number>
+  reconcile(): Promise<ReconcileResult>
+}
+
+/** What a comparison of the index with the database found and queued. */
+export interface ReconcileResult {
+  /** Rows the database has and the index lacks (a write lost to a kill, an outage that outlasted the retries). */
+  missing: number
+  /** Rows the index has and the database not. */
+  extra: number
 }
 
 /**
@@ -193,6 +202,22 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
     return ids.length
   }
 
+  /**
+   * Compares the index with the database and queues what differs: rows missing from the index are
+   * indexed, rows the database no longer has are removed. Throws when the index cannot be read.
+   */
+  async reconcile(): Promise<ReconcileResult> {
+    if (!(await this.ready())) throw new Error('the vector store is unavailable')
+    const [wanted, present] = await Promise.all([this.kind.allIds(), this.deps.index.ids(this.table)])
+    const has = new Set(present)
+    const wants = new Set(wanted)
+    const missing = wanted.filter((id) => !has.has(id))
+    const extra = present.filter((id) => !wants.has(id))
+    await this.deps.outbox.addMany(this.table, missing, 'upsert')
+    await this.deps.outbox.addMany(this.table, extra, 'delete')
+    return { missing: missing.length, extra: extra.length }
+  }
+
   /** Empties the LanceDB table and queues every row of the kind again (`memory.reindex`). */
   async rebuild(): Promise<number> {
     if (!(await this.ready())) throw new Error('the vector store is unavailable')
@@ -280,6 +305,18 @@ export class IndexRegistry {
   /** Prepares every table at start; a table that is missing is rebuilt from the database. Never throws. */
   async prepare(): Promise<void> {
     for (const table of this.tables.values()) await table.ready(true)
+  }
+
+  /** Compares every table with the database and queues what differs (at start, and now and then). Never throws. */
+  async reconcile(): Promise<void> {
+    for (const table of this.tables.values()) {
+      try {
+        const { missing, extra } = await table.reconcile()
+        if (missing || extra) this.deps.logger.info('%s: %d rows will be indexed, %d removed from the index', table.name, missing, extra)
+      } catch (error) {
+        this.deps.logger.debug('could not compare the %s index with the database: %s', table.name, (error as Error).message)
+      }
+    }
   }
 
   /** Rewrites the tables rows were erased from, so no erased text stays in their files (after a forget). */

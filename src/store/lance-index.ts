@@ -1,5 +1,6 @@
 import { cosine } from '../providers/vectors'
 import * as fs from 'node:fs'
+import { join } from 'node:path'
 import type * as LanceDB from '@lancedb/lancedb'
 import type * as ArrowLib from 'apache-arrow'
 import type { CircuitBreakerPolicy, IBreaker } from 'cockatiel'
@@ -49,7 +50,7 @@ export interface LanceIndexOptions {
   optimizeEveryWrites?: number
   /** Optimize tables written since the last optimize this often. Default 5 min; 0 disables. */
   optimizeEveryMs?: number
-  /** Versions older than this are pruned by optimize. Default 1 h. */
+  /** Versions older than this are pruned by optimize. Default 2 min: a flood of small writes keeps few versions on disk. */
   cleanupOlderThanMs?: number
   /** Build a vector index once a table holds this many rows. Default 5000. */
   vectorIndexMinRows?: number
@@ -135,6 +136,14 @@ class IndexBreaker implements IBreaker {
   }
 }
 
+interface TableBreaker {
+  impl: IndexBreaker
+  policy: CircuitBreakerPolicy
+  openedAt: number
+  /** The outage was logged (once per outage). */
+  outage: boolean
+}
+
 function isZero(vector: ArrayLike<number>): boolean {
   for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) return false
   return true
@@ -157,10 +166,9 @@ export class LanceIndex implements VectorIndex {
   private readonly hybrid: 'lancedb' | 'parallel'
   private readonly onReindexNeeded?: (table: string, check: EmbedderCheck) => void
 
-  private readonly breakerImpl: IndexBreaker
-  private readonly breaker: CircuitBreakerPolicy
-  private openedAt = 0
-  private outage = false
+  private readonly breakerThreshold: number
+  /** One breaker per table (a damaged table never takes the others down); `''` is the store itself. */
+  private readonly breakers = new Map<string, TableBreaker>()
   private started = false
   private closed = false
 
@@ -183,53 +191,22 @@ export class LanceIndex implements VectorIndex {
     this.halfOpenAfterMs = options.halfOpenAfterMs ?? 30_000
     this.optimizeEveryWrites = options.optimizeEveryWrites ?? 100
     this.optimizeEveryMs = options.optimizeEveryMs ?? 5 * 60_000
-    this.cleanupOlderThanMs = options.cleanupOlderThanMs ?? 60 * 60_000
+    this.cleanupOlderThanMs = options.cleanupOlderThanMs ?? 2 * 60_000
     this.vectorIndexMinRows = options.vectorIndexMinRows ?? 5000
     this.refineFactor = options.refineFactor ?? 3
     this.hybrid = options.hybrid ?? 'lancedb'
     this.onReindexNeeded = options.onReindexNeeded
 
-    this.breakerImpl = new IndexBreaker(options.breakerThreshold ?? 3)
-    this.breaker = circuitBreaker(handleAll, { halfOpenAfter: this.halfOpenAfterMs, breaker: this.breakerImpl })
-    this.breaker.onFailure(({ reason }) => {
-      this.counters?.inc('index.failure')
-      if (!this.outage && 'error' in reason) this.logger.debug('LanceDB call failed: %s', message(reason.error))
-    })
-    this.breaker.onBreak((reason) => {
-      this.openedAt = Date.now()
-      // Handles may point at a store that is gone; the probe after the pause reconnects from scratch.
-      this.conn = undefined
-      this.handles.clear()
-      if (this.outage) {
-        this.logger.debug('LanceDB index still unavailable; next probe in %d ms', this.halfOpenAfterMs)
-        return
-      }
-      this.outage = true
-      this.counters?.inc('index.breaker-open')
-      const why = 'error' in reason ? message(reason.error) : 'isolated'
-      this.logger.warn(
-        'LanceDB index at %s unavailable (%s); memory search degrades, writes wait in the outbox; retrying every %d s',
-        this.dir,
-        why,
-        Math.round(this.halfOpenAfterMs / 1000),
-      )
-    })
-    this.breaker.onReset(() => {
-      if (this.outage) this.logger.info('LanceDB index at %s is available again', this.dir)
-      this.outage = false
-    })
+    this.breakerThreshold = options.breakerThreshold ?? 3
   }
 
+  /** The worst state of any table's breaker. */
   get state(): IndexState {
     if (!this.started || this.closed) return 'uninitialised'
-    switch (this.breaker.state) {
-      case CircuitState.Closed:
-        return 'ready'
-      case CircuitState.HalfOpen:
-        return 'half-open'
-      default:
-        return 'open'
-    }
+    const states = [...this.breakers.values()].map((breaker) => breaker.policy.state)
+    if (states.some((state) => state === CircuitState.Open || state === CircuitState.Isolated)) return 'open'
+    if (states.includes(CircuitState.HalfOpen)) return 'half-open'
+    return 'ready'
   }
 
   async open(): Promise<void> {
@@ -239,7 +216,7 @@ export class LanceIndex implements VectorIndex {
       this.timer.unref?.()
     }
     try {
-      await this.run(async () => {})
+      await this.run('', async () => {})
     } catch {
       // The breaker has logged and counted it; `state` says 'open'.
     }
@@ -252,8 +229,8 @@ export class LanceIndex implements VectorIndex {
     const previous = this.meta.get(table)
     this.meta.set(table, { embedderId, dims })
     if (previous && (previous.embedderId !== embedderId || previous.dims !== dims)) this.handles.delete(table)
-    this.rejectIfOpen()
-    return this.enqueue(table, () => this.run(() => this.ensureTable(table)))
+    this.rejectIfOpen(table)
+    return this.enqueue(table, () => this.run(table, () => this.ensureTable(table)))
   }
 
   async upsert(table: string, rows: IndexRow[]): Promise<void> {
@@ -266,9 +243,9 @@ export class LanceIndex implements VectorIndex {
       byId.set(row.id, row)
     }
     const unique = [...byId.values()]
-    this.rejectIfOpen()
+    this.rejectIfOpen(table)
     await this.enqueue(table, () =>
-      this.run(async () => {
+      this.run(table, async () => {
         const handle = await this.handle(table, true)
         for (const part of chunks(unique, WRITE_CHUNK)) {
           await handle.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(this.toArrow(meta, part))
@@ -284,9 +261,9 @@ export class LanceIndex implements VectorIndex {
     const unique = [...new Set(ids)]
     if (!unique.length) return
     const filters = chunks(unique, ID_CHUNK).map(lanceIdIn)
-    this.rejectIfOpen()
+    this.rejectIfOpen(table)
     await this.enqueue(table, () =>
-      this.run(async () => {
+      this.run(table, async () => {
         const handle = await this.handle(table, true)
         for (const filter of filters) await handle.delete(filter)
       }),
@@ -296,9 +273,9 @@ export class LanceIndex implements VectorIndex {
 
   async clear(table: string): Promise<void> {
     this.metaOf(table)
-    this.rejectIfOpen()
+    this.rejectIfOpen(table)
     await this.enqueue(table, () =>
-      this.run(async () => {
+      this.run(table, async () => {
         const handle = await this.handle(table, true)
         await handle.delete('true')
       }),
@@ -315,8 +292,8 @@ export class LanceIndex implements VectorIndex {
     const useText = WORDLIKE.test(text)
     const useVector = !isZero(query.vector)
     if ((!useText && !useVector) || !limit) return []
-    this.rejectIfOpen()
-    return this.run(async () => {
+    this.rejectIfOpen(table)
+    return this.run(table, async () => {
       const handle = await this.handle(table, false)
       if (!useText) return this.rankHits(await this.vectorQuery(handle, query.vector, where, limit).toArrow(), query.vector)
       if (!useVector) return this.rankHits(await this.textQuery(handle, text, where, limit).toArrow(), query.vector)
@@ -351,8 +328,8 @@ export class LanceIndex implements VectorIndex {
     const where = lanceWhere(scope)
     const checked = this.checkLimit(limit)
     if (isZero(vector) || !checked) return []
-    this.rejectIfOpen()
-    return this.run(async () => {
+    this.rejectIfOpen(table)
+    return this.run(table, async () => {
       const handle = await this.handle(table, false)
       return this.rankHits(await this.vectorQuery(handle, vector, where, checked).toArrow(), vector)
     })
@@ -361,16 +338,16 @@ export class LanceIndex implements VectorIndex {
   async count(table: string, scope?: Scope): Promise<number> {
     this.metaOf(table)
     const where = scope ? lanceWhere(scope) : undefined
-    this.rejectIfOpen()
-    return this.run(async () => (await this.handle(table, false)).countRows(where))
+    this.rejectIfOpen(table)
+    return this.run(table, async () => (await this.handle(table, false)).countRows(where))
   }
 
   async texts(table: string, ids: string[]): Promise<string[]> {
     this.metaOf(table)
     const unique = [...new Set(ids)]
     if (!unique.length) return []
-    this.rejectIfOpen()
-    return this.run(async () => {
+    this.rejectIfOpen(table)
+    return this.run(table, async () => {
       const handle = await this.handle(table, false)
       const out: string[] = []
       for (const part of chunks(unique, ID_CHUNK)) {
@@ -388,9 +365,9 @@ export class LanceIndex implements VectorIndex {
 
   async purge(table: string): Promise<void> {
     const meta = this.metaOf(table)
-    this.rejectIfOpen()
+    this.rejectIfOpen(table)
     await this.enqueue(table, () =>
-      this.run(async () => {
+      this.run(table, async () => {
         const handle = await this.handle(table, true)
         // A deleted row stays in its data file until the fragment is rewritten, and compaction skips
         // fragments with few deletions: writing the live rows anew leaves no erased text in any file
@@ -420,8 +397,8 @@ export class LanceIndex implements VectorIndex {
     const tables = table === undefined ? [...this.meta.keys()] : [table]
     if (table !== undefined) this.metaOf(table)
     if (!tables.length) return
-    this.rejectIfOpen()
-    await Promise.all(tables.map((name) => this.enqueue(name, () => this.run(() => this.optimizeTable(name)))))
+    for (const name of tables) this.rejectIfOpen(name)
+    await Promise.all(tables.map((name) => this.enqueue(name, () => this.run(name, () => this.optimizeTable(name)))))
   }
 
   async close(): Promise<void> {
@@ -448,38 +425,164 @@ export class LanceIndex implements VectorIndex {
 
   // ── breaker, connection, queues ────────────────────────────────────────────
 
-  /** Runs one LanceDB operation through the breaker, connecting first when needed. */
-  private async run<T>(fn: () => Promise<T>): Promise<T> {
+  /** Ids of every row of a table (to find rows the database has and the index lacks). */
+  async ids(table: string): Promise<string[]> {
+    this.metaOf(table)
+    this.rejectIfOpen(table)
+    return this.run(table, async () => {
+      const handle = await this.handle(table, false)
+      return (await handle.query().select(['id']).toArray()).map((row) => String(row.id))
+    })
+  }
+
+  /**
+   * Runs one LanceDB operation: connecting goes through the store's breaker (a folder that cannot be
+   * opened is one outage, logged once), the operation through its table's.
+   */
+  private async run<T>(table: string, fn: () => Promise<T>): Promise<T> {
     if (this.closed) throw new IndexUnavailableError('the LanceDB index is closed')
+    const store = this.breakerOf('')
+    const breaker = this.breakerOf(table)
     try {
-      return await this.breaker.execute(async () => {
-        await this.connect()
-        return fn()
-      })
+      if (!this.conn?.isOpen() || store.policy.state !== CircuitState.Closed) await store.policy.execute(() => this.connect())
+      if (!table) return await fn()
+      return await breaker.policy.execute(fn)
     } catch (error) {
-      if (error instanceof BrokenCircuitError) throw this.unavailable()
+      if (error instanceof BrokenCircuitError) throw this.unavailable(store.policy.state === CircuitState.Closed ? table : '')
       throw error
     } finally {
       this.started = true
     }
   }
 
-  /** Rejects at once while the breaker is open, instead of waiting in a write queue to find out. */
-  private rejectIfOpen() {
-    if (this.closed) throw new IndexUnavailableError('the LanceDB index is closed')
-    const state = this.breaker.state
-    if (state === CircuitState.Isolated) throw this.unavailable()
-    if (state === CircuitState.Open && Date.now() - this.openedAt < this.halfOpenAfterMs) throw this.unavailable()
+  private breakerOf(table: string): TableBreaker {
+    let breaker = this.breakers.get(table)
+    if (breaker) return breaker
+    const impl = new IndexBreaker(this.breakerThreshold)
+    const policy = circuitBreaker(handleAll, { halfOpenAfter: this.halfOpenAfterMs, breaker: impl })
+    breaker = { impl, policy, openedAt: 0, outage: false }
+    this.breakers.set(table, breaker)
+    const name = table || this.dir
+    policy.onFailure(({ reason }) => {
+      this.counters?.inc('index.failure')
+      if (!breaker!.outage && 'error' in reason) this.logger.debug('LanceDB call on %s failed: %s', name, message(reason.error))
+    })
+    policy.onBreak((reason) => {
+      breaker!.openedAt = Date.now()
+      // the handle may point at files that are gone; the probe after the pause reopens it
+      this.handles.delete(table)
+      const why = 'error' in reason ? reason.error : undefined
+      if (why instanceof IndexUnavailableError) this.conn = undefined
+      else if (table) void this.checkDamage(table)
+      if (breaker!.outage) {
+        this.logger.debug('LanceDB %s still unavailable; next probe in %d ms', name, this.halfOpenAfterMs)
+        return
+      }
+      breaker!.outage = true
+      this.counters?.inc('index.breaker-open')
+      this.logger.warn(
+        'LanceDB %s unavailable (%s); memory search degrades, writes wait in the outbox; retrying every %d s',
+        table ? `table ${table}` : `index at ${this.dir}`,
+        why ? message(why) : 'isolated',
+        Math.round(this.halfOpenAfterMs / 1000),
+      )
+    })
+    policy.onReset(() => {
+      if (breaker!.outage) this.logger.info('LanceDB %s is available again', table ? `table ${table}` : `index at ${this.dir}`)
+      breaker!.outage = false
+    })
+    return breaker
   }
 
-  private unavailable() {
-    const last = this.breaker.lastFailure
+  /** Rejects at once while the table's breaker is open, instead of waiting in a write queue to find out. */
+  private rejectIfOpen(table: string) {
+    if (this.closed) throw new IndexUnavailableError('the LanceDB index is closed')
+    for (const name of table ? ['', table] : ['']) {
+      const breaker = this.breakers.get(name)
+      if (!breaker) continue
+      const state = breaker.policy.state
+      if (state === CircuitState.Isolated) throw this.unavailable(name)
+      if (state === CircuitState.Open && Date.now() - breaker.openedAt < this.halfOpenAfterMs) throw this.unavailable(name)
+    }
+  }
+
+  private unavailable(table: string) {
+    const breaker = this.breakerOf(table)
+    const last = breaker.policy.lastFailure
     const cause = last && 'error' in last ? last.error : undefined
-    const retry = Math.max(0, this.halfOpenAfterMs - (Date.now() - this.openedAt))
+    const retry = Math.max(0, this.halfOpenAfterMs - (Date.now() - breaker.openedAt))
     return new IndexUnavailableError(
-      `LanceDB index at ${this.dir} is unavailable (circuit open${cause ? `: ${message(cause)}` : ''}); next probe in ${retry} ms`,
+      `LanceDB ${table ? `table ${table}` : 'index'} at ${this.dir} is unavailable (circuit open${cause ? `: ${message(cause)}` : ''}); next probe in ${retry} ms`,
       { cause },
     )
+  }
+
+  // ── damaged tables ────────────────────────────────────────────────────────
+
+  /**
+   * A table's breaker opened while the store itself answers: when the table cannot be read, its search
+   * indexes are rebuilt, and when that is not enough the table is made anew and its rows re-added from
+   * the database. Never throws.
+   */
+  private async checkDamage(table: string): Promise<void> {
+    if (this.closed || !this.meta.has(table)) return
+    try {
+      await this.enqueue(table, async () => {
+        const conn = await this.connect()
+        if (!(await conn.tableNames()).includes(table)) return
+        const handle = await conn.openTable(table)
+        const damage = await this.damage(handle)
+        if (damage && (await this.repair(conn, handle, damage)) === 'created') this.onReindexNeeded?.(table, 'created')
+      })
+    } catch (error) {
+      this.logger.debug('could not check LanceDB table %s: %s', table, message(error))
+    }
+  }
+
+  /**
+   * Rebuilds a damaged table's search indexes, or, when the table still cannot be read, makes it anew
+   * (`'created'`: its rows must be re-added).
+   */
+  private async repair(conn: LanceDB.Connection, handle: LanceDB.Table, damage: string): Promise<EmbedderCheck> {
+    const table = handle.name
+    this.counters?.inc('index.table-damaged')
+    for (const index of await handle.listIndices().catch(() => [])) await handle.dropIndex(index.name).catch(() => undefined)
+    if (!(await this.damage(handle))) {
+      this.logger.warn('LanceDB table %s had damaged search indexes (%s); they are being rebuilt', table, damage)
+      this.vectorIndexRows.delete(table)
+      this.handles.set(table, handle)
+      await this.ensureIndexes(handle, table, true)
+      return 'ok'
+    }
+    handle.close()
+    this.handles.delete(table)
+    this.logger.warn('LanceDB table %s is damaged (%s); it is made anew and its rows are re-added from the database', table, damage)
+    await this.dropDamaged(conn, table)
+    return this.ensureTable(table, true)
+  }
+
+  /** Drops a table; when LanceDB cannot (its files are unreadable), deletes its folder. */
+  private async dropDamaged(conn: LanceDB.Connection, table: string): Promise<void> {
+    this.handles.delete(table)
+    try {
+      await conn.dropTable(table)
+    } catch {
+      fs.rmSync(join(this.dir, `${table}.lance`), { recursive: true, force: true })
+    }
+  }
+
+  /** Why the table cannot be read (every column, its scalar, full-text and vector indexes), or undefined. */
+  private async damage(handle: LanceDB.Table): Promise<string | undefined> {
+    const { lancedb } = loadLib()
+    const meta = this.metaOf(handle.name)
+    try {
+      await handle.query().select(['id']).toArray()
+      await handle.query().nearestTo(new Float32Array(meta.dims).fill(1)).distanceType('cosine').where("user_id = ''").limit(1).toArray()
+      await handle.query().fullTextSearch(new lancedb.MatchQuery('a', 'text')).where("guild_id = ''").limit(1).toArray()
+      return undefined
+    } catch (error) {
+      return message(error)
+    }
   }
 
   private async connect(): Promise<LanceDB.Connection> {
@@ -496,7 +599,7 @@ export class LanceIndex implements VectorIndex {
       return conn
     } catch (error) {
       // Not transient: open the breaker now rather than after `threshold` attempts.
-      this.breakerImpl.tripNext = true
+      this.breakerOf('').impl.tripNext = true
       throw new IndexUnavailableError(`cannot open LanceDB at ${this.dir}: ${message(error)}`, { cause: error })
     }
   }
@@ -593,21 +696,42 @@ export class LanceIndex implements VectorIndex {
   }
 
   /** Opens or creates `table` for its prepared embedder; drops and recreates it on a mismatch. */
-  private async ensureTable(table: string): Promise<EmbedderCheck> {
+  private async ensureTable(table: string, remade = false): Promise<EmbedderCheck> {
     const meta = this.metaOf(table)
     const conn = await this.connect()
     let result: EmbedderCheck = 'created'
     if ((await conn.tableNames()).includes(table)) {
-      const handle = await conn.openTable(table)
-      const mismatch = await this.mismatch(handle, meta)
+      let handle: LanceDB.Table
+      try {
+        handle = await conn.openTable(table)
+      } catch (error) {
+        if (remade) throw error
+        this.counters?.inc('index.table-damaged')
+        this.logger.warn(
+          'LanceDB table %s cannot be opened (%s); it is made anew and its rows are re-added from the database',
+          table,
+          message(error),
+        )
+        await this.dropDamaged(conn, table)
+        return this.ensureTable(table, true)
+      }
+      let mismatch: string | undefined
+      try {
+        mismatch = await this.mismatch(handle, meta)
+      } catch (error) {
+        if (!remade) return this.repair(conn, handle, message(error))
+        throw error
+      }
       if (!mismatch) {
+        const damage = remade ? undefined : await this.damage(handle)
+        if (damage) return this.repair(conn, handle, damage)
         this.handles.set(table, handle)
         await this.ensureIndexes(handle, table, false)
         return 'ok'
       }
       this.logger.info('LanceDB table %s holds %s; dropping it for %s/%d', table, mismatch, meta.embedderId, meta.dims)
       handle.close()
-      await conn.dropTable(table)
+      await this.dropDamaged(conn, table)
       result = 'reindex'
     }
     const handle = await conn.createEmptyTable(table, this.schemaOf(meta))

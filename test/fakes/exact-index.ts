@@ -47,6 +47,11 @@ export class ExactIndex implements VectorIndex {
   async count() {
     return this.rows.size
   }
+  /** Every table shares one map here: the ids of all. */
+  async ids() {
+    this.check()
+    return [...this.rows.keys()]
+  }
   async texts(_: string, ids: string[]) {
     return ids.flatMap((id) => this.rows.get(id)?.text ?? [])
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -141,6 +141,38 @@ describe('a lost index folder', () => {
       const found = await h.app.memory.retrieve('alice', '柯基', { platform: 'mock' })
       expect(found.map((memory) => memory.content).join()).toContain('豆豆')
       expect(await h.app.memory.index.count('messages')).toBeGreaterThanOrEqual(2)
+    } finally {
+      await h?.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('an index behind the database', () => {
+  it('gets back, at the next start, facts whose index write a kill cut off, and a table whose files were damaged', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memory-behind-'))
+    let h: Harness | undefined
+    try {
+      h = await boot({ memorize: { quietSeconds: 0, privateEvery: 1 } }, undefined, { dir, keep: true })
+      await say(h.app, 'alice', '我养了一只柯基，叫豆豆')
+      await say(h.app, 'bob', '我在杭州读研究生')
+      const [fact] = await h.app.database.get('memory_fact', { userId: 'alice' })
+      // the database has the fact, the index not: as if the process died between the two writes
+      await h.app.memory.index.delete('memories', [fact.id])
+      expect(await h.app.memory.retrieve('alice', '柯基', { platform: 'mock' })).toEqual([])
+      await h.stop()
+
+      h = await boot({ memorize: { quietSeconds: 0 } }, undefined, { dir, keep: true })
+      await h.app.memory.flushOutbox()
+      expect((await h.app.memory.retrieve('alice', '柯基', { platform: 'mock' })).map((m) => m.content).join()).toContain('豆豆')
+      await h.stop()
+
+      const data = join(dir, 'lancedb', 'memories.lance', 'data')
+      for (const file of readdirSync(data)) writeFileSync(join(data, file), 'garbage')
+      h = await boot({ memorize: { quietSeconds: 0 } }, undefined, { dir, keep: true })
+      await h.app.memory.flushOutbox()
+      expect((await h.app.memory.retrieve('alice', '柯基', { platform: 'mock' })).map((m) => m.content).join()).toContain('豆豆')
+      expect((await h.app.memory.retrieve('bob', '杭州', { platform: 'mock' })).map((m) => m.content).join()).toContain('杭州')
     } finally {
       await h?.stop()
       rmSync(dir, { recursive: true, force: true })

@@ -262,7 +262,9 @@ describe('memorize', () => {
     await Promise.all(Array.from({ length: 20 }, () => memorize(fenced, { owner, turns, sourceIds: ['m1'] })))
     expect(await facts.count()).toBe(1)
     const [row] = await facts.list({ platform: 'qq', userId: 'alice' }, 10)
-    expect(row.version).toBe(20)
+    // the same dialogue again adds nothing: no new version
+    expect(row.version).toBe(1)
+    expect(counters.get('memorize.repeated')).toBe(19)
   })
 
   it('stores nothing of what a user said before they were forgotten, even when the dialogue was already running', async () => {

@@ -1,0 +1,137 @@
+import type { Counters, Logger } from '../core/observability'
+import type { MemorizeOutcome } from '../facts'
+import type { KeyedQueue } from '../jobs/queue'
+import type { FinishedDialogue } from './dialogue-tracker'
+
+export interface BacklogDeps {
+  queue: Pick<KeyedQueue, 'push'>
+  memorize(dialogue: FinishedDialogue): Promise<MemorizeOutcome>
+  /** The dialogue is done with (memorised, or given up): its channel's watermark moves past it. */
+  done(dialogue: FinishedDialogue): Promise<void>
+  /** Runs before a channel's dialogues are memorised (the messages must be stored before facts name them). */
+  before(): Promise<void>
+  schedule(callback: () => void, ms: number): () => void
+  /** Wait before the first retry of a failed dialogue; doubled at each further failure. */
+  retryMs: number
+  /** A dialogue that failed this often is given up (its channel moves on). */
+  maxAttempts: number
+  counters: Counters
+  logger: Logger
+}
+
+interface Channel {
+  dialogues: FinishedDialogue[]
+  /** Failures of the first dialogue. */
+  attempts: number
+  /** A job for the channel waits in the queue or runs. */
+  queued: boolean
+  /** Cancels the timer of a retry that waits. */
+  retry?: () => void
+}
+
+/** Longest wait between two attempts at a dialogue. */
+const MAX_RETRY_MS = 30 * 60_000
+/** Dialogues one channel keeps waiting in memory; past it the oldest waits for a restart (its watermark holds it). */
+const MAX_WAITING = 1000
+
+/**
+ * The finished dialogues of each channel, memorised in order by one job per channel. A dialogue whose
+ * extraction failed (provider down, timeout, malformed answer) is retried with a doubling wait and
+ * holds its channel back meanwhile, so the channel's watermark never passes a dialogue not memorised:
+ * what a restart interrupts is read back. A full queue never drops a dialogue: it waits here, and the
+ * channel is queued again when a job ends.
+ */
+export class MemorizeBacklog {
+  private readonly channels = new Map<string, Channel>()
+
+  constructor(private readonly deps: BacklogDeps) {}
+
+  add(key: string, dialogue: FinishedDialogue): void {
+    let channel = this.channels.get(key)
+    if (!channel) {
+      channel = { dialogues: [], attempts: 0, queued: false }
+      this.channels.set(key, channel)
+    }
+    channel.dialogues.push(dialogue)
+    if (channel.dialogues.length > MAX_WAITING) {
+      channel.dialogues.splice(1, 1)
+      this.deps.counters.inc('memorize.deferred')
+    }
+    this.pump(key)
+  }
+
+  /** Dialogues that wait (in every channel). */
+  get size(): number {
+    let size = 0
+    for (const channel of this.channels.values()) size += channel.dialogues.length
+    return size
+  }
+
+  /** Drops a user's lines from the dialogues that wait (their words are being erased); an empty dialogue goes. */
+  dropUser(platform: string, userId: string): void {
+    for (const channel of this.channels.values()) {
+      channel.dialogues = channel.dialogues.flatMap((dialogue) => {
+        if (dialogue.owner.platform !== platform) return [dialogue]
+        const kept = dialogue.turns.flatMap((turn, i) => (turn.userId === userId ? [] : [{ turn, sourceId: dialogue.sourceIds[i] }]))
+        const next = kept.find(({ turn }) => turn.role === 'user')?.turn.userId
+        if (!next) return []
+        const owner = dialogue.owner.userId === userId ? { ...dialogue.owner, userId: next } : dialogue.owner
+        return [{ ...dialogue, owner, turns: kept.map(({ turn }) => turn), sourceIds: kept.map(({ sourceId }) => sourceId) }]
+      })
+    }
+  }
+
+  /** Drops what waits in memory (at stop: the watermarks bring it back at the next start). */
+  clear(): void {
+    for (const channel of this.channels.values()) channel.retry?.()
+    this.channels.clear()
+  }
+
+  private pump(key: string): void {
+    const channel = this.channels.get(key)
+    if (!channel || channel.queued || channel.retry) return
+    channel.queued = this.deps.queue.push(`memorize:${key}`, () => this.run(key))
+    if (!channel.queued) this.deps.counters.inc('memorize.waiting')
+  }
+
+  private async run(key: string): Promise<void> {
+    const channel = this.channels.get(key)
+    try {
+      if (channel) await this.memorizeAll(key, channel)
+    } finally {
+      if (channel) channel.queued = false
+      if (channel && !channel.dialogues.length && !channel.retry) this.channels.delete(key)
+      // a job ended: channels the full queue turned away get their turn
+      for (const other of this.channels.keys()) this.pump(other)
+    }
+  }
+
+  private async memorizeAll(key: string, channel: Channel): Promise<void> {
+    const { counters, logger } = this.deps
+    await this.deps.before()
+    while (channel.dialogues.length && this.channels.get(key) === channel) {
+      const dialogue = channel.dialogues[0]
+      const error = await this.deps.memorize(dialogue).then(
+        (outcome) => (outcome.status === 'failed' ? outcome.error : undefined),
+        (error: unknown) => (error as Error).message ?? String(error),
+      )
+      if (error !== undefined) {
+        channel.attempts += 1
+        if (channel.attempts < this.deps.maxAttempts) {
+          const wait = Math.min(MAX_RETRY_MS, this.deps.retryMs * 2 ** (channel.attempts - 1))
+          counters.inc('memorize.retry')
+          channel.retry = this.deps.schedule(() => {
+            channel.retry = undefined
+            this.pump(key)
+          }, wait)
+          return
+        }
+        counters.inc('memorize.abandoned')
+        logger.warn('gave up memorising a dialogue after %d attempts: %s', channel.attempts, error)
+      }
+      channel.attempts = 0
+      channel.dialogues.shift()
+      await this.deps.done(dialogue)
+    }
+  }
+}

@@ -1,0 +1,128 @@
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterEach, describe, expect, it } from 'vitest'
+import { CaptureJournal } from '../../src/capture/journal'
+import { MessageRecorder } from '../../src/capture/recorder'
+import { Counters } from '../../src/core/observability'
+import type { MessageRow } from '../../src/messages/table'
+
+const quiet = { debug() {}, info() {}, warn() {}, error() {} }
+const dirs: string[] = []
+
+function tempDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'memory-journal-'))
+  dirs.push(dir)
+  return join(dir, 'journal')
+}
+
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+})
+
+function row(messageId: string, extra: Partial<MessageRow> = {}): MessageRow {
+  return {
+    id: `qq:c:${messageId}`,
+    messageId,
+    platform: 'qq',
+    guildId: 'g',
+    channelId: 'c',
+    userId: 'u',
+    userName: 'U',
+    content: `说了 ${messageId}`,
+    role: 'user',
+    isMentionBot: false,
+    isCommand: false,
+    replyMessageId: '',
+    rootMessageId: messageId,
+    topicId: '',
+    createdAt: new Date(Date.UTC(2026, 10, 26, 8, 0, Number(messageId.replace(/\D/g, '')) || 0)),
+    ...extra,
+  }
+}
+
+function recorder(journal: CaptureJournal, write: (rows: MessageRow[]) => Promise<void>) {
+  return new MessageRecorder(
+    { write },
+    {
+      batchSize: 100,
+      intervalMs: 10_000,
+      maxBuffered: 1000,
+      rootCacheSize: 10,
+      schedule: () => () => {},
+      counters: new Counters(),
+      logger: quiet,
+      journal,
+    },
+  )
+}
+
+describe('capture journal', () => {
+  it('holds buffered rows on disk until they are stored, then deletes them', async () => {
+    const dir = tempDir()
+    const stored: MessageRow[] = []
+    const r = recorder(new CaptureJournal(dir, quiet), async (rows) => void stored.push(...rows))
+    r.add(row('m1'))
+    r.add(row('m2'))
+    // a process killed now leaves both in the journal
+    const left = new CaptureJournal(dir, quiet).leftovers()
+    expect(left.rows.map((row) => row.id)).toEqual(['qq:c:m1', 'qq:c:m2'])
+    expect(left.rows[0].createdAt).toEqual(row('m1').createdAt)
+    await r.flush()
+    expect(stored).toHaveLength(2)
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('keeps rows the database did not take, and nothing twice', async () => {
+    const dir = tempDir()
+    let down = true
+    const r = recorder(new CaptureJournal(dir, quiet), async (rows) => {
+      if (down) throw new Error('database is gone')
+      void rows
+    })
+    r.add(row('m1'))
+    await r.flush()
+    r.add(row('m2'))
+    const left = new CaptureJournal(dir, quiet).leftovers()
+    expect(left.rows.map((row) => row.id).sort()).toEqual(['qq:c:m1', 'qq:c:m2'])
+    down = false
+    await r.flush()
+    expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('reads past a torn last line (a kill in the middle of a write)', () => {
+    const dir = tempDir()
+    const journal = new CaptureJournal(dir, quiet)
+    journal.append([row('m1')])
+    const file = journal.seal()!
+    writeFileSync(file, JSON.stringify(row('m1')) + '\n{"id":"qq:c:m2","messa', 'utf8')
+    expect(new CaptureJournal(dir, quiet).leftovers().rows.map((row) => row.id)).toEqual(['qq:c:m1'])
+  })
+
+  it('does not stop capture when the folder cannot be written', async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, '..', 'blocker'), '')
+    const warnings: string[] = []
+    const journal = new CaptureJournal(join(dir, '..', 'blocker', 'journal'), {
+      ...quiet,
+      warn: (text: string) => void warnings.push(text),
+    })
+    const stored: MessageRow[] = []
+    const r = recorder(journal, async (rows) => void stored.push(...rows))
+    r.add(row('m1'))
+    r.add(row('m2'))
+    await r.flush()
+    expect(stored).toHaveLength(2)
+    expect(warnings).toHaveLength(1)
+  })
+
+  it('drops a forgotten user from the disk once the rest is stored', async () => {
+    const dir = tempDir()
+    const r = recorder(new CaptureJournal(dir, quiet), async () => {})
+    r.add(row('m1', { userId: 'alice' }))
+    r.add(row('m2', { userId: 'bob' }))
+    r.dropUser('qq', 'alice')
+    await r.flush()
+    expect(readdirSync(dir)).toEqual([])
+  })
+})
