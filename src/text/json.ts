@@ -159,9 +159,33 @@ function* textValues(text: string): Generator<unknown> {
   yield* spanValues(text)
 }
 
+const THINK_TAG = /<\/?(?:think|thinking)\b/i
+
+/**
+ * Valid JSON spans of the answer as it came that hold a think tag: there the tag is text the answer
+ * quotes (a chat about reasoning models), not reasoning, and removing it would break the answer.
+ */
+function* quotedTags(text: string): Generator<unknown> {
+  if (!THINK_TAG.test(text)) return
+  const whole = tryParse(text.trim())
+  if (whole.ok && typeof whole.value === 'string') yield* quotedTags(whole.value)
+  for (let start = 0; start < text.length; start++) {
+    if (text[start] !== '{' && text[start] !== '[') continue
+    const end = balancedEnd(text, start)
+    if (end < 0 || !THINK_TAG.test(text.slice(start, end))) continue
+    const parsed = tryParse(text.slice(start, end))
+    if (parsed.ok) yield parsed.value
+  }
+}
+
 function preview(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim()
   return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat
+}
+
+function* candidates(text: string, cleaned: string): Generator<unknown> {
+  yield* quotedTags(text)
+  for (const block of [...fencedBlocks(cleaned), cleaned]) yield* textValues(block)
 }
 
 /**
@@ -175,11 +199,9 @@ function preview(text: string): string {
 export function extractJson(text: string, accept: (value: unknown) => boolean = () => true): unknown {
   const cleaned = stripThinking(text ?? '')
   let best: { value: unknown } | undefined
-  for (const block of [...fencedBlocks(cleaned), cleaned]) {
-    for (const value of textValues(block)) {
-      if (accept(value)) return value
-      best ??= { value }
-    }
+  for (const value of candidates(text ?? '', cleaned)) {
+    if (accept(value)) return value
+    best ??= { value }
   }
   if (best) return best.value
   if (!cleaned.trim()) throw new Error('no JSON in the answer: it is empty')

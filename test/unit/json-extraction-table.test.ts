@@ -180,6 +180,16 @@ const CASES: Case[] = [
     expected: alice,
   },
   { name: 'a closing think tag only', answer: `…so two cats.</think>\n\n${aliceJson}`, expected: alice },
+  {
+    name: 'an answer quoting a think tag in a value',
+    answer: '{"facts": [{"about": "Bo", "fact": "Bo says his model prints </think> before answering"}]}',
+    expected: { facts: [{ about: 'Bo', fact: 'Bo says his model prints </think> before answering' }] },
+  },
+  {
+    name: 'reasoning, then an answer quoting a think tag',
+    answer: '<think>Bo talks about tags.</think>\nHere: {"fact": "Bo strips <think> blocks"} done',
+    expected: { fact: 'Bo strips <think> blocks' },
+  },
   { name: 'double-encoded JSON string', answer: JSON.stringify(aliceJson), expected: alice },
   { name: 'double-encoded JSON string in a fence', answer: '```json\n"{\\"score\\": 9}"\n```', expected: { score: 9 } },
   { name: 'escaped quotes without the outer quotes', answer: '{\\n  \\"score\\": 3\\n}', expected: { score: 3 } },
