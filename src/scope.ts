@@ -30,7 +30,8 @@ export function assertBounded(scope: Scope): void {
 /**
  * An id as the stores keep it: control characters (NUL makes SQLite refuse the whole batch) and lone
  * surrogates (the database turns every one into U+FFFD, so two ids would become one) are written out as
- * `\uXXXX`, so distinct ids stay distinct and every id is storable.
+ * `\uXXXX`, so distinct ids stay distinct and every id is storable. It is idempotent (a stored id cleaned
+ * again is the same id), so an id that already holds the text `\u0000` meets the id holding a NUL there.
  */
 export function cleanId(value: string): string {
   return value.replace(

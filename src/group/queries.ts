@@ -1,6 +1,7 @@
 import { cosine } from '../providers/vectors'
 import type { Embedder } from '../providers/types'
 import type { Counters, Logger } from '../core/observability'
+import { cleanText } from '../text/clean'
 import { checkDays } from './evolution'
 import { checkGroup, groupId, sameGroup } from './group-id'
 import type { GroupIndex } from './group-index'
@@ -246,7 +247,7 @@ export class GroupQueries {
     if (row.status !== 'active') throw new GroupMemoryError(`memory ${row.id} is already deleted`, 'conflict')
     const now = this.deps.now()
     const by = `manual:${this.deps.newId()}`
-    const text = typeof reason === 'string' ? reason.trim().slice(0, 1000) : ''
+    const text = typeof reason === 'string' ? cleanText(reason.trim().slice(0, 1000)) : ''
     const patch = { status: 'deprecated' as const, deprecatedReason: text, statusBy: by, updatedAt: now }
     await this.deps.store.patchMemory(row.id, patch)
     await this.log(row, 'delete', row.statement, '', text, now)

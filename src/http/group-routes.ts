@@ -3,6 +3,9 @@ import type { Context } from 'koishi'
 import type { Logger } from '../core/observability'
 import { GroupMemoryError } from '../group'
 import type { GroupMemories, EvolutionStatus, GroupRef } from '../group'
+import { cleanId } from '../scope'
+import type { BodyStream } from './body'
+import { HttpError, readBody } from './body'
 
 /**
  * The seed's HTTP API (002 "API接口设计") on Koishi's `server` service (a koa router):
@@ -18,9 +21,11 @@ import type { GroupMemories, EvolutionStatus, GroupRef } from '../group'
  *
  * `:group` is `platform:guildId`. Routes named by memory id act on the memory's own group; add
  * `?group=` to insist on one. Every route needs `Authorization: Bearer <token>`; without a configured
- * token nothing is mounted. Wrong or missing token → 401; bad parameters → 400; unknown memory → 404;
- * a memory in the wrong state (restoring an active one) → 409. Bodies are the seed's response shapes;
- * errors are `{ success: false, error }`.
+ * token nothing is mounted. Wrong or missing token → 401; bad parameters (an id with a control
+ * character or a lone surrogate, or over 256 characters, too) → 400; a body over 64 KB → 413; unknown
+ * memory → 404; a memory in the wrong state (restoring an active one) → 409. Bodies are the seed's
+ * response shapes; errors are `{ success: false, error }`. Request bodies (JSON, or a form) are read
+ * only after the token is checked, on every method.
  */
 
 /** What the routes need: `GroupMemories` or anything shaped like it. */
@@ -40,7 +45,8 @@ export interface GroupApiOptions {
 export interface ApiRequest {
   params: Record<string, string>
   query: Record<string, string | string[] | undefined>
-  body?: unknown
+  /** Reads the body; called once the token is checked, before the route does anything. */
+  body?: () => Promise<unknown>
   /** The `Authorization` header. */
   authorization?: string
 }
@@ -69,7 +75,8 @@ export interface RouterPort {
 export interface KoaLike {
   params: Record<string, string>
   query: Record<string, string | string[] | undefined>
-  request: { body?: unknown }
+  /** The Node request, whose body the routes read themselves. */
+  req: BodyStream
   get(field: string): string
   set(field: string, value: string): void
   status: number
@@ -77,6 +84,9 @@ export interface KoaLike {
 }
 
 type KoaHandler = (koa: KoaLike) => Promise<void>
+
+/** Longest id taken from a URL: a group is two ids joined. */
+const ID_MAX = 256
 
 const EVOLVE_STATUS: Record<EvolutionStatus, number> = {
   evolved: 200,
@@ -128,10 +138,22 @@ function bodyField(body: unknown, name: string): unknown {
   return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined
 }
 
-/** `:group` as written (`platform:guildId`); group memory resolves it to a group that exists. */
-function groupParam(request: ApiRequest): string {
-  return request.params.group ?? ''
+/**
+ * An id from the URL, refused unless the stores could hold it as given: control characters (a NUL
+ * ends SQLite's statement) and lone surrogates are stored written out (`cleanId`), so the id with them
+ * names nothing, and its written-out form is the one to ask for.
+ */
+function idParam(value: string | undefined, name: string): string {
+  const id = value ?? ''
+  if (id.length > ID_MAX) throw new BadRequest(`${name} is longer than ${ID_MAX} characters`)
+  if (cleanId(id) !== id)
+    throw new BadRequest(`${name} holds a control character or a lone surrogate; stored ids have them written out as \\uXXXX`)
+  return id
 }
+
+/** `:group` as written (`platform:guildId`); group memory resolves it to a group that exists. */
+const groupParam = (request: ApiRequest) => idParam(request.params.group, 'group')
+const memoryIdParam = (request: ApiRequest) => idParam(request.params.memoryId, 'memoryId')
 
 /**
  * The routes as plain functions over `ApiRequest`, for any router (and for tests without a server).
@@ -147,16 +169,17 @@ export function groupApiRoutes(api: GroupApi | (() => GroupApi | undefined), opt
   /** The memory's group: the one named by `?group=`, else the group the memory belongs to. */
   const memoryGroup = async (target: GroupApi, request: ApiRequest): Promise<GroupRef | string> => {
     const named = single(request.query, 'group')
-    if (named !== undefined) return named
-    const found = await target.locate(request.params.memoryId ?? '')
-    if (!found) throw new GroupMemoryError(`no memory ${String(request.params.memoryId).slice(0, 63)}`, 'not-found')
+    if (named !== undefined) return idParam(named, 'group')
+    const memoryId = memoryIdParam(request)
+    const found = await target.locate(memoryId)
+    if (!found) throw new GroupMemoryError(`no memory ${memoryId.slice(0, 63)}`, 'not-found')
     return found
   }
 
   const route = (
     method: ApiRoute['method'],
     path: string,
-    run: (target: GroupApi, request: ApiRequest) => Promise<ApiResponse | object>,
+    run: (target: GroupApi, request: ApiRequest, body: unknown) => Promise<ApiResponse | object>,
   ): ApiRoute => ({
     method,
     path: prefix + path,
@@ -171,10 +194,17 @@ export function groupApiRoutes(api: GroupApi | (() => GroupApi | undefined), opt
       const target = memories()
       if (!target) return { status: 503, body: { success: false, error: 'group memory is not ready' } }
       try {
-        const result = await run(target, request)
+        const result = await run(target, request, await request.body?.())
         return 'status' in result && 'body' in result ? (result as ApiResponse) : { status: 200, body: result }
       } catch (error) {
         if (error instanceof GroupMemoryError) return { status: ERROR_STATUS[error.code], body: { success: false, error: error.message } }
+        if (error instanceof HttpError)
+          return {
+            status: error.status,
+            body: { success: false, error: error.message },
+            // the rest of an oversized body is left unread: the connection cannot carry another request
+            headers: error.status === 413 ? { Connection: 'close' } : undefined,
+          }
         logger?.warn('group memory API %s %s failed: %s', method.toUpperCase(), prefix + path, (error as Error).message)
         return { status: 500, body: { success: false, error: 'internal error' } }
       }
@@ -205,43 +235,50 @@ export function groupApiRoutes(api: GroupApi | (() => GroupApi | undefined), opt
       })
     }),
     route('get', '/memory/history/:memoryId', async (target, request) => {
-      return target.history(await memoryGroup(target, request), request.params.memoryId)
+      return target.history(await memoryGroup(target, request), memoryIdParam(request))
     }),
     route('get', '/memory/changes/:group', (target, request) => {
       return target.changes(groupParam(request), { days: numberParam(request.query, 'days', false) })
     }),
-    route('delete', '/memory/:memoryId', async (target, request) => {
-      const reason = single(request.query, 'reason') ?? bodyField(request.body, 'reason')
+    route('delete', '/memory/:memoryId', async (target, request, body) => {
+      const reason = single(request.query, 'reason') ?? bodyField(body, 'reason')
       if (reason !== undefined && typeof reason !== 'string') throw new BadRequest('reason must be a string')
-      return target.remove(await memoryGroup(target, request), request.params.memoryId, reason)
+      return target.remove(await memoryGroup(target, request), memoryIdParam(request), reason)
     }),
     route('put', '/memory/:memoryId/restore', async (target, request) => {
-      return target.restore(await memoryGroup(target, request), request.params.memoryId)
+      return target.restore(await memoryGroup(target, request), memoryIdParam(request))
     }),
-    route('put', '/memory/:memoryId/strength', async (target, request) => {
-      let strength = bodyField(request.body, 'strength') ?? numberParam(request.query, 'strength', false)
+    route('put', '/memory/:memoryId/strength', async (target, request, body) => {
+      let strength = bodyField(body, 'strength') ?? numberParam(request.query, 'strength', false)
       if (typeof strength === 'string' && strength.trim() !== '') strength = Number(strength)
       if (typeof strength !== 'number' || !Number.isFinite(strength))
         throw new BadRequest('strength (a number from 0 to 1) is required, as JSON {"strength": 0.8} or ?strength=0.8')
-      return target.setStrength(await memoryGroup(target, request), request.params.memoryId, strength)
+      return target.setStrength(await memoryGroup(target, request), memoryIdParam(request), strength)
     }),
   ]
 }
 
+/**
+ * `@koishijs/plugin-server` puts koa-body before a route (10 MB, POST/PUT/PATCH only, before any
+ * token is checked) unless the route's first handler carries this mark; these routes read their body.
+ */
+const NO_PARSE_BODY = Symbol.for('noParseBody')
+
 /** Registers routes on a koa router. */
 export function registerRoutes(router: RouterPort, routes: ApiRoute[]) {
   for (const route of routes) {
-    router[route.method](route.path, async (koa) => {
+    const handler: KoaHandler = async (koa) => {
       const response = await route.handle({
         params: koa.params ?? {},
         query: koa.query ?? {},
-        body: koa.request?.body,
+        body: () => readBody(koa.req, { contentType: koa.get('content-type'), contentLength: koa.get('content-length') }),
         authorization: koa.get('authorization') || undefined,
       })
       for (const [name, value] of Object.entries(response.headers ?? {})) koa.set(name, value)
       koa.status = response.status
       koa.body = response.body
-    })
+    }
+    router[route.method](route.path, Object.assign(handler, { [NO_PARSE_BODY]: true }))
   }
 }
 

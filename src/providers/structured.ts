@@ -48,7 +48,7 @@ type Attempt<T> = { ok: true; value: T } | { ok: false; error: string; summary: 
 function read<T>(answer: string, schema: z.ZodType<T>): Attempt<T> {
   let json: unknown
   try {
-    json = extractJson(answer)
+    json = extractJson(answer, (value) => schema.safeParse(value).success)
   } catch (error) {
     return { ok: false, error: (error as Error).message, summary: 'no JSON object or array in the answer' }
   }

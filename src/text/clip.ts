@@ -7,6 +7,7 @@ const words = new Intl.Segmenter('und', { granularity: 'word' })
 export function clip(text: string, max: number): string {
   const chars = [...text]
   if (chars.length <= max) return text
+  if (max < 1) return ''
   let kept = ''
   let length = 0
   for (const { segment } of words.segment(text)) {

@@ -58,9 +58,35 @@ export function tryParse(text: string): { ok: true; value: unknown } | { ok: fal
   }
 }
 
+/** A string literal in near-JSON (double, single or typographic quotes), or one cut off by the end of the text. */
+const STRING = /"(?:[^"\\]|\\[\s\S])*"?|'(?:[^'\\]|\\[\s\S])*'?|“[^”]*”?|‘[^’]*’?/g
+
+/** `text` with `fix` applied to what lies outside its strings. */
+function outsideStrings(text: string, fix: (gap: string) => string): string {
+  let out = ''
+  let last = 0
+  for (const match of text.matchAll(STRING)) {
+    out += fix(text.slice(last, match.index)) + match[0]
+    last = match.index + match[0].length
+  }
+  return out + fix(text.slice(last))
+}
+
+/**
+ * What `jsonrepair` reads otherwise: NaN and ±Infinity (it would make them strings; JSON writes them
+ * null), and the full-width colon and comma Chinese answers put between tokens.
+ */
+const normalise = (text: string) =>
+  outsideStrings(text, (gap) =>
+    gap
+      .replace(/-?\b(?:NaN|Infinity)\b/g, 'null')
+      .replace(/：/g, ':')
+      .replace(/，/g, ','),
+  )
+
 export function tryRepair(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
-    return { ok: true, value: JSON.parse(jsonrepair(text)) }
+    return { ok: true, value: JSON.parse(jsonrepair(normalise(text))) }
   } catch {
     return { ok: false }
   }
@@ -69,29 +95,42 @@ export function tryRepair(text: string): { ok: true; value: unknown } | { ok: fa
 const isContainer = (value: unknown) => typeof value === 'object' && value !== null
 
 /** An opening bracket followed by what JSON puts there (a key, a value, a close), not by prose like `[see`. */
-const LOOKS_LIKE_JSON = /^[{[]\s*(?:["{[\]}\d-]|true|false|null)/
+const LOOKS_LIKE_JSON = /^[{[]\s*(?:["'{[\]}\d-]|true|false|null)/
 
-/** First JSON object or array in `text`: strict candidates first, then repaired ones. */
-function findJson(text: string): { ok: true; value: unknown } | { ok: false } {
+/**
+ * A span repaired; when it was cut short, also without its unfinished last element (cut at its last
+ * comma), which a schema may take where the element's remains (`{"ab": null}`) fail it.
+ */
+function* repaired(span: string): Generator<unknown> {
+  const whole = tryRepair(span)
+  if (whole.ok && isContainer(whole.value)) yield whole.value
+  if (balancedEnd(span, 0) >= 0) return
+  const comma = span.replace(STRING, (string) => ' '.repeat(string.length)).lastIndexOf(',')
+  if (comma <= 0) return
+  const shorter = tryRepair(span.slice(0, comma))
+  if (shorter.ok && isContainer(shorter.value)) yield shorter.value
+}
+
+/** The JSON objects and arrays in `text`, best first: strict candidates first, then repaired ones. */
+function* spanValues(text: string): Generator<unknown> {
   const starts: number[] = []
   for (let i = 0; i < text.length; i++) if (text[i] === '{' || text[i] === '[') starts.push(i)
-  if (!starts.length) return { ok: false }
   // Pass 1: a balanced span that is valid JSON as it stands. Prose such as "[note]" before the
-  // answer is not valid JSON, so it never wins over the real answer here.
+  // answer is not valid JSON, so it never comes before the real answer here.
   for (const start of starts) {
     const end = balancedEnd(text, start)
     if (end < 0) continue
     const parsed = tryParse(text.slice(start, end))
     if (!parsed.ok) continue
-    // a valid span inside an enclosing one that is JSON with a slip (`{"facts": ["a"],}`): the answer is the enclosing one
+    // a valid span inside an enclosing one that is JSON with a slip (`{"facts": ["a"],}`) or cut
+    // short (`{"facts": [{…}, {"ab`): the answer is the enclosing one
     for (const outer of starts) {
       if (outer >= start) break
       const outerEnd = balancedEnd(text, outer)
-      if (outerEnd < end || !LOOKS_LIKE_JSON.test(text.slice(outer, outer + 40))) continue
-      const repaired = tryRepair(text.slice(outer, outerEnd))
-      if (repaired.ok && isContainer(repaired.value)) return repaired
+      if ((outerEnd >= 0 && outerEnd < end) || !LOOKS_LIKE_JSON.test(text.slice(outer, outer + 40))) continue
+      yield* repaired(text.slice(outer, outerEnd < 0 ? undefined : outerEnd))
     }
-    return parsed
+    yield parsed.value
   }
   // Pass 2: repair. From each start, try the span up to the last closing bracket of the same kind
   // (survives unescaped quotes that fool the balance scan), the balanced span, then the rest of the
@@ -104,12 +143,39 @@ function findJson(text: string): { ok: true; value: unknown } | { ok: false } {
     const end = balancedEnd(text, start)
     if (end > 0) candidates.add(text.slice(start, end))
     candidates.add(text.slice(start))
-    for (const candidate of candidates) {
-      const repaired = tryRepair(candidate)
-      if (repaired.ok && isContainer(repaired.value)) return repaired
-    }
+    for (const candidate of candidates) yield* repaired(candidate)
   }
-  return { ok: false }
+}
+
+/** The values `text` may hold, best first; JSON written out as a string (`"{\"a\": 1}"`, or without its quotes) is read inside. */
+function* textValues(text: string): Generator<unknown> {
+  const trimmed = text.trim()
+  const whole = tryParse(trimmed)
+  if (whole.ok && typeof whole.value === 'string') yield* textValues(whole.value)
+  else if (trimmed.includes('\\"')) {
+    const unquoted = tryParse(`"${trimmed}"`)
+    if (unquoted.ok) yield* spanValues(unquoted.value as string)
+  }
+  yield* spanValues(text)
+}
+
+const THINK_TAG = /<\/?(?:think|thinking)\b/i
+
+/**
+ * Valid JSON spans of the answer as it came that hold a think tag: there the tag is text the answer
+ * quotes (a chat about reasoning models), not reasoning, and removing it would break the answer.
+ */
+function* quotedTags(text: string): Generator<unknown> {
+  if (!THINK_TAG.test(text)) return
+  const whole = tryParse(text.trim())
+  if (whole.ok && typeof whole.value === 'string') yield* quotedTags(whole.value)
+  for (let start = 0; start < text.length; start++) {
+    if (text[start] !== '{' && text[start] !== '[') continue
+    const end = balancedEnd(text, start)
+    if (end < 0 || !THINK_TAG.test(text.slice(start, end))) continue
+    const parsed = tryParse(text.slice(start, end))
+    if (parsed.ok) yield parsed.value
+  }
 }
 
 function preview(text: string): string {
@@ -117,19 +183,27 @@ function preview(text: string): string {
   return flat.length > 120 ? `${flat.slice(0, 120)}…` : flat
 }
 
+function* candidates(text: string, cleaned: string): Generator<unknown> {
+  yield* quotedTags(text)
+  for (const block of [...fencedBlocks(cleaned), cleaned]) yield* textValues(block)
+}
+
 /**
- * The first JSON object or array in an LLM answer. Reasoning blocks are removed, fenced blocks are
+ * The JSON object or array an LLM answer gives. Reasoning blocks are removed, fenced blocks are
  * searched first, leading and trailing prose is skipped, and near-JSON is repaired with `jsonrepair`.
- * Throws an `Error` saying what was received when no object or array can be read.
+ * With `accept` (a schema's check), the first candidate it accepts wins, so an example of the format
+ * or a footnote in brackets before the answer does not; when none is accepted the best candidate is
+ * returned, for the schema to say what is wrong. Throws an `Error` saying what was received when no
+ * object or array can be read.
  */
-export function extractJson(text: string): unknown {
+export function extractJson(text: string, accept: (value: unknown) => boolean = () => true): unknown {
   const cleaned = stripThinking(text ?? '')
-  for (const block of fencedBlocks(cleaned)) {
-    const found = findJson(block)
-    if (found.ok) return found.value
+  let best: { value: unknown } | undefined
+  for (const value of candidates(text ?? '', cleaned)) {
+    if (accept(value)) return value
+    best ??= { value }
   }
-  const found = findJson(cleaned)
-  if (found.ok) return found.value
+  if (best) return best.value
   if (!cleaned.trim()) throw new Error('no JSON in the answer: it is empty')
   throw new Error(`no JSON object or array in the answer: "${preview(cleaned)}"`)
 }

@@ -46,7 +46,10 @@ export function truncateToTokens(text: string, maxTokens: number): string {
   return length ? trimmed.slice(0, length) + '…' : ''
 }
 
-/** Length of the longest prefix of `text` that, with "…" after it, fits `maxTokens` (binary search). */
+/**
+ * Length of the longest prefix of `text` that, with "…" after it, fits `maxTokens` (binary search), and
+ * that does not end between the halves of a surrogate pair (a lone half is not valid text to send).
+ */
 export function cutLength(text: string, maxTokens: number): number {
   let lo = 0
   let hi = text.length
@@ -55,5 +58,5 @@ export function cutLength(text: string, maxTokens: number): number {
     if (countTokens(text.slice(0, mid) + '…') <= maxTokens) lo = mid
     else hi = mid - 1
   }
-  return lo
+  return lo > 0 && /[\ud800-\udbff]/.test(text[lo - 1]) ? lo - 1 : lo
 }

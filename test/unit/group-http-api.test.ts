@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream'
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { ApiRequest, ApiRoute, KoaLike } from '../../src/http/group-routes'
 import { authorised, groupApiRoutes, registerRoutes } from '../../src/http/group-routes'
@@ -14,6 +15,7 @@ const TOKEN = 's3cret-token'
 const group = { platform: 'qq', guildId: 'g1' }
 const T0 = new Date('2025-01-15T12:00:00Z')
 const auth = `Bearer ${TOKEN}`
+const json = (value: unknown) => async () => value
 
 function setup(prefix = '') {
   const store = new MemoryGroupStore()
@@ -101,10 +103,17 @@ describe('group memory HTTP routes', () => {
       ['get', '/memory/search/:group', { params: { group: 'qq:g1' }, query: {} }, /q/],
       ['get', '/memory/search/:group', { params: { group: 'qq:g1' }, query: { q: 'x', threshold: '2' } }, /threshold/],
       ['get', '/memory/changes/:group', { params: { group: ':g1' }, query: {} }, /platform:guildId/],
-      ['put', '/memory/:memoryId/strength', { params: { memoryId: 'm1' }, body: {} }, /strength/],
-      ['put', '/memory/:memoryId/strength', { params: { memoryId: 'm1' }, body: { strength: 3 } }, /strength/],
-      ['put', '/memory/:memoryId/strength', { params: { memoryId: 'm1' }, body: { strength: 'high' } }, /strength/],
-      ['delete', '/memory/:memoryId', { params: { memoryId: 'm1' }, body: { reason: 42 } }, /reason/],
+      ['put', '/memory/:memoryId/strength', { params: { memoryId: 'm1' }, body: json({}) }, /strength/],
+      ['put', '/memory/:memoryId/strength', { params: { memoryId: 'm1' }, body: json({ strength: 3 }) }, /strength/],
+      ['put', '/memory/:memoryId/strength', { params: { memoryId: 'm1' }, body: json({ strength: 'high' }) }, /strength/],
+      ['delete', '/memory/:memoryId', { params: { memoryId: 'm1' }, body: json({ reason: 42 }) }, /reason/],
+      ['get', '/memory/list/:group', { params: { group: 'qq:g1\ud800' } }, /group.*lone surrogate/],
+      ['get', '/memory/list/:group', { params: { group: 'qq:\udc00g1' } }, /group.*lone surrogate/],
+      ['get', '/memory/list/:group', { params: { group: 'qq:g1\u0007' } }, /group.*control character/],
+      ['get', '/memory/list/:group', { params: { group: `qq:${'1'.repeat(300)}` } }, /group.*256/],
+      ['get', '/memory/history/:memoryId', { params: { memoryId: 'm1\udfff' } }, /memoryId.*lone surrogate/],
+      ['put', '/memory/:memoryId/restore', { params: { memoryId: 'm'.repeat(257) } }, /memoryId.*256/],
+      ['delete', '/memory/:memoryId', { params: { memoryId: 'm1' }, query: { group: 'qq:g1\u0000' } }, /group.*control/],
     ]
     for (const [method, path, request, message] of cases) {
       const response = await api.call(method, path, request)
@@ -150,7 +159,9 @@ describe('group memory HTTP routes', () => {
       status: 200,
       body: { memory: { status: 'active' } },
     })
-    expect(await api.call('put', '/memory/:memoryId/strength', { params: { memoryId: 'm1' }, body: { strength: 0.9 } })).toMatchObject({
+    expect(
+      await api.call('put', '/memory/:memoryId/strength', { params: { memoryId: 'm1' }, body: json({ strength: 0.9 }) }),
+    ).toMatchObject({
       status: 200,
       body: { memory: { strength: 0.9 } },
     })
@@ -218,7 +229,7 @@ describe('registerRoutes on a koa-style router', () => {
       return {
         params: {},
         query: {},
-        request: {},
+        req: Readable.from([]),
         get: (name) => headers[name.toLowerCase()] ?? '',
         set: (n, v) => {
           sent[n] = v
@@ -229,7 +240,10 @@ describe('registerRoutes on a koa-style router', () => {
         ...extra,
       }
     }
-    const ok = koa({ authorization: auth }, { params: { memoryId: 'm1' }, request: { body: { strength: 0.7 } } })
+    const ok = koa(
+      { authorization: auth, 'content-type': 'application/json' },
+      { params: { memoryId: 'm1' }, req: Readable.from([Buffer.from('{"strength": 0.7}')]) },
+    )
     await handlers.get('PUT /memory/:memoryId/strength')!(ok)
     expect(ok.status).toBe(200)
     expect(ok.body).toMatchObject({ memory: { strength: 0.7 } })

@@ -42,6 +42,17 @@ describe('generateStructured', () => {
     expect(counters.snapshot()).toEqual({})
   })
 
+  it('takes the candidate the schema accepts, without a retry, when an example of the format comes first', async () => {
+    const llm = new FakeLLM(['The format is {"should_remember": "true or false"}; mine: {"should_remember": false, "reason": "chat"}'])
+    const counters = new Counters()
+    expect(await generateStructured(llm, prompt, Decision, { label: 'judge.decide', counters })).toEqual({
+      should_remember: false,
+      reason: 'chat',
+    })
+    expect(llm.calls).toHaveLength(1)
+    expect(counters.snapshot()).toEqual({})
+  })
+
   it('retries once, showing the model its previous answer and the error', async () => {
     const llm = new FakeLLM(['{"should_remember": "yes"}', '{"should_remember": true}'])
     const counters = new Counters()
