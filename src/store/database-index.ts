@@ -27,7 +27,7 @@ import type { EmbedderCheck, IndexHit, IndexRow, IndexState, VectorIndex } from 
  *
  * Vectors are kept as base64 of their float32 bytes in a text column: every minato driver stores
  * text the same way, and on SQLite it reads back faster than a binary column and three times faster
- * than JSON (docs/architecture.md, "One way to keep the index in step").
+ * than JSON (measured in docs/architecture.md, "One way to keep LanceDB in step").
  */
 
 /** One index row in the database: `IndexRow` with its vector encoded, and the embedder that made it. */
