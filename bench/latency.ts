@@ -13,7 +13,9 @@
  *     index (no vector, scalar or FTS index);
  *   - `native_hybrid_p95_ms`: the same search through LanceDB's own hybrid query (`hybrid: 'lancedb'`);
  *   - `nearest_p95_ms`, `nearest_recall_at_10`: vector-only `index.nearest`, and its recall against the
- *     exact top 10.
+ *     exact top 10;
+ *   - `database_p95_ms`: `retrieve` on the index used when LanceDB cannot load (`DatabaseIndex`: the
+ *     same rows in a Koishi table on SQLite in memory, exact scoring over the user's rows).
  * `capture_p95_ms` comes from `bench/capture-overhead.ts` when that file exports `measureCaptureP95()`.
  */
 import { spawnSync } from 'node:child_process'
@@ -23,6 +25,9 @@ import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { Retriever } from '../src/facts/retrieve'
 import { Counters } from '../src/core/observability'
+import { App } from 'koishi'
+import { SQLiteDriver } from '@minatojs/driver-sqlite'
+import { DatabaseIndex, defineVectorTables } from '../src/store/database-index'
 import { LanceIndex } from '../src/store/lance-index'
 import type { IndexRow } from '../src/store/vector-index'
 import type { Embedder } from '../src/providers/types'
@@ -110,12 +115,16 @@ async function time(queries: { user: SyntheticUser; text: string }[], fn: (q: { 
   return { p50: round(percentile(times, 50)), p95: round(percentile(times, 95)) }
 }
 
-async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], root: string) {
+async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], root: string, database: App) {
   const dir = path.join(root, `n${n}`)
   // configured as the service configures it (src/service.ts)
   const index = new LanceIndex({ dir, logger: quiet, optimizeEveryWrites: 0, optimizeEveryMs: 0, hybrid: 'parallel' })
   await index.open()
   await index.prepare('facts', embedder.id, embedder.dims)
+  const databaseIndex = new DatabaseIndex(database, { logger: quiet })
+  await databaseIndex.open()
+  await databaseIndex.prepare(`facts_${n}`, embedder.id, embedder.dims)
+  let databaseWriteMs = 0
   const memory = new Memory(n, embedder.dims)
   // The same rows, in a table with no index at all, for the flat LanceDB figure.
   const conn = await lancedb.connect(dir)
@@ -132,6 +141,9 @@ async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], 
     start = performance.now()
     await index.upsert('facts', batch)
     writeMs += performance.now() - start
+    start = performance.now()
+    await databaseIndex.upsert(`facts_${n}`, batch)
+    databaseWriteMs += performance.now() - start
     for (const r of batch) memory.add(r)
     const records = batch.map((r) => ({ ...r, vector: Array.from(r.vector), embedder: embedder.id, dims: embedder.dims }))
     if (!plain) plain = await conn.createTable('plain', records)
@@ -185,6 +197,10 @@ async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], 
   })
   await nativeIndex.close()
 
+  const databaseRetriever = new Retriever({ embedder, index: databaseIndex, table: `facts_${n}`, counters: new Counters(), logger: quiet })
+  const onDatabase = await time(queries, ({ user, text }) => databaseRetriever.retrieve(scopeOf(user), text, LIMIT, 0))
+  await databaseIndex.clear(`facts_${n}`)
+
   // Vector-only `nearest` (what de-duplication uses): latency, and recall against the exact top 10 —
   // a hit counts when it is at least as close as the exact 10th neighbour (ties make ids ambiguous).
   let recall = 0
@@ -216,6 +232,9 @@ async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], 
     nearest_p50_ms: nearest.p50,
     nearest_p95_ms: nearest.p95,
     nearest_recall_at_10: round(recall / QUERIES),
+    database_p50_ms: onDatabase.p50,
+    database_p95_ms: onDatabase.p95,
+    database_insert_rows_per_s: Math.round(n / ((embedMs + databaseWriteMs) / 1000)),
     queries: QUERIES,
     insert_rows_per_s: Math.round(n / ((embedMs + writeMs) / 1000)),
     optimize_ms: Math.round(optimizeMs),
@@ -274,9 +293,15 @@ async function main() {
   }
   log('machine', machine)
   const output: Record<string, unknown> = { machine, retrieve: [] as unknown[] }
+  const database = new App()
+  database.plugin(SQLiteDriver, { path: ':memory:' })
+  await database.start()
+  await new Promise<void>((resolve) => database.inject(['database'], () => resolve()))
+  defineVectorTables(database)
   try {
-    for (const n of SIZES) (output.retrieve as unknown[]).push(await benchSize(n, embedder, users, root))
+    for (const n of SIZES) (output.retrieve as unknown[]).push(await benchSize(n, embedder, users, root, database))
   } finally {
+    await database.stop()
     fs.rmSync(root, { recursive: true, force: true })
   }
 

@@ -40,7 +40,8 @@ import { createProviders } from './providers/factory'
 import type { DrainResult } from './store/index-sync'
 import { IndexedTable, IndexRegistry } from './store/index-sync'
 import { startTimers } from './jobs/timers'
-import { LanceIndex } from './store/lance-index'
+import { DatabaseIndex, defineVectorTables } from './store/database-index'
+import { LanceIndex, lanceLoadFailure } from './store/lance-index'
 import { defineOutboxTable, KoishiOutbox } from './store/outbox'
 import { createTopicSummaries } from './topic-summaries'
 import { defineTopicTable, KoishiTopicStore, LlmTopicJudge, TopicAttributor } from './topics'
@@ -58,6 +59,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   defineChannelSummaryTable(ctx)
   defineEpisodeTable(ctx)
   defineContextTable(ctx)
+  defineVectorTables(ctx)
 
   const providers = createProviders(
     ctx.http,
@@ -73,17 +75,25 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const judge = createJudge(llm, { extraction: { zh: prompts.extractionZh, en: prompts.extractionEn } }, { counters, logger: log })
 
   const registry = new IndexRegistry({ logger: log })
-  const index = new LanceIndex({
-    dir: storeDir(ctx, config),
-    logger: log,
-    counters,
-    halfOpenAfterMs: config.store.retryIntervalSeconds * 1000,
-    optimizeEveryWrites: config.store.optimizeEveryWrites,
-    optimizeEveryMs: config.store.optimizeIntervalMinutes * 60_000,
-    // both legs at once, fused in JS with LanceDB's RRF formula (docs/benchmarks.md)
-    hybrid: 'parallel',
-    onReindexNeeded: (table) => void registry.tableLost(table),
-  })
+  const lanceFailure = config.store.engine === 'auto' ? lanceLoadFailure() : undefined
+  const used: 'lancedb' | 'database' = config.store.engine === 'database' || lanceFailure ? 'database' : 'lancedb'
+  const engine = { configured: config.store.engine, used, lanceFailure }
+  if (lanceFailure) log.warn(ctx.i18n.text([], ['memory.log.index-fallback'], [lanceFailure]))
+  const databaseIndex = new DatabaseIndex(ctx, { logger: log, counters })
+  const index =
+    engine.used === 'database'
+      ? databaseIndex
+      : new LanceIndex({
+          dir: storeDir(ctx, config),
+          logger: log,
+          counters,
+          halfOpenAfterMs: config.store.retryIntervalSeconds * 1000,
+          optimizeEveryWrites: config.store.optimizeEveryWrites,
+          optimizeEveryMs: config.store.optimizeIntervalMinutes * 60_000,
+          // both legs at once, fused in JS with LanceDB's RRF formula (docs/benchmarks.md)
+          hybrid: 'parallel',
+          onReindexNeeded: (table) => void registry.tableLost(table),
+        })
   const outbox = new KoishiOutbox(ctx)
   const sync = { index, embedder, outbox, counters, logger: log }
   const queue = new KeyedQueue({
@@ -299,6 +309,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const start = async () => {
     await index.open()
     await registry.prepare()
+    // the database index served while LanceDB could not: LanceDB's copy lacks what was said and keeps what was erased since
+    if (index !== databaseIndex && (await databaseIndex.served()) && (await registry.resetAll())) await databaseIndex.forgetAll()
     await registry.reconcile()
     await capture.replayJournal().catch((error) => {
       log.warn('could not store the messages the last run left in its journal, will try at the next start: %s', (error as Error).message)
@@ -362,6 +374,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     stop,
     drainOutbox,
     providers: { ...providers, judge },
+    engine,
     maintenance,
     index,
     registry,

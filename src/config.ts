@@ -17,6 +17,8 @@ export interface Config {
     groupEvolveEn: string
   }
   store: {
+    /** `auto`: LanceDB, or the slower index in the database when LanceDB cannot load on this machine. */
+    engine: 'auto' | 'lancedb' | 'database'
     path: string
     factsTable: string
     optimizeEveryWrites: number
@@ -130,6 +132,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     groupEvolveEn: Schema.string().role('textarea').default(DEFAULT_EVOLUTION_PROMPTS.en),
   }).collapse(),
   store: Schema.object({
+    engine: Schema.union(['auto', 'lancedb', 'database']).default('auto'),
     path: Schema.string().default('data/memory/lancedb'),
     factsTable: Schema.string()
       .pattern(/^[A-Za-z0-9_]+$/)

@@ -34,6 +34,8 @@ export interface MemoryStatus {
   llm: string
   /** Which provider each setting names and which one is in use (and why not the named one). */
   choices: MemoryParts['providers']['choices']
+  /** Which vector index is in use, and why not LanceDB when it could not load. */
+  index: MemoryParts['engine']
   breakers: Record<string, string>
   queue: number
   captureBuffer: number
@@ -227,6 +229,7 @@ export class MemoryService extends Service {
       embedder: this.providers.embedder.id,
       llm: this.providers.judge.id,
       choices: this.providers.choices,
+      index: this.parts.engine,
       breakers: { vectorStore: this.index.state, ...this.providers.states() },
       queue: queue.size,
       captureBuffer: capture.recorder.pending,

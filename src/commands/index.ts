@@ -110,6 +110,10 @@ export function registerCommands(ctx: Context, config: Config) {
       const lines = [
         session.text('.embedder', [provider(status.choices.embedder, 'offline')]),
         session.text('.llm', [provider(status.choices.llm, 'rules')]),
+        session.text('.index', [
+          session.text(`.engine-${status.index.used}`) +
+            (status.index.lanceFailure ? session.text('.engine-database-fallback', [status.index.lanceFailure]) : ''),
+        ]),
         session.text('.health', [health]),
       ]
       if (session.userId) lines.push(session.text('.mine', [await ctx.memory.facts.count(sessionScope(session))]))

@@ -218,10 +218,11 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
     return { missing: missing.length, extra: extra.length }
   }
 
-  /** Empties the LanceDB table and queues every row of the kind again (`memory.reindex`). */
+  /** Empties the table and queues every row of the kind again (`memory.reindex`); the next drain purges the old rows' files. */
   async rebuild(): Promise<number> {
     if (!(await this.ready())) throw new Error('the vector store is unavailable')
     await this.deps.index.clear(this.table)
+    this.erased = true
     return this.queueAll()
   }
 
@@ -332,6 +333,25 @@ export class IndexRegistry {
     } catch (error) {
       this.deps.logger.warn('could not queue the rows of %s again: %s', table, (error as Error).message)
     }
+  }
+
+  /**
+   * Empties every table and queues all its rows (the outbox timer indexes them): another engine kept
+   * the memory meanwhile, so this copy lacks new rows and keeps erased ones. Returns whether every
+   * table was emptied. Never throws.
+   */
+  async resetAll(): Promise<boolean> {
+    let all = true
+    for (const table of this.tables.values()) {
+      try {
+        const queued = await table.rebuild()
+        if (queued) this.deps.logger.info('%s: %d rows will be indexed again (another index served meanwhile)', table.name, queued)
+      } catch (error) {
+        all = false
+        this.deps.logger.warn('could not empty the %s index: %s', table.name, (error as Error).message)
+      }
+    }
+    return all
   }
 
   /**

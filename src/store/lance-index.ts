@@ -10,6 +10,18 @@ import { lanceIdIn, lanceWhere, sqlString } from '../scope'
 import type { Counters, Logger } from '../core/observability'
 import type { EmbedderCheck, IndexHit, IndexRow, IndexState, VectorIndex } from './vector-index'
 import { chunks, ID_CHUNK } from '../core/chunks'
+import {
+  checkEmbedder,
+  checkLimit,
+  checkQueryVector,
+  checkTableName,
+  fuse,
+  isZero,
+  rankRelevance,
+  RRF_K,
+  uniqueRows,
+  WORDLIKE,
+} from './index-checks'
 
 /**
  * The LanceDB implementation of `VectorIndex`: one LanceDB table per memory kind, each row a copy of a
@@ -93,16 +105,22 @@ function loadLib(): Lib {
   return lib
 }
 
+/** Why LanceDB cannot load on this machine (no native build for it, a binary that does not link), or undefined when it loads. */
+export function lanceLoadFailure(): string | undefined {
+  try {
+    loadLib()
+    return undefined
+  } catch (error) {
+    return message(error)
+  }
+}
+
 const COLUMNS = ['id', 'text', 'vector', 'platform', 'user_id', 'guild_id', 'channel_id', 'created_at'] as const
 const ALL_COLUMNS = [...COLUMNS, 'embedder', 'dims']
 const META_EMBEDDER = 'memory.embedder'
 const META_DIMS = 'memory.dims'
-/** The k of reciprocal rank fusion, as in LanceDB's `RRFReranker` (score = Σ 1 / (k + rank), rank from 0). */
-const RRF_K = 60
 /** Rows per mergeInsert call. */
 const WRITE_CHUNK = 10_000
-const TABLE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/
-const WORDLIKE = /[\p{L}\p{N}]/u
 
 interface TableMeta {
   embedderId: string
@@ -142,11 +160,6 @@ interface TableBreaker {
   openedAt: number
   /** The outage was logged (once per outage). */
   outage: boolean
-}
-
-function isZero(vector: ArrayLike<number>): boolean {
-  for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) return false
-  return true
 }
 
 function message(error: unknown): string {
@@ -223,9 +236,8 @@ export class LanceIndex implements VectorIndex {
   }
 
   async prepare(table: string, embedderId: string, dims: number): Promise<EmbedderCheck> {
-    this.checkName(table)
-    if (!embedderId) throw new TypeError('embedderId must be a non-empty string')
-    if (!Number.isInteger(dims) || dims <= 0) throw new TypeError(`dims must be a positive integer, got ${dims}`)
+    checkTableName(table)
+    checkEmbedder(embedderId, dims)
     const previous = this.meta.get(table)
     this.meta.set(table, { embedderId, dims })
     if (previous && (previous.embedderId !== embedderId || previous.dims !== dims)) this.handles.delete(table)
@@ -237,12 +249,7 @@ export class LanceIndex implements VectorIndex {
     const meta = this.metaOf(table)
     if (!rows.length) return
     // Last row wins for duplicate ids: mergeInsert with two source rows for one id is undefined.
-    const byId = new Map<string, IndexRow>()
-    for (const row of rows) {
-      this.checkRow(row, meta.dims)
-      byId.set(row.id, row)
-    }
-    const unique = [...byId.values()]
+    const unique = uniqueRows(rows, meta.dims)
     this.rejectIfOpen(table)
     await this.enqueue(table, () =>
       this.run(table, async () => {
@@ -285,9 +292,9 @@ export class LanceIndex implements VectorIndex {
 
   async search(table: string, query: { vector: Float32Array; text: string; scope: Scope; limit: number }): Promise<IndexHit[]> {
     const meta = this.metaOf(table)
-    this.checkQueryVector(query.vector, meta.dims)
+    checkQueryVector(query.vector, meta.dims)
     const where = lanceWhere(query.scope)
-    const limit = this.checkLimit(query.limit)
+    const limit = checkLimit(query.limit)
     const text = (query.text ?? '').trim()
     const useText = WORDLIKE.test(text)
     const useVector = !isZero(query.vector)
@@ -302,7 +309,7 @@ export class LanceIndex implements VectorIndex {
           this.vectorQuery(handle, query.vector, where, limit).toArrow(),
           this.textQuery(handle, text, where, limit).toArrow(),
         ])
-        return this.fuse([this.rankHits(byVector, query.vector), this.rankHits(byText, query.vector)], limit)
+        return fuse([this.rankHits(byVector, query.vector), this.rankHits(byText, query.vector)], limit)
       }
       const { lancedb } = loadLib()
       // No `select` here: in 0.31 a hybrid query with a column list logs two deprecation warnings per
@@ -324,9 +331,9 @@ export class LanceIndex implements VectorIndex {
 
   async nearest(table: string, vector: Float32Array, scope: Scope, limit: number): Promise<IndexHit[]> {
     const meta = this.metaOf(table)
-    this.checkQueryVector(vector, meta.dims)
+    checkQueryVector(vector, meta.dims)
     const where = lanceWhere(scope)
-    const checked = this.checkLimit(limit)
+    const checked = checkLimit(limit)
     if (isZero(vector) || !checked) return []
     this.rejectIfOpen(table)
     return this.run(table, async () => {
@@ -638,10 +645,6 @@ export class LanceIndex implements VectorIndex {
 
   // ── tables ────────────────────────────────────────────────────────────────
 
-  private checkName(table: string) {
-    if (typeof table !== 'string' || !TABLE_NAME.test(table)) throw new TypeError(`invalid LanceDB table name: ${JSON.stringify(table)}`)
-  }
-
   private metaOf(table: string): TableMeta {
     const meta = this.meta.get(table)
     if (!meta) throw new Error(`LanceDB table ${JSON.stringify(table)} is not prepared; call prepare(table, embedderId, dims) first`)
@@ -852,32 +855,6 @@ export class LanceIndex implements VectorIndex {
 
   // ── rows in and out ───────────────────────────────────────────────────────
 
-  private checkRow(row: IndexRow, dims: number) {
-    if (!row || typeof row.id !== 'string' || !row.id) throw new TypeError('every index row needs a non-empty string id')
-    for (const key of ['text', 'platform', 'user_id', 'guild_id', 'channel_id'] as const) {
-      if (typeof row[key] !== 'string') throw new TypeError(`index row ${row.id}: ${key} must be a string`)
-    }
-    if (typeof row.created_at !== 'number' || !Number.isFinite(row.created_at))
-      throw new TypeError(`index row ${row.id}: created_at must be a finite number`)
-    const vector = row.vector
-    if (!vector || typeof vector.length !== 'number') throw new TypeError(`index row ${row.id}: vector is missing`)
-    // LanceDB pads a short vector with zeros and truncates a long one without a word.
-    if (vector.length !== dims) throw new RangeError(`index row ${row.id}: vector has ${vector.length} dimensions, the table holds ${dims}`)
-    for (let i = 0; i < vector.length; i++) {
-      if (!Number.isFinite(vector[i])) throw new RangeError(`index row ${row.id}: vector[${i}] is not a finite number`)
-    }
-  }
-
-  private checkQueryVector(vector: Float32Array, dims: number) {
-    if (!vector || vector.length !== dims) throw new RangeError(`query vector has ${vector?.length} dimensions, the table holds ${dims}`)
-  }
-
-  /** The limit as a whole number of rows, capped at 10,000; 0 when there is nothing to fetch. */
-  private checkLimit(limit: number): number {
-    if (typeof limit !== 'number' || !(limit >= 1)) return 0
-    return Math.min(Math.floor(limit), 10_000)
-  }
-
   private toArrow(meta: TableMeta, rows: IndexRow[]): ArrowLib.Table {
     const { arrow } = loadLib()
     const schema = this.schemaOf(meta)
@@ -967,19 +944,6 @@ export class LanceIndex implements VectorIndex {
 
   /** Hits of one ranked list, scored like a single list in reciprocal rank fusion. */
   private rankHits(rows: ArrowLib.Table, query: Float32Array): IndexHit[] {
-    return this.toHits(rows, query, (i) => 1 / (RRF_K + i))
-  }
-
-  /** Reciprocal rank fusion of ranked lists: Σ 1 / (k + rank), ties broken by similarity. */
-  private fuse(lists: IndexHit[][], limit: number): IndexHit[] {
-    const fused = new Map<string, IndexHit>()
-    for (const list of lists) {
-      list.forEach((hit, rank) => {
-        const seen = fused.get(hit.id)
-        if (seen) seen.relevance += 1 / (RRF_K + rank)
-        else fused.set(hit.id, { ...hit, relevance: 1 / (RRF_K + rank) })
-      })
-    }
-    return [...fused.values()].sort((a, b) => b.relevance - a.relevance || b.similarity - a.similarity).slice(0, limit)
+    return this.toHits(rows, query, rankRelevance)
   }
 }
