@@ -10,30 +10,41 @@ import * as memory from '../../src'
 export interface BenchApp {
   app: App
   dir: string
-  stop(): Promise<void>
+  /** Stops the app; `flush: false` stops it as Koishi does, with nothing written first. */
+  stop(options?: { flush?: boolean }): Promise<void>
+}
+
+export interface BootOptions {
+  /** A folder to keep the database (a file there) and the index in, so another app can start on them. */
+  dir?: string
+  /** Keep `dir` when the app stops. */
+  keep?: boolean
+  /** More plugins (a chat plugin, the HTTP server). */
+  extra?: (app: App) => void
 }
 
 /**
- * Koishi with the mock adapter, SQLite in memory and the memory plugin (offline embedder and rules
- * unless `config` says otherwise), its LanceDB folder in a fresh temp directory — what
- * `test/integration/harness.ts` boots, without the test helpers.
+ * Koishi with the mock adapter, SQLite (in memory, or a file in `options.dir`) and the memory plugin
+ * (offline embedder and rules unless `config` says otherwise), its LanceDB folder in a fresh temp
+ * directory — what `test/integration/harness.ts` boots, without the test helpers.
  */
-export async function bootApp(config: memory.ConfigInput = {}): Promise<BenchApp> {
-  const dir = mkdtempSync(join(tmpdir(), 'memory-bench-'))
+export async function bootApp(config: memory.ConfigInput = {}, options: BootOptions = {}): Promise<BenchApp> {
+  const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'memory-bench-'))
   const app = new App({ prefix: [''] })
   const mockFork = app.plugin(mock, { selfId: 'bot' })
-  app.plugin(SQLiteDriver, { path: ':memory:' })
+  app.plugin(SQLiteDriver, { path: options.dir ? join(dir, 'koishi.db') : ':memory:' })
   app.plugin(memory, { ...config, store: { path: join(dir, 'lancedb'), ...config.store } })
+  options.extra?.(app)
   await app.start()
   await new Promise<void>((resolve) => app.inject(['memory'], () => resolve()))
   return {
     app,
     dir,
-    async stop() {
-      await app.memory.flush()
+    async stop({ flush = true } = {}) {
+      if (flush) await app.memory.flush()
       mockFork.dispose()
       await app.stop()
-      rmSync(dir, { recursive: true, force: true })
+      if (!options.keep) rmSync(dir, { recursive: true, force: true })
     },
   }
 }
