@@ -1,5 +1,5 @@
 import type { z } from 'zod'
-import { extractJson } from '../text/json'
+import { extractJson, isCutShort } from '../text/json'
 import type { LLM } from './types'
 import { ProviderError } from './types'
 import type { Counters, Logger } from '../core/observability'
@@ -46,6 +46,9 @@ function describeZodError(error: z.ZodError): string {
 type Attempt<T> = { ok: true; value: T } | { ok: false; error: string; summary: string }
 
 function read<T>(answer: string, schema: z.ZodType<T>): Attempt<T> {
+  if (isCutShort(answer)) {
+    return { ok: false, error: 'the answer stops before its JSON ends; answer again, complete', summary: 'answer cut off' }
+  }
   let json: unknown
   try {
     json = extractJson(answer, (value) => schema.safeParse(value).success)

@@ -154,6 +154,9 @@ class IndexBreaker implements IBreaker {
   }
 }
 
+/** An error naming a data file of a table that is not there (the folder was deleted or damaged under an open table). */
+const MISSING_DATA = /not found: \S*\.lance\/data\//i
+
 interface TableBreaker {
   impl: IndexBreaker
   policy: CircuitBreakerPolicy
@@ -480,7 +483,7 @@ export class LanceIndex implements VectorIndex {
       this.handles.delete(table)
       const why = 'error' in reason ? reason.error : undefined
       if (why instanceof IndexUnavailableError) this.conn = undefined
-      else if (table) void this.checkDamage(table)
+      else if (table) void this.checkDamage(table, why)
       if (breaker!.outage) {
         this.logger.debug('LanceDB %s still unavailable; next probe in %d ms', name, this.halfOpenAfterMs)
         return
@@ -531,15 +534,17 @@ export class LanceIndex implements VectorIndex {
    * indexes are rebuilt, and when that is not enough the table is made anew and its rows re-added from
    * the database. Never throws.
    */
-  private async checkDamage(table: string): Promise<void> {
+  private async checkDamage(table: string, cause: unknown): Promise<void> {
     if (this.closed || !this.meta.has(table)) return
     try {
       await this.enqueue(table, async () => {
         const conn = await this.connect()
         if (!(await conn.tableNames()).includes(table)) return
         const handle = await conn.openTable(table)
-        const damage = await this.damage(handle)
-        if (damage && (await this.repair(conn, handle, damage)) === 'created') this.onReindexNeeded?.(table, 'created')
+        // a write that found a data file gone: the table is broken however its reads fare
+        const lostData = MISSING_DATA.test(message(cause))
+        const damage = (await this.damage(handle)) ?? (lostData ? message(cause) : undefined)
+        if (damage && (await this.repair(conn, handle, damage, lostData)) === 'created') this.onReindexNeeded?.(table, 'created')
       })
     } catch (error) {
       this.logger.debug('could not check LanceDB table %s: %s', table, message(error))
@@ -550,11 +555,11 @@ export class LanceIndex implements VectorIndex {
    * Rebuilds a damaged table's search indexes, or, when the table still cannot be read, makes it anew
    * (`'created'`: its rows must be re-added).
    */
-  private async repair(conn: LanceDB.Connection, handle: LanceDB.Table, damage: string): Promise<EmbedderCheck> {
+  private async repair(conn: LanceDB.Connection, handle: LanceDB.Table, damage: string, lostData = false): Promise<EmbedderCheck> {
     const table = handle.name
     this.counters?.inc('index.table-damaged')
     for (const index of await handle.listIndices().catch(() => [])) await handle.dropIndex(index.name).catch(() => undefined)
-    if (!(await this.damage(handle))) {
+    if (!lostData && !(await this.damage(handle))) {
       this.logger.warn('LanceDB table %s had damaged search indexes (%s); they are being rebuilt', table, damage)
       this.vectorIndexRows.delete(table)
       this.handles.set(table, handle)
@@ -737,6 +742,8 @@ export class LanceIndex implements VectorIndex {
       await this.dropDamaged(conn, table)
       result = 'reindex'
     }
+    // what a write through a handle opened before the folder was deleted left behind is no table
+    fs.rmSync(join(this.dir, `${table}.lance`), { recursive: true, force: true })
     const handle = await conn.createEmptyTable(table, this.schemaOf(meta))
     this.handles.set(table, handle)
     this.writesSince.set(table, 0)

@@ -208,6 +208,23 @@ export function extractJson(text: string, accept: (value: unknown) => boolean = 
   throw new Error(`no JSON object or array in the answer: "${preview(cleaned)}"`)
 }
 
+/**
+ * Whether the answer's JSON stops before its end (the model ran out of tokens, the connection was cut):
+ * its first JSON-looking bracket never closes and the answer does not end with a closing bracket. What
+ * repair makes of such an answer lacks what was cut off.
+ */
+export function isCutShort(text: string): boolean {
+  const cleaned = stripThinking(text ?? '')
+  const body = [...fencedBlocks(cleaned), cleaned].map((block) => block.trim()).find(Boolean) ?? ''
+  if (/[}\]]$/.test(body)) return false
+  for (let start = 0; start < body.length; start++) {
+    if (body[start] !== '{' && body[start] !== '[') continue
+    if (!LOOKS_LIKE_JSON.test(body.slice(start, start + 40))) continue
+    return balancedEnd(body, start) < 0
+  }
+  return false
+}
+
 /** One JSON Lines value: the line, or its balanced span (trailing prose), strict first, then repaired. */
 function lineValue(line: string): { ok: true; value: unknown } | { ok: false } {
   const end = balancedEnd(line, 0)

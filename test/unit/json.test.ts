@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { extractJson, parseJsonLines, stripThinking } from '../../src/text/json'
+import { extractJson, isCutShort, parseJsonLines, stripThinking } from '../../src/text/json'
 
 describe('stripThinking', () => {
   it('removes closed, unclosed and half-stripped reasoning blocks', () => {
@@ -116,5 +116,20 @@ describe('extractJson and an answer with a slip', () => {
   it('still skips prose in brackets before the answer', () => {
     expect(extractJson('[note] the answer is {"a": 1}')).toEqual({ a: 1 })
     expect(extractJson('see [the list {"a": 1}] below')).toEqual({ a: 1 })
+  })
+})
+
+describe('isCutShort', () => {
+  it.each([
+    ['{"facts": ["a", "b', true],
+    ['```json\n{"facts": [{"fact": "x"}, {"fa', true],
+    ['<think>let me see</think>\n[{"a": 1}, {"a"', true],
+    ['{"facts": ["a"]}', false],
+    ['```json\n{"facts": ["a"],}\n```', false],
+    ['[note] see below {"facts": []}', false],
+    ['{"facts": ["he said "hi" to me"]}', false],
+    ['no json at all', false],
+  ])('%j → %s', (text, cut) => {
+    expect(isCutShort(text)).toBe(cut)
   })
 })

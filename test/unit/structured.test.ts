@@ -67,6 +67,18 @@ describe('generateStructured', () => {
     expect(counters.get('llm.invalid')).toBe(0)
   })
 
+  it('asks again when the answer was cut off, instead of taking what repair makes of it', async () => {
+    const Facts = z.object({ facts: z.array(z.string()) })
+    const llm = new FakeLLM([
+      '{"facts": ["Alice lives in Chengdu", "Alice has a cat cal',
+      '{"facts": ["Alice lives in Chengdu", "Alice has a cat"]}',
+    ])
+    const value = await generateStructured(llm, prompt, Facts, { label: 'judge.extract' })
+    expect(value.facts).toEqual(['Alice lives in Chengdu', 'Alice has a cat'])
+    expect(llm.calls).toHaveLength(2)
+    expect(llm.calls[1].prompt).toContain('stops before its JSON ends')
+  })
+
   it('tells the model when its answer held no JSON', async () => {
     const llm = new FakeLLM(['I would remember this.', '{"should_remember": false}'])
     await expect(generateStructured(llm, prompt, Decision, { label: 'x' })).resolves.toEqual({ should_remember: false })
