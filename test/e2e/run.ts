@@ -49,6 +49,9 @@ const CHROMIUM_FLAGS = [
 const FACTS_TIMEOUT_MS = Number(process.env.E2E_FACTS_TIMEOUT_MS) || 90_000
 /** Before memories may be taken as settled: the quiet time and the background job's time. */
 const SETTLE_MS = 20_000
+/** Said just before Koishi is stopped, and what memory.list must show of it after the next start. */
+const LAST_WORDS = '我的生日是10月25日'
+const LAST_FACT = /生日.*10月25|10月25.*生日/
 const SCREENSHOTS = resolve(REPO, process.env.E2E_SCREENSHOTS || 'docs/screenshots')
 const VIEWPORT = { width: 1280, height: 960 }
 
@@ -222,16 +225,19 @@ function checkFacts(label: string, answer: string, facts: Fact[], others: Fact[]
   check(`${label}: no other user's facts`, leaked.length === 0, leaked.map((fact) => fact.name).join(', '))
 }
 
-async function drive(context: BrowserContext, base: string): Promise<void> {
+/** Drives the sandbox and the console; returns the user who spoke in private. */
+async function drive(context: BrowserContext, base: string): Promise<string> {
   const page = context.pages()[0] ?? (await context.newPage())
   const sandbox = new Sandbox(page, base)
 
+  let speaker = ''
   await step('sandbox: two users, a private chat and a group chat', async () => {
     await sandbox.open()
     const a = await sandbox.addUser()
     const b = await sandbox.addUser()
     const observer = await sandbox.addUser()
     check('sandbox: three users added', new Set([a, b, observer]).size === 3, `${a}, ${b}, ${observer}`)
+    speaker = a
 
     // the third user, the last added and so the current one, looks around first as a newcomer would
     await sandbox.panel('private')
@@ -305,6 +311,7 @@ async function drive(context: BrowserContext, base: string): Promise<void> {
     check('settings: no "not installed" warning for memory', !text.includes('此插件尚未安装'))
     await screenshot(page, 'console-memory-settings.png')
   })
+  return speaker
 }
 
 // ── main ─────────────────────────────────────────────────────────────────────
@@ -398,7 +405,31 @@ async function main(): Promise<void> {
     })
 
     context = await step('launch Chromium', () => launch(dirs))
-    await attempt('the sandbox and console run', () => drive(context!, app!.base))
+    let speaker = ''
+    await attempt('the sandbox and console run', async () => void (speaker = await drive(context!, app!.base)))
+
+    await attempt('a stop right after a message loses nothing', () =>
+      step('stop right after a message, start again', async () => {
+        const page = context!.pages()[0]
+        const sandbox = new Sandbox(page, app!.base)
+        await sandbox.open()
+        await sandbox.selectUser(speaker)
+        await sandbox.panel('private')
+        await sandbox.say(LAST_WORDS)
+        // as Ctrl-C does: Koishi stops its database before the plugin has written the message
+        await stopTree(app!.child)
+        app = await startApp(dirs, env, port)
+        const again = new Sandbox(page, app.base)
+        await again.open()
+        await again.selectUser(speaker)
+        await again.panel('private')
+        const deadline = Date.now() + FACTS_TIMEOUT_MS
+        let list = ''
+        while (Date.now() < deadline && !LAST_FACT.test((list = await again.command('/memory.list')))) await page.waitForTimeout(3000)
+        check('a message said just before the stop is memorised after the start', LAST_FACT.test(list), list.replace(/\n/g, ' ⏎ '))
+        await screenshot(page, 'sandbox-after-restart.png')
+      }),
+    )
   } catch (error) {
     check('the e2e ran to its end', false, (error as Error).message)
   } finally {
