@@ -97,19 +97,28 @@ export function databaseName(dir: string) {
   return `mt_${Buffer.from(basename(dir)).toString('hex').slice(-40)}`
 }
 
+export const createServerDatabase = (name: string) => admin(`CREATE DATABASE IF NOT EXISTS \`${name}\` CHARACTER SET utf8mb4`)
+
+export const dropServerDatabase = (name: string) => admin(`DROP DATABASE IF EXISTS \`${name}\``)
+
+/** Plugs the MySQL driver into `app` on the server database `name` (made by `createServerDatabase`). */
+export function plugServerDatabase(app: Context, name: string) {
+  app.plugin(MySQL, { ...mysqlServer(), database: name })
+}
+
 /** Plugs the test database into `app`; `drop` removes what it held. */
 export async function plugDatabase(app: Context, dir: string, file: boolean): Promise<{ drop(): Promise<void> }> {
   if (testDatabase === 'sqlite') {
     app.plugin(SQLiteDriver, { path: file ? join(dir, 'koishi.db') : ':memory:' })
     return { drop: async () => {} }
   }
-  const database = databaseName(dir)
-  await admin(`CREATE DATABASE IF NOT EXISTS \`${database}\` CHARACTER SET utf8mb4`)
-  app.plugin(MySQL, { ...mysqlServer(), database })
-  return { drop: () => dropDatabase(dir) }
+  const name = databaseName(dir)
+  await createServerDatabase(name)
+  plugServerDatabase(app, name)
+  return { drop: () => dropServerDatabase(name) }
 }
 
 /** Drops the database of a test folder (nothing to do on SQLite: its file is in the folder). */
 export async function dropDatabase(dir: string) {
-  if (testDatabase === 'mysql') await admin(`DROP DATABASE IF EXISTS \`${databaseName(dir)}\``)
+  if (testDatabase === 'mysql') await dropServerDatabase(databaseName(dir))
 }
