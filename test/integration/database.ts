@@ -101,9 +101,13 @@ export const createServerDatabase = (name: string) => admin(`CREATE DATABASE IF 
 
 export const dropServerDatabase = (name: string) => admin(`DROP DATABASE IF EXISTS \`${name}\``)
 
-/** Plugs the MySQL driver into `app` on the server database `name` (made by `createServerDatabase`). */
+/**
+ * Plugs the MySQL driver into `app` on the server database `name` (made by `createServerDatabase`), its
+ * tables made with the binary collation the READMEs ask for: the driver's default compares text without
+ * case, and ids that differ only in case would be one user.
+ */
 export function plugServerDatabase(app: Context, name: string) {
-  app.plugin(MySQL, { ...mysqlServer(), database: name })
+  app.plugin(MySQL, { ...mysqlServer(), database: name, charset: 'utf8mb4_bin' })
 }
 
 /** Plugs the test database into `app`; `drop` removes what it held. */
