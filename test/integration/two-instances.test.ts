@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import type { EvolutionResult } from '../../src/group/types'
 import { createServerDatabase, dropServerDatabase, testDatabase } from './database'
 import type { InstanceRequest, InstanceSetup } from './instance'
-import { chat, ScriptedServer } from './scripted-server'
+import { chat, json, ScriptedServer } from './scripted-server'
 
 type Request = InstanceRequest extends infer R ? (R extends InstanceRequest ? Omit<R, 'id'> : never) : never
 
@@ -73,6 +73,15 @@ class Instance {
   }
 }
 
+const DIMS = 8
+
+/** A unit vector that depends on the text only. */
+function vectorOf(text: string): number[] {
+  const vector = Array.from({ length: DIMS }, (_, i) => 1 + ((text.codePointAt(i % text.length) ?? 0) % 7))
+  const norm = Math.hypot(...vector)
+  return vector.map((value) => value / norm)
+}
+
 const isEvolution = (body: any) => String(body.messages?.at(-1)?.content ?? '').includes('"existing_memories"')
 /** The group an evolution request is about, read from the discussion it carries. */
 const groupOf = (body: any) => /\[(g\d)\]/.exec(String(body.messages.at(-1).content))?.[1] ?? '?'
@@ -83,19 +92,27 @@ describe.skipIf(testDatabase === 'sqlite')('two Koishi processes on one database
   let dirs: string[]
   let instances: Instance[]
   let baseURL: string
-  let hold: (group: string) => 'answer' | 'never'
+  /** Whether the scripted server leaves a request unanswered (an evolution of a group, or an embedding of texts). */
+  let hold: (request: { group: string } | { texts: string[] }) => boolean
+  const embeddings: string[][] = []
   const evolutions: string[] = []
-  const server = new ScriptedServer(async (_path, body, res: ServerResponse) => {
+  const server = new ScriptedServer(async (path, body, res: ServerResponse) => {
+    if (path === '/embeddings') {
+      const texts: string[] = body.input
+      embeddings.push(texts)
+      if (hold({ texts })) return
+      return json(res, 200, { data: texts.map((text, index) => ({ index, embedding: vectorOf(text) })) })
+    }
     if (!isEvolution(body)) return chat(res, '')
     const group = groupOf(body)
     evolutions.push(group)
-    if (hold(group) === 'never') return
+    if (hold({ group })) return
     // slow enough that both instances are at the group at once
     await new Promise((resolve) => setTimeout(resolve, 500))
     chat(res, JSON.stringify({ action: 'create', statement: `[${group}] 周五晚上一起打羽毛球`, change_reason: 'a plan' }))
   })
 
-  async function start(): Promise<Instance> {
+  async function start(extra: InstanceSetup['config'] = {}): Promise<Instance> {
     const dir = mkdtempSync(join(tmpdir(), 'memory-instance-'))
     dirs.push(dir)
     const instance = await Instance.start({
@@ -107,14 +124,15 @@ describe.skipIf(testDatabase === 'sqlite')('two Koishi processes on one database
         topics: { enabled: false },
         summaries: { enabled: false },
         group: { timer: false, leaseSeconds: LEASE_SECONDS },
+        ...extra,
       },
     })
     instances.push(instance)
     return instance
   }
 
-  const rows = (instance: Instance, table: 'memory_group' | 'memory_group_change', guildId: string) =>
-    instance.call<{ runId: string; statement?: string }[]>({ op: 'rows', table, guildId })
+  const rows = (instance: Instance, table: 'memory_group' | 'memory_group_change' | 'memory_group_lease', guildId: string) =>
+    instance.call<{ runId: string; statement?: string; pending?: string }[]>({ op: 'rows', table, guildId })
 
   beforeAll(async () => {
     baseURL = await server.start()
@@ -128,7 +146,8 @@ describe.skipIf(testDatabase === 'sqlite')('two Koishi processes on one database
     dirs = []
     instances = []
     evolutions.length = 0
-    hold = () => 'answer'
+    embeddings.length = 0
+    hold = () => false
   })
 
   afterEach(async () => {
@@ -170,7 +189,7 @@ describe.skipIf(testDatabase === 'sqlite')('two Koishi processes on one database
     await a.call({ op: 'say', user: 'bob', text: '[g3] 好，我带球拍', channel: 'g3' })
 
     // A's model call never returns: A holds the lease when it is killed
-    hold = () => (evolutions.length === 1 ? 'never' : 'answer')
+    hold = (request) => 'group' in request && evolutions.length === 1
     void a.evolve('g3').catch(() => {})
     await expect.poll(() => evolutions.length, { timeout: 20_000 }).toBe(1)
     const killedAt = Date.now()
@@ -191,5 +210,38 @@ describe.skipIf(testDatabase === 'sqlite')('two Koishi processes on one database
     expect(await rows(b, 'memory_group_change', 'g3')).toHaveLength(1)
     expect(evolutions).toEqual(['g3', 'g3'])
     expect((await b.evolve('g3')).status).toBe('no-new-messages')
+  }, 90_000)
+
+  it('lets the other one finish the run of a holder killed while applying it, without a second model call or duplicates', async () => {
+    const embedding = { provider: 'openai-compatible', baseURL, model: 'scripted', dims: DIMS, timeout: 20_000 } as const
+    const [a, b] = [await start({ embedding }), await start({ embedding })]
+    await a.call({ op: 'say', user: 'alice', text: '[g4] 周五晚上去打羽毛球吗', channel: 'g4' })
+    await a.call({ op: 'say', user: 'bob', text: '[g4] 好，我带球拍', channel: 'g4' })
+
+    // A writes its plan and the new rows, then hangs indexing them: it holds the lease, its run half done
+    const statement = '[g4] 周五晚上一起打羽毛球'
+    hold = (request) =>
+      'texts' in request && request.texts.includes(statement) && embeddings.filter((texts) => texts.includes(statement)).length === 1
+    void a.evolve('g4').catch(() => {})
+    await expect.poll(() => embeddings.some((texts) => texts.includes(statement)), { timeout: 20_000 }).toBe(true)
+    const [lease] = await rows(b, 'memory_group_lease', 'g4')
+    const plan = JSON.parse(lease.pending!)
+    await a.kill()
+
+    expect((await b.evolve('g4')).status).toBe('busy')
+    let result: EvolutionResult
+    do {
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      result = await b.evolve('g4')
+    } while (result.status === 'busy')
+    // the interrupted run is finished from its plan; its messages are folded in, so there is nothing new
+    expect(result.status).toBe('no-new-messages')
+    expect(result.repaired?.run_id).toBe(plan.runId)
+    expect(evolutions).toEqual(['g4'])
+
+    const memories = await rows(b, 'memory_group', 'g4')
+    expect(memories.map((row) => [row.statement, row.runId])).toEqual([[statement, plan.runId]])
+    expect(await rows(b, 'memory_group_change', 'g4')).toHaveLength(1)
+    expect((await rows(b, 'memory_group_lease', 'g4'))[0].pending).toBe('')
   }, 90_000)
 })
