@@ -1,4 +1,5 @@
-import { randomBytes } from 'node:crypto'
+import { createHash, randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
 import { basename, dirname, join, resolve } from 'node:path'
 import type { Context } from 'koishi'
 import { CaptureJournal } from './capture/journal'
@@ -94,7 +95,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
           hybrid: 'parallel',
           onReindexNeeded: (table) => void registry.tableLost(table),
         })
-  const outbox = new KoishiOutbox(ctx)
+  const outbox = new KoishiOutbox(ctx, instanceName(storeDir(ctx, config)))
   const sync = { index, embedder, outbox, counters, logger: log }
   const queue = new KeyedQueue({
     limit: config.memorize.queueLimit,
@@ -117,6 +118,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     counters,
     logger: log,
     lexicalShare: config.retrieval.lexicalShare,
+    facts,
   })
   const factLock = new KeyedLock()
   // when each user was last forgotten (this process): dialogues that waited meanwhile store nothing of them
@@ -142,6 +144,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
 
   const groups = createGroupMemories(ctx, {
     index,
+    outbox,
     embedder,
     llm: () => llm,
     prompts: () => ({ zh: prompts.groupEvolveZh, en: prompts.groupEvolveEn }),
@@ -151,7 +154,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
       maxMemories: config.group.maxMemories,
       maxMessages: config.group.maxMessages,
       defaultDays: config.group.days,
-      leaseMs: config.group.leaseMinutes * 60_000,
+      leaseMs: config.group.leaseSeconds * 1000,
       includeBotMessages: config.group.includeBotMessages,
       temperature: config.llm.temperature,
       searchThreshold: config.group.searchThreshold || undefined,
@@ -161,6 +164,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     topics,
     messages,
     index,
+    outbox,
     embedder,
     llm: () => llm,
     counters,
@@ -426,6 +430,14 @@ function createAttributor(
     log.error('topic thresholds ignored (%s); using the defaults of the embedder', (error as Error).message)
     return new TopicAttributor(options)
   }
+}
+
+/**
+ * This instance's name in the shared outbox: its machine and index folder, so each instance does its
+ * own index's work, and a restart finds what it left.
+ */
+function instanceName(dir: string): string {
+  return createHash('sha1').update(`${hostname()}:${dir}`).digest('hex').slice(0, 10)
 }
 
 function storeDir(ctx: Context, config: Config): string {

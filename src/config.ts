@@ -87,7 +87,7 @@ export interface Config {
     minMessages: number
     maxMemories: number
     maxMessages: number
-    leaseMinutes: number
+    leaseSeconds: number
     includeBotMessages: boolean
     searchThreshold: number
     authority: number
@@ -209,7 +209,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     minMessages: Schema.natural().min(1).default(50),
     maxMemories: Schema.natural().min(1).max(500).default(50),
     maxMessages: Schema.natural().min(1).max(2000).default(200),
-    leaseMinutes: Schema.natural().min(1).default(10),
+    leaseSeconds: Schema.natural().min(1).default(600),
     includeBotMessages: Schema.boolean().default(false),
     searchThreshold: Schema.number().min(0).max(1).step(0.01).default(0),
     authority: Schema.natural().max(5).default(3),

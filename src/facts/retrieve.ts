@@ -4,6 +4,7 @@ import type { Counters } from '../core/observability'
 import type { Scope } from '../scope'
 import type { VectorIndex } from '../store/vector-index'
 import { defaultLexicalShare, Reranker } from './rerank'
+import type { FactRepository } from './repository'
 
 export interface RetrievedMemory {
   id: string
@@ -24,6 +25,11 @@ export interface RetrieveDeps {
   logger: Logger
   /** Share of BM25 in the ranking; the rest is embedding similarity. Default: by the embedder (`defaultLexicalShare`). */
   lexicalShare?: number
+  /**
+   * The truth the hits are checked against: a hit whose fact is gone (forgotten through another
+   * instance, a removal still waiting in the outbox) is dropped, and the text is the database's.
+   */
+  facts?: Pick<FactRepository, 'get'>
 }
 
 /** Candidates fetched from the index per memory asked for, and at least, for the reranker. */
@@ -51,21 +57,25 @@ export class Retriever {
       this.recovered()
       counters.inc('retrieve.ok')
       const share = this.deps.lexicalShare ?? defaultLexicalShare(embedder)
-      return this.reranker
-        .rerank(
-          query,
-          hits.filter((hit) => hit.similarity >= minScore),
-          share,
-        )
-        .slice(0, topK)
-        .map((hit) => ({
-          id: hit.id,
-          content: hit.text,
-          score: hit.similarity,
-          relevance: hit.relevance,
-          createdAt: new Date(hit.created_at),
-          scope: { platform: hit.platform, userId: hit.user_id, guildId: hit.guild_id, channelId: hit.channel_id },
-        }))
+      let ranked = this.reranker.rerank(
+        query,
+        hits.filter((hit) => hit.similarity >= minScore),
+        share,
+      )
+      let content = new Map(ranked.map((hit) => [hit.id, hit.text]))
+      if (this.deps.facts && ranked.length) {
+        const rows = await this.deps.facts.get(ranked.slice(0, topK * 2).map((hit) => hit.id))
+        content = new Map(rows.map((row) => [row.id, row.content]))
+        ranked = ranked.filter((hit) => content.has(hit.id))
+      }
+      return ranked.slice(0, topK).map((hit) => ({
+        id: hit.id,
+        content: content.get(hit.id)!,
+        score: hit.similarity,
+        relevance: hit.relevance,
+        createdAt: new Date(hit.created_at),
+        scope: { platform: hit.platform, userId: hit.user_id, guildId: hit.guild_id, channelId: hit.channel_id },
+      }))
     } catch (error) {
       counters.inc('retrieve.failed')
       const message = (error as Error).message

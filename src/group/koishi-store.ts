@@ -7,6 +7,7 @@ import type { GroupMemoriesDeps } from './memories'
 import { GroupMemories } from './memories'
 import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow, GroupMemoryStore, GroupMessage, GroupRef, ListStatus } from './types'
 import { defineGroupTables } from './tables'
+import type { Outbox } from '../store/outbox'
 import { KoishiOutbox } from '../store/outbox'
 import type { VectorIndex } from '../store/vector-index'
 import { chunks } from '../core/chunks'
@@ -170,6 +171,8 @@ export interface CreateGroupMemoriesOptions extends Omit<GroupMemoriesDeps, 'sto
   index?: VectorIndex
   /** LanceDB table name. Default `group_memories`. */
   table?: string
+  /** Where index work waits; default: the outbox of an instance with no name. */
+  outbox?: Outbox
 }
 
 /**
@@ -178,10 +181,10 @@ export interface CreateGroupMemoriesOptions extends Omit<GroupMemoriesDeps, 'sto
  */
 export function createGroupMemories(ctx: Context, options: CreateGroupMemoriesOptions): GroupMemories {
   defineGroupTables(ctx)
-  const { index, table, ...rest } = options
+  const { index, table, outbox, ...rest } = options
   return new GroupMemories({
     ...rest,
     store: new KoishiGroupStore(ctx),
-    vector: index ? { index, outbox: new KoishiOutbox(ctx), table } : undefined,
+    vector: index ? { index, outbox: outbox ?? new KoishiOutbox(ctx), table } : undefined,
   })
 }

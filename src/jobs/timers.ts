@@ -27,8 +27,8 @@ export interface TimerSettings {
   quietSeconds: number
 }
 
-/** How often the indexes are compared with the database (a cheap read of ids on both sides). */
-const RECONCILE_MS = 60 * 60_000
+/** How often the indexes are compared with the database (ids on both sides): with several instances, how soon one learns what another wrote. */
+const RECONCILE_MS = 10 * 60_000
 
 /** Longest delay a Node timer takes; a longer one fires at once (after a 1 ms delay). */
 const MAX_DELAY_MS = 2 ** 31 - 1

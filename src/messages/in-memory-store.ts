@@ -56,8 +56,9 @@ export class InMemoryMessageStore implements MessageStore {
     return sortByTime(ids.flatMap((id) => this.rows.get(id) ?? []))
   }
 
-  async byTopic(topicId: string, options: { before: Date; limit: number }): Promise<MessageRow[]> {
-    const rows = [...this.rows.values()].filter((row) => row.topicId === topicId && row.createdAt < options.before)
+  async byTopic(topicId: string, options: { before?: Date; limit: number }): Promise<MessageRow[]> {
+    const { before } = options
+    const rows = [...this.rows.values()].filter((row) => row.topicId === topicId && (!before || row.createdAt < before))
     return sortByTime(rows).slice(-options.limit)
   }
 

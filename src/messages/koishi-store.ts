@@ -64,11 +64,11 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
     return rows.sort(oldestFirst)
   }
 
-  async byTopic(topicId: string, options: { before: Date; limit: number }) {
+  async byTopic(topicId: string, options: { before?: Date; limit: number }) {
     if (!topicId || options.limit <= 0) return []
     const rows = await this.ctx.database.get(
       'memory_message',
-      { topicId, createdAt: { $lt: options.before } },
+      { topicId, ...(options.before ? { createdAt: { $lt: options.before } } : {}) },
       {
         limit: options.limit,
         sort: { createdAt: 'desc' },

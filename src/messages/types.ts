@@ -20,8 +20,8 @@ export interface MessageStore {
   byMessageIds(channel: ChannelRef, messageIds: string[]): Promise<MessageRow[]>
   /** Messages by row id (`platform:channelId:messageId`). */
   byIds(ids: string[]): Promise<MessageRow[]>
-  /** The newest `limit` messages of a topic before `before`. */
-  byTopic(topicId: string, options: { before: Date; limit: number }): Promise<MessageRow[]>
+  /** The newest `limit` messages of a topic before `before` (left out: up to now and beyond). */
+  byTopic(topicId: string, options: { before?: Date; limit: number }): Promise<MessageRow[]>
   /** Messages whose root is `rootMessageId`, newest `limit` before `before`. */
   byRoot(channel: ChannelRef, rootMessageId: string, options: { before: Date; limit: number }): Promise<MessageRow[]>
   setTopic(ids: string[], topicId: string): Promise<void>

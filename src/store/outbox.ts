@@ -49,8 +49,26 @@ export interface Outbox {
   size(): Promise<number>
 }
 
+/**
+ * The outbox on the Koishi database. Several instances may share the database, each with its own
+ * index: an instance's work is filed under its own name (`<instance>/<table>` in the `table` column),
+ * so it is done on its index and no other; rows filed under the bare table name (written before
+ * instances had names) are anyone's.
+ */
 export class KoishiOutbox implements Outbox {
-  constructor(private ctx: Context) {}
+  constructor(
+    private ctx: Context,
+    private readonly instance = '',
+  ) {}
+
+  private filed(table: string) {
+    return this.instance ? `${this.instance}/${table}` : table
+  }
+
+  /** Where this instance's work for `table` may be filed. */
+  private own(table: string) {
+    return [...new Set([this.filed(table), table])]
+  }
 
   async add(table: string, rowId: string, op: OutboxRow['op']) {
     await this.addMany(table, [rowId], op)
@@ -58,17 +76,19 @@ export class KoishiOutbox implements Outbox {
 
   async addMany(table: string, rowIds: string[], op: OutboxRow['op']) {
     const createdAt = new Date()
+    const filed = this.filed(table)
     for (const part of chunks([...new Set(rowIds)])) {
       await this.ctx.database.upsert(
         'memory_outbox',
-        part.map((rowId) => ({ table, rowId, op, attempts: 0, createdAt })),
+        part.map((rowId) => ({ table: filed, rowId, op, attempts: 0, createdAt })),
         ['table', 'rowId'],
       )
     }
   }
 
   async take(table: string, limit: number) {
-    return this.ctx.database.get('memory_outbox', { table }, { limit, sort: { id: 'asc' } })
+    const rows = await this.ctx.database.get('memory_outbox', { table: { $in: this.own(table) } }, { limit, sort: { id: 'asc' } })
+    return rows.map((row) => ({ ...row, table }))
   }
 
   async done(ids: number[]) {
@@ -80,10 +100,12 @@ export class KoishiOutbox implements Outbox {
   }
 
   async forget(table: string, rowIds: string[]) {
-    if (rowIds.length) await this.ctx.database.remove('memory_outbox', { table, rowId: { $in: rowIds } })
+    if (rowIds.length) await this.ctx.database.remove('memory_outbox', { table: { $in: this.own(table) }, rowId: { $in: rowIds } })
   }
 
   async size() {
-    return this.ctx.database.eval('memory_outbox', (row) => $.count(row.id), {})
+    if (!this.instance) return this.ctx.database.eval('memory_outbox', (row) => $.count(row.id), {})
+    // instance names are hex: nothing in them needs escaping
+    return this.ctx.database.eval('memory_outbox', (row) => $.count(row.id), { table: { $regex: `^${this.instance}/` } })
   }
 }

@@ -3,6 +3,7 @@ import type { TopicSummariesDeps } from './summaries'
 import { TopicSummaries } from './summaries'
 import type { SummaryChannel, TopicSummaryRow, TopicSummaryStore } from './types'
 import { dbWhere } from '../scope'
+import type { Outbox } from '../store/outbox'
 import { KoishiOutbox } from '../store/outbox'
 import { defineTopicSummaryTable } from './table'
 import type { TopicRow, TopicStore } from '../topics'
@@ -80,6 +81,8 @@ export interface CreateTopicSummariesOptions extends Omit<TopicSummariesDeps, 's
   index?: VectorIndex
   /** LanceDB table name. Default `topic_summaries`. */
   table?: string
+  /** Where index work waits; default: the outbox of an instance with no name. */
+  outbox?: Outbox
 }
 
 /**
@@ -88,12 +91,12 @@ export interface CreateTopicSummariesOptions extends Omit<TopicSummariesDeps, 's
  */
 export function createTopicSummaries(ctx: Context, options: CreateTopicSummariesOptions): TopicSummaries {
   defineTopicSummaryTable(ctx)
-  const { index, table, ...rest } = options
+  const { index, table, outbox, ...rest } = options
   const store = new KoishiTopicSummaryStore(ctx)
   return new TopicSummaries({
     ...rest,
     store,
     activeTopics: (limit) => options.topics.activeAnywhere(limit),
-    vector: index ? { index, outbox: new KoishiOutbox(ctx), table } : undefined,
+    vector: index ? { index, outbox: outbox ?? new KoishiOutbox(ctx), table } : undefined,
   })
 }

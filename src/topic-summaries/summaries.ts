@@ -70,8 +70,6 @@ export interface RawMessageOptions {
   limit?: number
 }
 
-const FAR_FUTURE = new Date(8.64e15)
-
 /**
  * Whether a topic had messages since its summary: more messages than it had then, or a message
  * later than the summary was made (the summary's own `lastMessageAt` is not compared: the topic's
@@ -316,7 +314,7 @@ export class TopicSummaries {
   async rawMessages(topicId: string, options: RawMessageOptions = {}): Promise<MessageRow[]> {
     const limit = options.limit ?? 100
     if (!topicId || limit <= 0) return []
-    const before = options.until ? new Date(options.until.getTime() + 1) : FAR_FUTURE
+    const before = options.until && new Date(options.until.getTime() + 1)
     const since = options.since?.getTime()
     if (since === undefined) return this.deps.messages.byTopic(topicId, { before, limit })
     // read past the limit a little: byTopic cannot bound from below, so older rows are filtered here

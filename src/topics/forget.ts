@@ -2,8 +2,6 @@ import type { MessageStore } from '../messages'
 import { rebuildTopicWords } from './keywords'
 import type { TopicStore } from './store'
 
-const FAR_FUTURE = new Date(8.64e15)
-
 /**
  * Topics a forgotten user talked in get their keywords and title made again from the messages left
  * (a model's title may quote the user); a topic with none left is removed.
@@ -14,7 +12,7 @@ export async function rewordTopics(
   topicIds: string[],
 ): Promise<void> {
   for (const id of topicIds) {
-    const left = await deps.messages.byTopic(id, { before: FAR_FUTURE, limit: 1000 })
+    const left = await deps.messages.byTopic(id, { limit: 1000 })
     if (!left.length) {
       await deps.topics.remove(id)
       continue

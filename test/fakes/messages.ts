@@ -31,9 +31,10 @@ export class MemoryMessages implements MessageStore {
     return this.all().filter((r) => ids.includes(r.id))
   }
 
-  async byTopic(topicId: string, options: { before: Date; limit: number }) {
+  async byTopic(topicId: string, options: { before?: Date; limit: number }) {
+    const { before } = options
     return this.all()
-      .filter((r) => r.topicId === topicId && r.createdAt < options.before)
+      .filter((r) => r.topicId === topicId && (!before || r.createdAt < before))
       .slice(-options.limit)
   }
 

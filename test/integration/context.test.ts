@@ -90,8 +90,9 @@ describe('buildContext right after a message', () => {
       message: { id: 'm-dave-1', content: text, elements: [h_.text(text)] },
       timestamp: Date.now(),
     })
-    // what an adapter does, and nothing else: no wait for the plugin's background work
-    h.app.emit(session, 'message', session)
+    // what an adapter does, and nothing else: no wait for the plugin's background work (awaited only
+    // before the app stops: Koishi's own handler still reads the user from the database)
+    const handled = h.app.parallel(session, 'message', session)
     const context = await h.app.memory.buildContext(
       {
         platform: 'mock',
@@ -104,6 +105,7 @@ describe('buildContext right after a message', () => {
       { tokenBudget: 200 },
     )
     expect(context.messages.map((m) => m.content)).toContain('显卡我打算等 5070 出来再说')
+    await handled
     await h.stop()
   })
 

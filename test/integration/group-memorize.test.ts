@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Harness } from './harness'
-import { boot, say } from './harness'
+import { boot, removePlace, say } from './harness'
 
 /** Waits until `check` holds, polling; fails after `ms`. */
 async function until(check: () => Promise<boolean>, ms = 8000) {
@@ -89,7 +89,7 @@ describe('memorising without a reply plugin', () => {
       expect(await factsOf(h, 'alice')).toEqual(stored)
       expect(h.app.memory.counters.get('memorize.stored')).toBe(0)
     } finally {
-      rmSync(dir, { recursive: true, force: true })
+      await removePlace(dir)
     }
   })
 })
@@ -143,7 +143,7 @@ describe('a lost index folder', () => {
       expect(await h.app.memory.index.count('messages')).toBeGreaterThanOrEqual(2)
     } finally {
       await h?.stop()
-      rmSync(dir, { recursive: true, force: true })
+      await removePlace(dir)
     }
   })
 })
@@ -175,7 +175,7 @@ describe('an index behind the database', () => {
       expect((await h.app.memory.retrieve('bob', '杭州', { platform: 'mock' })).map((m) => m.content).join()).toContain('杭州')
     } finally {
       await h?.stop()
-      rmSync(dir, { recursive: true, force: true })
+      await removePlace(dir)
     }
   })
 })

@@ -5,8 +5,8 @@ import type { Context } from 'koishi'
 import { App } from 'koishi'
 import mock from '@koishijs/plugin-mock'
 import { HTTP } from '@koishijs/plugin-http'
-import { SQLiteDriver } from '@minatojs/driver-sqlite'
 import * as memory from '../../src'
+import { dropDatabase, plugDatabase } from './database'
 
 export interface Harness {
   app: App
@@ -23,8 +23,9 @@ export interface BootPlace {
 }
 
 /**
- * A Koishi app with the mock adapter, SQLite and the memory plugin on a temp folder. SQLite is in
- * memory, unless `place` names a folder: then it is a file there, so another app can start on it.
+ * A Koishi app with the mock adapter, the test database (`database.ts`) and the memory plugin on a
+ * temp folder. SQLite is in memory, unless `place` names a folder: then it is a file there, so another
+ * app can start on it.
  */
 export async function boot(config: memory.ConfigInput = {}, extra?: (app: App) => void, place?: BootPlace): Promise<Harness> {
   const dir = place?.dir ?? mkdtempSync(join(tmpdir(), 'memory-test-'))
@@ -32,7 +33,7 @@ export async function boot(config: memory.ConfigInput = {}, extra?: (app: App) =
   // disposed before the app: at app.stop() the mock bot would look for a bot list already gone
   const mockFork = app.plugin(mock, { selfId: '514' })
   app.plugin(HTTP)
-  app.plugin(SQLiteDriver, { path: place ? join(dir, 'koishi.db') : ':memory:' })
+  const database = await plugDatabase(app, dir, Boolean(place))
   app.plugin(memory, {
     ...config,
     store: { path: join(dir, 'lancedb'), retryIntervalSeconds: 1, ...config.store },
@@ -45,11 +46,21 @@ export async function boot(config: memory.ConfigInput = {}, extra?: (app: App) =
     dir,
     async stop({ flush = true } = {}) {
       if (flush) await app.memory.flush()
+      // tables a test declared late are still being created on a server database
+      await app.database.prepared()
       mockFork.dispose()
       await app.stop()
-      if (!place?.keep) rmSync(dir, { recursive: true, force: true })
+      if (place?.keep) return
+      await database.drop()
+      rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/** Removes a `BootPlace` kept by its harnesses: the folder and the database it names. */
+export async function removePlace(dir: string) {
+  await dropDatabase(dir)
+  rmSync(dir, { recursive: true, force: true })
 }
 
 export function ready(app: Context) {

@@ -42,3 +42,25 @@ describe('hostile ids', () => {
     expect(second).not.toContain('猫')
   })
 })
+
+describe('ids that differ only in case', () => {
+  let h: Harness
+
+  afterEach(() => h.stop())
+
+  it("are two users, who never see or erase each other's facts", async () => {
+    h = await boot({ memorize: { privateEvery: 1 } }, (app) => app.plugin(echo))
+    await say(h.app, 'Alice', '我养了一只猫')
+    await say(h.app, 'alice', '我养了一只狗')
+    const [upper] = await h.app.mock.client('Alice').receive('memory.list')
+    const [lower] = await h.app.mock.client('alice').receive('memory.list')
+    expect(upper).toContain('猫')
+    expect(upper).not.toContain('狗')
+    expect(lower).toContain('狗')
+    expect(lower).not.toContain('猫')
+    await h.app.mock.client('alice').receive('memory.forget --all -y')
+    await h.app.memory.flush()
+    expect((await h.app.memory.list({ platform: 'mock', userId: 'Alice' })).map((fact) => fact.content).join()).toContain('猫')
+    expect(await h.app.memory.list({ platform: 'mock', userId: 'alice' })).toEqual([])
+  })
+})

@@ -1,9 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import type { Harness } from './harness'
-import { boot } from './harness'
+import { boot, removePlace } from './harness'
 
 describe('stopping the app', () => {
   it('loses no captured message, though Koishi tears the database down before the plugin', async () => {
@@ -22,7 +22,7 @@ describe('stopping the app', () => {
       expect(h.app.memory.counters.get('capture.messages')).toBe(0)
     } finally {
       await h?.stop()
-      rmSync(dir, { recursive: true, force: true })
+      await removePlace(dir)
     }
   })
 })

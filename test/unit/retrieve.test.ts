@@ -51,6 +51,16 @@ describe('Retriever', () => {
     expect(found[0].relevance).toBe(1)
   })
 
+  it("checks hits against the database: a fact gone from it is dropped, and the text is the database's", async () => {
+    const { embedder, index } = await setup()
+    const rows = new Map([['a1', '小明喜欢吃四川火锅，尤其是牛油锅底。']])
+    const facts = { get: async (ids: string[]) => ids.filter((id) => rows.has(id)).map((id) => ({ id, content: rows.get(id)! })) }
+    const logger = { debug() {}, info() {}, warn() {}, error() {} }
+    const retriever = new Retriever({ embedder, index, table: 'm', counters: new Counters(), logger, facts: facts as never })
+    const found = await retriever.retrieve({ platform: 'qq', userId: 'alice' }, '火锅 上海', 5, 0)
+    expect(found.map((m) => [m.id, m.content])).toEqual([['a1', '小明喜欢吃四川火锅，尤其是牛油锅底。']])
+  })
+
   it('drops memories under the minimum score', async () => {
     const { retriever } = await setup()
     const found = await retriever.retrieve({ platform: 'qq', userId: 'alice' }, '火锅', 5, 0.99)
