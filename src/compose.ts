@@ -343,10 +343,12 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   }
 
   const stop = async () => {
-    await capture.flush()
-    await messageIndex.flush()
+    // what waits to be memorised is dropped first: the watermarks bring it back at the next start, and
+    // no job meets a database already gone
     capture.stop()
     queue.clear()
+    await capture.flush()
+    await messageIndex.flush()
     await queue.idle()
     await index.close()
   }

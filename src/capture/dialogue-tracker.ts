@@ -28,6 +28,7 @@ export interface FinishedDialogue {
  */
 export class DialogueTracker {
   private pending = new Map<string, Pending>()
+  private full: FinishedDialogue[] = []
 
   constructor(private options: { maxTurns: number; maxDialogues: number }) {}
 
@@ -41,29 +42,40 @@ export class DialogueTracker {
     let entry = this.pending.get(key)
     if (!entry) {
       if (this.pending.size >= this.options.maxDialogues) {
-        // forget the dialogue that has waited longest
-        this.pending.delete(this.pending.keys().next().value!)
+        // the dialogue that has waited longest ends now rather than being forgotten
+        const oldest = this.pending.values().next().value!
+        this.full.push(this.finish(oldest.owner)!)
       }
       entry = { owner, turns: [], userTurns: 0, lastUserAt: at }
       this.pending.set(key, entry)
     }
-    this.push(entry, { role: 'user', name, content, time: at, userId: owner.userId }, sourceId)
     entry.userTurns += 1
     if (at > entry.lastUserAt) entry.lastUserAt = at
-    return entry.userTurns
+    const waiting = entry.userTurns
+    this.push(key, entry, { role: 'user', name, content, time: at, userId: owner.userId }, sourceId)
+    return waiting
   }
 
   /** Records the bot's answer in a channel. Returns false when nobody has said anything pending there. */
   assistant(channel: ChannelKey, name: string, content: string, sourceId: string, at?: Date): boolean {
-    const entry = this.pending.get(this.key(channel))
+    const key = this.key(channel)
+    const entry = this.pending.get(key)
     if (!entry) return false
-    this.push(entry, { role: 'assistant', name, content, ...(at && { time: at }) }, sourceId)
+    this.push(key, entry, { role: 'assistant', name, content, ...(at && { time: at }) }, sourceId)
     return true
   }
 
-  private push(entry: Pending, turn: Turn, sourceId: string) {
+  /** A dialogue that reaches `maxTurns` ends there (`takeFull`): no turn is ever dropped. */
+  private push(key: string, entry: Pending, turn: Turn, sourceId: string) {
     entry.turns.push({ turn, sourceId })
-    if (entry.turns.length > this.options.maxTurns) entry.turns.shift()
+    if (entry.turns.length < this.options.maxTurns) return
+    this.full.push(this.finish(entry.owner)!)
+    this.pending.delete(key)
+  }
+
+  /** Dialogues that reached `maxTurns` since the last call: they are finished, and wait to be memorised. */
+  takeFull(): FinishedDialogue[] {
+    return this.full.splice(0)
   }
 
   /** Channels whose dialogue has had no user message since `before` (only `channel`, when given). */

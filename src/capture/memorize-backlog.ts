@@ -43,6 +43,8 @@ const MAX_WAITING = 1000
  */
 export class MemorizeBacklog {
   private readonly channels = new Map<string, Channel>()
+  /** Cleared at stop: a job still running leaves what it has not finished to the next start. */
+  private stopped = false
 
   constructor(private readonly deps: BacklogDeps) {}
 
@@ -83,11 +85,13 @@ export class MemorizeBacklog {
 
   /** Drops what waits in memory (at stop: the watermarks bring it back at the next start). */
   clear(): void {
+    this.stopped = true
     for (const channel of this.channels.values()) channel.retry?.()
     this.channels.clear()
   }
 
   private pump(key: string): void {
+    if (this.stopped) return
     const channel = this.channels.get(key)
     if (!channel || channel.queued || channel.retry) return
     channel.queued = this.deps.queue.push(`memorize:${key}`, () => this.run(key))
@@ -109,12 +113,13 @@ export class MemorizeBacklog {
   private async memorizeAll(key: string, channel: Channel): Promise<void> {
     const { counters, logger } = this.deps
     await this.deps.before()
-    while (channel.dialogues.length && this.channels.get(key) === channel) {
+    while (channel.dialogues.length && this.channels.get(key) === channel && !this.stopped) {
       const dialogue = channel.dialogues[0]
       const error = await this.deps.memorize(dialogue).then(
         (outcome) => (outcome.status === 'failed' ? outcome.error : undefined),
         (error: unknown) => (error as Error).message ?? String(error),
       )
+      if (this.stopped) return
       if (error !== undefined) {
         channel.attempts += 1
         if (channel.attempts < this.deps.maxAttempts) {

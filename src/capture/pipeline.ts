@@ -158,6 +158,7 @@ export class CapturePipeline {
     const waiting = this.tracker.user(owner, row.userName, said, row.id, row.createdAt)
     const every = owner.guildId ? options.groupEvery : options.privateEvery
     if (every > 0 && waiting >= every) this.finishDialogue(owner)
+    this.memorizeFull()
   }
 
   outgoing(session: Session, replyTo?: Session): void {
@@ -186,6 +187,7 @@ export class CapturePipeline {
     if (this.tracker.assistant(owner, row.userName, row.content, row.id, row.createdAt) && this.deps.options.afterReply) {
       this.finishDialogue(owner)
     }
+    this.memorizeFull()
   }
 
   private row(session: Session, fields: Parameters<typeof rowOf>[1]): MessageRow {
@@ -316,6 +318,7 @@ export class CapturePipeline {
         }
       }
     }
+    this.memorizeFull()
     if (rows.length) this.deps.logger.info('%d messages wait to be memorised since the last run', rows.length)
     return rows.length
   }
@@ -333,6 +336,12 @@ export class CapturePipeline {
   /** Forgets what waits in memory; the watermarks bring it back at the next start. */
   stop(): void {
     this.backlog.clear()
+  }
+
+  /** Dialogues that filled up end by themselves: they are memorised like any other. */
+  private memorizeFull(): void {
+    for (const dialogue of this.tracker.takeFull())
+      this.backlog.add(JSON.stringify([dialogue.owner.platform, dialogue.owner.channelId]), dialogue)
   }
 
   private finishDialogue(owner: FactOwner): void {

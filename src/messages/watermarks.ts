@@ -67,7 +67,9 @@ export class KoishiWatermarks {
     for (const part of chunks([...new Set(said.map((row) => markId(row)))])) {
       for (const mark of await this.ctx.database.get('memory_watermark', { id: { $in: part } })) marks.set(mark.id, mark.until)
     }
-    const waiting = said.filter((row) => !marks.has(markId(row)) || row.createdAt > marks.get(markId(row))!)
+    // a message in the same second as the watermark is read back too (chat platforms stamp whole seconds):
+    // memorising it again adds nothing
+    const waiting = said.filter((row) => !marks.has(markId(row)) || row.createdAt >= marks.get(markId(row))!)
     const answers: MessageRow[] = []
     for (const part of chunks(waiting.map((row) => row.messageId))) {
       answers.push(...(await this.ctx.database.get('memory_message', { role: 'assistant', replyMessageId: { $in: part } })))

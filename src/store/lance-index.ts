@@ -194,6 +194,8 @@ export class LanceIndex implements VectorIndex {
   private readonly queues = new Map<string, Promise<void>>()
   private readonly writesSince = new Map<string, number>()
   private readonly optimizePending = new Set<string>()
+  /** A later optimize per table, to prune the versions a burst of writes left. */
+  private readonly followUps = new Map<string, NodeJS.Timeout>()
   /** Row count of each table when its vector index was last trained (in this process). */
   private readonly vectorIndexRows = new Map<string, number>()
   private readonly indexFailuresLogged = new Set<string>()
@@ -413,6 +415,8 @@ export class LanceIndex implements VectorIndex {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer)
+    for (const timer of this.followUps.values()) clearTimeout(timer)
+    this.followUps.clear()
     this.timer = undefined
     await Promise.all([...this.queues.values()])
     this.closed = true
@@ -852,9 +856,20 @@ export class LanceIndex implements VectorIndex {
 
   private async optimizeTable(table: string) {
     const handle = await this.handle(table, true)
+    const written = (this.writesSince.get(table) ?? 0) > 0
     this.writesSince.set(table, 0)
     const started = Date.now()
     await handle.optimize({ cleanupOlderThan: new Date(Date.now() - this.cleanupOlderThanMs) })
+    // the versions this optimize made (and those of the writes just before it) are too young to prune
+    // yet: one more pass once they are old enough, so a burst of writes leaves few versions on disk
+    if (written && !this.followUps.has(table) && !this.closed) {
+      const timer = setTimeout(() => {
+        this.followUps.delete(table)
+        this.optimizeInBackground(table)
+      }, this.cleanupOlderThanMs + 1000)
+      timer.unref?.()
+      this.followUps.set(table, timer)
+    }
     await this.ensureIndexes(handle, table, true)
     this.counters?.inc('index.optimize')
     this.logger.debug('optimized LanceDB table %s in %d ms', table, Date.now() - started)

@@ -124,6 +124,27 @@ describe('command output stays out of memory', () => {
   })
 })
 
+describe('a long backlog at a restart', () => {
+  it('memorises every line a restart read back, however many, not only the last ones', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'memory-backlog-'))
+    let h: Harness | undefined
+    const config = { memorize: { privateEvery: 0, afterReply: false }, retrieval: { dedupeThreshold: 1 }, topics: { enabled: false } }
+    try {
+      h = await boot({ ...config, memorize: { ...config.memorize, quietSeconds: 3600 } }, undefined, { dir, keep: true })
+      const client = h.app.mock.client('alice')
+      for (let i = 0; i < 90; i++) await client.receive(`我喜欢编号${i}的邮票`)
+      await h.stop()
+      h = await boot({ ...config, memorize: { ...config.memorize, quietSeconds: 1 } }, undefined, { dir, keep: true })
+      await until(async () => (await factsOf(h!, 'alice')).length >= 90, 20_000)
+      const stored = await factsOf(h, 'alice')
+      expect(new Set(stored.map((fact) => fact.match(/编号(\d+)/)?.[1])).size).toBe(90)
+    } finally {
+      await h?.stop()
+      await removePlace(dir)
+    }
+  }, 60_000)
+})
+
 describe('a lost index folder', () => {
   it('is rebuilt from the database at the next start', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'memory-lost-'))

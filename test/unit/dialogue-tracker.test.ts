@@ -32,15 +32,20 @@ describe('DialogueTracker', () => {
     expect(t.assistant(alice, 'bot', 'hi', 'b')).toBe(false)
   })
 
-  it('keeps the newest turns and dialogues within the bounds', () => {
+  it('ends a dialogue that reaches its bounds instead of dropping any turn', () => {
     const t = new DialogueTracker({ maxTurns: 2, maxDialogues: 1 })
     t.user(alice, 'A', '1', 'm1', at(1))
     t.user(alice, 'A', '2', 'm2', at(2))
     t.user(alice, 'A', '3', 'm3', at(3))
-    expect(t.finish(alice)!.sourceIds).toEqual(['m2', 'm3'])
+    expect(t.takeFull().map((dialogue) => dialogue.sourceIds)).toEqual([['m1', 'm2']])
+    expect(t.finish(alice)!.sourceIds).toEqual(['m3'])
+    // a new channel past the number of dialogues ends the one that waited longest
     t.user(alice, 'A', 'x', 'm4', at(4))
     t.user(elsewhere, 'B', 'y', 'm5', at(5))
+    expect(t.takeFull().map((dialogue) => dialogue.sourceIds)).toEqual([['m4']])
     expect(t.finish(alice)).toBeUndefined()
+    expect(t.finish(elsewhere)!.sourceIds).toEqual(['m5'])
+    expect(t.takeFull()).toEqual([])
   })
 
   it("drops a user's pending lines and keeps the others'", () => {
