@@ -1,0 +1,272 @@
+/**
+ * Fault family `flood`: 5,000 messages over 20 channels (16 groups of three speakers, 4 private chats),
+ * one lane per channel, all lanes at once, each sending its next message as soon as Koishi has
+ * processed the last (as fast as the mock adapter goes), with `retrieve` and `buildContext` called in
+ * a loop beside them. Then `stop({ flush: false })` at once (as Koishi stops) and a new start on the
+ * same folder. Trials:
+ *   - stored: every message sent is a row of `memory_message` after the restart (`lost` += missing);
+ *   - not dropped: the recorder's `capture.dropped` is 0 (a dropped row is also missing above, so it
+ *     is counted as lost there only);
+ *   - indexed: after the restart every indexable message is in the LanceDB `messages` table (`lost`
+ *     += missing);
+ *   - reads: no `retrieve` or `buildContext` beside the flood threw (both promise never to);
+ *   - stop: stopping with work queued gives up no dialogue (`memorize.abandoned` stays 0): the backlog
+ *     promises a doubling wait between attempts and to leave what it cannot do to the watermarks;
+ *   - versions: the `messages` table's versions on disk (files in `messages.lance/_versions`) at the
+ *     stop, after the restart settled and after one `index.optimize()`. Passes when that optimize
+ *     leaves at most `VERSION_BOUND` ("few": the latest version and the ones an optimize and its index
+ *     updates add). The table gets a version per write of up to 64 messages, and optimize prunes only
+ *     versions older than 2 minutes (`cleanupOlderThanMs` in `src/store/lance-index.ts`), so within
+ *     this run it can prune none of the flood's. `versions_pruned` and `lancedb_mb_pruned` show what
+ *     that optimize reaches once the flood's versions are older than the cutoff: LanceDB's own
+ *     optimize with `cleanupOlderThan: now`, run on the folder after the app stopped.
+ * The figures are returned beside the tally (`messages_per_s`, read latencies, versions, sizes).
+ */
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import * as lancedb from '@lancedb/lancedb'
+import type { ConfigInput } from '../../src'
+import type { BenchApp } from '../lib/app'
+import { bootApp, log } from '../lib/app'
+import type { Family, FamilyResult } from './family'
+import { Tally } from './family'
+import type { Line } from './say'
+import { rng, say } from './say'
+
+const MESSAGES = 5000
+const GROUPS = 16
+const PRIVATE = 4
+/** Most versions of the `messages` table left on disk after the flood and one optimize. */
+const VERSION_BOUND = 20
+const SEED = 20_020
+
+/** Defaults, but dialogues that end at a count (the flood memorises as it goes) and a short outbox timer. */
+const FLOOD_CONFIG: ConfigInput = {
+  memorize: { privateEvery: 5, groupEvery: 10, quietSeconds: 600 },
+  store: { retryIntervalSeconds: 1 },
+}
+
+const SAYINGS = [
+  (x: string) => `今天${x}那边下雨了吗`,
+  (x: string) => `我住在${x}`,
+  (x: string) => `哈哈哈${x}太好笑了`,
+  (x: string) => `周末去${x}吃火锅吧`,
+  (x: string) => `我最近在学${x}`,
+  (x: string) => `${x}的新版本出了，大家更新了吗`,
+  (x: string) => `I think ${x} is overrated`,
+  (x: string) => `我养了一只叫${x}的猫`,
+]
+const WORDS = ['青岩', '星河', '墨松', '竹梅', '兰溪', '枫林', '柚子', '桃李', 'Lisbon', 'Rust', 'Koishi', 'LanceDB', '成都', '吉他']
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+export const run: Family = async () => {
+  const tally = new Tally()
+  const random = rng(SEED)
+  const dir = mkdtempSync(join(tmpdir(), 'memory-flood-'))
+  const versionsDir = join(dir, 'lancedb', 'messages.lance', '_versions')
+  let app: BenchApp | undefined
+  try {
+    const lanes: Line[][] = []
+    for (let c = 0; c < GROUPS + PRIVATE; c++) lanes.push([])
+    for (let i = 0; i < MESSAGES; i++) {
+      const c = i % lanes.length
+      const x = `${WORDS[Math.floor(random() * WORDS.length)]}${i}`
+      const text = SAYINGS[Math.floor(random() * SAYINGS.length)](x)
+      const line: Line =
+        c < GROUPS
+          ? { id: `f${i}`, user: `u${c}-${Math.floor(random() * 3)}`, channel: `flood${c}`, text }
+          : { id: `f${i}`, user: `p${c}`, text }
+      lanes[c].push(line)
+    }
+
+    app = await bootApp(FLOOD_CONFIG, { dir, keep: true })
+    const { memory } = app.app
+    let flooding = true
+    const latencies: number[] = []
+    const readErrors: string[] = []
+    // reads beside the flood: the reply path of a bot in one of the flooded channels
+    const reader = (async () => {
+      for (let n = 0; flooding; n++) {
+        const c = n % GROUPS
+        const user = `u${c}-${n % 3}`
+        const begin = performance.now()
+        try {
+          if (n % 2) await memory.retrieve(user, '住在哪里', { platform: 'mock', guildId: `flood${c}` })
+          else {
+            await memory.buildContext({
+              platform: 'mock',
+              guildId: `flood${c}`,
+              channelId: `flood${c}`,
+              userId: user,
+              content: '周末去哪吃火锅',
+              time: new Date(),
+            })
+          }
+        } catch (error) {
+          readErrors.push((error as Error).message)
+        }
+        latencies.push(performance.now() - begin)
+        // a read now and then, not a second flood
+        await sleep(20)
+      }
+    })()
+    const began = Date.now()
+    await Promise.all(
+      lanes.map(async (lines) => {
+        for (const line of lines) await say(app!.app, line)
+      }),
+    )
+    const floodMs = Date.now() - began
+    flooding = false
+    await reader
+    const counters = memory.counters
+    const dropped = counters.get('capture.dropped')
+    const abandonedBeforeStop = counters.get('memorize.abandoned')
+    const figures = {
+      rejected: counters.get('capture.rejected'),
+      index_skipped: counters.get('messages.index-skipped'),
+      topic_dropped: counters.get('topic.dropped'),
+      memorize_deferred: counters.get('memorize.deferred'),
+    }
+    await app.stop({ flush: false })
+    app = undefined
+    const versionsAtStop = countFiles(versionsDir)
+    log(`flood: ${MESSAGES} messages in ${floodMs} ms, ${latencies.length} reads beside; stopped with ${versionsAtStop} versions`)
+
+    const restartAt = Date.now()
+    app = await bootApp(FLOOD_CONFIG, { dir, keep: true })
+    await settle(app)
+    const settledMs = Date.now() - restartAt
+    const versionsAfterFlood = countFiles(versionsDir)
+    const optimizeAt = Date.now()
+    await app.app.memory.index.optimize()
+    const optimizeMs = Date.now() - optimizeAt
+    const versionsAfterOptimize = countFiles(versionsDir)
+    log(`restarted and settled in ${settledMs} ms; versions ${versionsAfterFlood}, after optimize ${versionsAfterOptimize}`)
+
+    const rows = await app.app.database.get('memory_message', { role: 'user' })
+    const stored = new Set(rows.map((row) => row.messageId))
+    const missing = lanes.flat().filter((line) => !stored.has(line.id))
+    await tally.run('every flooded message is stored after an immediate stop and a restart', async () => ({
+      ok: true,
+      harm: { lost: missing.length },
+      detail: `${stored.size}/${MESSAGES} stored${missing.length ? `; first missing: ${missing.slice(0, 5).map((line) => line.id)}` : ''}`,
+    }))
+    await tally.run('no captured message dropped (capture.dropped)', async () => ({
+      ok: dropped === 0,
+      detail: `capture.dropped ${dropped} (the dropped rows are counted as lost above)`,
+    }))
+    await tally.run('every stored message is in the messages index after the restart', async () => {
+      const indexed = new Set(await app!.app.memory.index.ids('messages'))
+      const all = await app!.app.database.get('memory_message', {})
+      const wanted = all.filter((row) => !row.isCommand && row.content.trim())
+      const notIndexed = wanted.filter((row) => !indexed.has(row.id)).length
+      return { ok: true, harm: { lost: notIndexed }, detail: `${wanted.length - notIndexed}/${wanted.length} indexed` }
+    })
+    const sorted = [...latencies].sort((a, b) => a - b)
+    const pct = (p: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0)
+    await tally.run('retrieve and buildContext beside the flood never threw', async () => ({
+      ok: readErrors.length === 0 && latencies.length > 0,
+      detail: `${latencies.length} reads, ${readErrors.length} threw${readErrors.length ? `: ${readErrors[0]}` : ''}; p50 ${pct(50)} ms, p95 ${pct(95)} ms`,
+    }))
+    await tally.run(`the messages table keeps at most ${VERSION_BOUND} versions after the flood and one optimize`, async () => ({
+      ok: versionsAfterOptimize <= VERSION_BOUND,
+      detail: `versions: ${versionsAtStop} at the stop, ${versionsAfterFlood} after the restart settled, ${versionsAfterOptimize} after optimize (${optimizeMs} ms)`,
+    }))
+
+    // the stopped app's jobs have long ended by now: what its stop gave up
+    const abandonedAtStop = counters.get('memorize.abandoned') - abandonedBeforeStop
+    await tally.run('the stop gives up no dialogue (memorize.abandoned)', async () => ({
+      ok: abandonedAtStop === 0 && abandonedBeforeStop === 0,
+      detail:
+        `${abandonedBeforeStop} dialogues given up during the flood, ${abandonedAtStop} while stopping ` +
+        `(their watermarks hold them for the restart only when the database is already gone); ` +
+        `${counters.get('capture.write-failed')} failed message writes retried after the database stopped`,
+    }))
+
+    // what the plugin's optimize does to these versions once they are older than its 2 min cutoff
+    await app.stop()
+    app = undefined
+    const lancedbMb = megabytes(join(dir, 'lancedb'))
+    const pruned = await pruneAll(join(dir, 'lancedb'), 'messages')
+    const versionsPruned = countFiles(versionsDir)
+
+    for (const line of tally.result.failures) log(`failed: ${line}`)
+    const result: FamilyResult & Record<string, unknown> = {
+      ...tally.result,
+      messages: MESSAGES,
+      channels: lanes.length,
+      flood_seconds: Math.round(floodMs / 100) / 10,
+      messages_per_s: Math.round(MESSAGES / (floodMs / 1000)),
+      reads_beside: latencies.length,
+      read_p50_ms: pct(50),
+      read_p95_ms: pct(95),
+      read_max_ms: Math.round(sorted.at(-1) ?? 0),
+      capture_dropped: dropped,
+      abandoned_at_stop: abandonedAtStop,
+      ...figures,
+      restart_settled_ms: settledMs,
+      versions_at_stop: versionsAtStop,
+      versions_after_flood: versionsAfterFlood,
+      versions_after_optimize: versionsAfterOptimize,
+      versions_pruned: versionsPruned,
+      lancedb_mb: lancedbMb,
+      lancedb_mb_pruned: megabytes(join(dir, 'lancedb')),
+      pruned_mb: Math.round((pruned / 2 ** 20) * 10) / 10,
+      sqlite_mb: megabytes(join(dir, 'koishi.db')),
+    }
+    return result
+  } finally {
+    await app?.stop({ flush: false }).catch(() => undefined)
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+/** Waits for the replayed journal to be stored and indexed and the outbox to drain: two calm polls, at most 60 s. */
+async function settle({ app }: BenchApp): Promise<void> {
+  const from = Date.now()
+  let calm = 0
+  while (calm < 2 && Date.now() - from < 60_000) {
+    await app.memory.flush()
+    await app.memory.flushOutbox()
+    const status = await app.memory.status()
+    calm = status.queue === 0 && status.outbox === 0 && status.captureBuffer === 0 ? calm + 1 : 0
+    await sleep(300)
+  }
+}
+
+/** Prunes every version of `table` but the latest, as the plugin's optimize does to versions over 2 min old. Returns bytes removed. */
+async function pruneAll(dir: string, table: string): Promise<number> {
+  const db = await lancedb.connect(dir)
+  try {
+    const handle = await db.openTable(table)
+    const stats = await handle.optimize({ cleanupOlderThan: new Date() })
+    handle.close()
+    return stats.prune.bytesRemoved
+  } finally {
+    db.close()
+  }
+}
+
+function countFiles(dir: string): number {
+  try {
+    return readdirSync(dir).length
+  } catch {
+    return 0
+  }
+}
+
+function megabytes(path: string): number {
+  const size = (p: string): number => {
+    const stat = statSync(p)
+    if (!stat.isDirectory()) return stat.size
+    return readdirSync(p).reduce((sum, name) => sum + size(join(p, name)), 0)
+  }
+  try {
+    return Math.round((size(path) / 2 ** 20) * 10) / 10
+  } catch {
+    return 0
+  }
+}
