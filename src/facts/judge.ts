@@ -18,10 +18,43 @@ export interface ExtractedFact {
   about?: string
 }
 
+export type EntityType = 'PERSON' | 'LOCATION' | 'ORGANIZATION' | 'PRODUCT' | 'EVENT' | 'OTHER'
+
+/** Something the dialogue names (seed 000 §4.1.1): a person, a place, an organisation, a product, an event. */
+export interface ExtractedEntity {
+  name: string
+  type: EntityType
+  aliases?: string[]
+  description?: string
+  /** Indexes of the turns it was drawn from. */
+  turns?: number[]
+}
+
+/** `subject —predicate→ object` between two entities the dialogue names (seed 000 §4.1.2), predicate in the language spoken. */
+export interface ExtractedRelation {
+  subject: string
+  predicate: string
+  object: string
+  turns?: number[]
+}
+
+/** A preference of a speaker (seed 000 §4.1.3): `key` (食物, music) → `value` (火锅, jazz). */
+export interface ExtractedPreference {
+  /** The speaker's name as shown in the conversation; absent with one speaker. */
+  about?: string
+  key: string
+  value: string
+  turns?: number[]
+}
+
 export interface Extraction {
   /** Empty when nothing is worth keeping. */
   facts: ExtractedFact[]
   reason: string
+  /** Structured knowledge read in the same call (absent when the judge gives none). */
+  entities?: ExtractedEntity[]
+  relations?: ExtractedRelation[]
+  preferences?: ExtractedPreference[]
 }
 
 export interface ExtractOptions {
