@@ -219,6 +219,7 @@ export class MemoryService extends Service {
     await this.parts.capture.flush()
     await this.parts.queue.idle()
     await this.parts.messageIndex.flush()
+    await this.parts.contextLog.settled()
   }
 
   async status(): Promise<MemoryStatus> {

@@ -70,6 +70,8 @@ let sequence = 0
 
 export class ContextLog {
   private writes = 0
+  /** Writes under way: a reply waits for the record it belongs to, and `settled` for all. */
+  private readonly pending = new Set<Promise<unknown>>()
 
   constructor(
     private store: ContextLogStore,
@@ -96,20 +98,35 @@ export class ContextLog {
       reply: '',
       createdAt: now,
     }
-    void this.store
-      .add(record)
-      .then(() => this.maybePrune(now))
-      .catch((error) => this.failed(error))
+    this.track(
+      this.store
+        .add(record)
+        .then(() => this.maybePrune(now))
+        .catch((error) => this.failed(error)),
+    )
+  }
+
+  /** Resolves once every write begun so far has finished. */
+  async settled(): Promise<void> {
+    while (this.pending.size) await Promise.all(this.pending)
+  }
+
+  private track(write: Promise<unknown>): Promise<unknown> {
+    this.pending.add(write)
+    void write.finally(() => this.pending.delete(write))
+    return write
   }
 
   /** Attaches the bot's reply to the context built for `triggerMessageId`. Never throws. */
   async reply(channel: { platform: string; channelId: string }, triggerMessageId: string, reply: string): Promise<void> {
     if (!triggerMessageId) return
-    try {
-      await this.store.setReply(channel.platform, channel.channelId, triggerMessageId, this.cut(reply))
-    } catch (error) {
-      this.failed(error)
-    }
+    // the record of the context this reply answers may still be on its way to the database
+    const earlier = [...this.pending]
+    await this.track(
+      Promise.all(earlier)
+        .then(() => this.store.setReply(channel.platform, channel.channelId, triggerMessageId, this.cut(reply)))
+        .catch((error) => this.failed(error)),
+    )
   }
 
   /** Metrics over the last `hours` (default 24). Never throws; an unreadable log reads as empty. */

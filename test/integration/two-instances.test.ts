@@ -184,7 +184,8 @@ describe.skipIf(testDatabase === 'sqlite')('two Koishi processes on one database
   }, 90_000)
 
   it('finds through one instance a fact the other memorised, and never again once the other forgot it', async () => {
-    const memorizing = { memorize: { enabled: true, privateEvery: 1, quietSeconds: 0 } }
+    // the rule judge memorises; the scripted model here only answers evolutions
+    const memorizing = { llm: { provider: 'rules' as const }, memorize: { enabled: true, privateEvery: 1, groupEvery: 1, quietSeconds: 0 } }
     const a = await start(memorizing)
     await a.call({ op: 'say', user: 'carol', text: '我养了一只叫年糕的猫', channel: 'private:carol' })
     // b's start compares its index with the database: the fact a wrote is indexed there too
