@@ -5,6 +5,8 @@ import type { Scope } from '../scope'
 import type { VectorIndex } from '../store/vector-index'
 import { defaultLexicalShare, Reranker } from './rerank'
 import type { FactRepository } from './repository'
+import type { FactRow } from './table'
+import { isCurrent, validSince } from './table'
 
 export interface RetrievedMemory {
   id: string
@@ -15,6 +17,15 @@ export interface RetrievedMemory {
   relevance: number
   createdAt: Date
   scope: Required<Scope>
+  /** When it became true, when checked against the database. */
+  validFrom?: Date
+  /** When it stopped being true (a history query); null while current. */
+  validTo?: Date | null
+}
+
+export interface RecallOptions {
+  /** Also facts a newer statement closed ("where did Alice live before?"). Default: current facts only. */
+  history?: boolean
 }
 
 export interface RetrieveDeps {
@@ -34,11 +45,14 @@ export interface RetrieveDeps {
 
 /** Candidates fetched from the index per memory asked for, and at least, for the reranker. */
 const CANDIDATES_PER_RESULT = 4
+/** Candidates checked against the database per memory asked for: closed facts stay in the index and are dropped here. */
+const CHECKED_PER_RESULT = 4
 const MIN_CANDIDATES = 40
 
 /**
  * Ranked memories of one scope for a query: the index's hybrid search gives the candidates, the
- * reranker orders them. Never throws: a failure of the embedder or the store yields `[]` and is
+ * reranker orders them, the database drops the facts that are gone and (unless `history`) the ones a
+ * newer statement closed. Never throws: a failure of the embedder or the store yields `[]` and is
  * logged once per outage.
  */
 export class Retriever {
@@ -47,7 +61,7 @@ export class Retriever {
 
   constructor(private deps: RetrieveDeps) {}
 
-  async retrieve(scope: Scope, query: string, topK: number, minScore: number): Promise<RetrievedMemory[]> {
+  async retrieve(scope: Scope, query: string, topK: number, minScore: number, options: RecallOptions = {}): Promise<RetrievedMemory[]> {
     const { embedder, index, table, counters } = this.deps
     if (!query.trim()) return []
     try {
@@ -62,20 +76,24 @@ export class Retriever {
         hits.filter((hit) => hit.similarity >= minScore),
         share,
       )
-      let content = new Map(ranked.map((hit) => [hit.id, hit.text]))
+      let rows: Map<string, FactRow> | undefined
       if (this.deps.facts && ranked.length) {
-        const rows = await this.deps.facts.get(ranked.slice(0, topK * 2).map((hit) => hit.id))
-        content = new Map(rows.map((row) => [row.id, row.content]))
-        ranked = ranked.filter((hit) => content.has(hit.id))
+        const found = await this.deps.facts.get(ranked.slice(0, topK * CHECKED_PER_RESULT).map((hit) => hit.id))
+        rows = new Map(found.filter((row) => options.history || isCurrent(row)).map((row) => [row.id, row]))
+        ranked = ranked.filter((hit) => rows!.has(hit.id))
       }
-      return ranked.slice(0, topK).map((hit) => ({
-        id: hit.id,
-        content: content.get(hit.id)!,
-        score: hit.similarity,
-        relevance: hit.relevance,
-        createdAt: new Date(hit.created_at),
-        scope: { platform: hit.platform, userId: hit.user_id, guildId: hit.guild_id, channelId: hit.channel_id },
-      }))
+      return ranked.slice(0, topK).map((hit) => {
+        const row = rows?.get(hit.id)
+        return {
+          id: hit.id,
+          content: row?.content ?? hit.text,
+          score: hit.similarity,
+          relevance: hit.relevance,
+          createdAt: new Date(hit.created_at),
+          scope: { platform: hit.platform, userId: hit.user_id, guildId: hit.guild_id, channelId: hit.channel_id },
+          ...(row && { validFrom: validSince(row), validTo: row.validTo ?? null }),
+        }
+      })
     } catch (error) {
       counters.inc('retrieve.failed')
       const message = (error as Error).message
