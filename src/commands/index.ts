@@ -69,7 +69,9 @@ export function registerCommands(ctx: Context, config: Config) {
         const text = [row.id, clip(row.content, 80), row.version]
         if (!history.history) return session.text('.item', text)
         const since = day(validSince(row))
-        return row.validTo ? session.text('.item-closed', [...text, since, day(row.validTo)]) : session.text('.item-current', [...text, since])
+        return row.validTo
+          ? session.text('.item-closed', [...text, since, day(row.validTo)])
+          : session.text('.item-current', [...text, since])
       }
       return [session.text('.header', [total, page, Math.ceil(total / pageSize)]), ...rows.map(item)].join('\n')
     })

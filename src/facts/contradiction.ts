@@ -23,7 +23,7 @@ interface Pattern {
 
 /** The statement's subject is the person themself: no possessive, no "and", no one else before the predicate. */
 const ZH_SUBJECT = '^[^，,。的和与跟他她们]{1,12}?'
-const EN_SUBJECT = "^(?:[A-Z][\\w.-]*)(?: [A-Z][\\w.-]*){0,2} (?:now |currently |still |also |recently |finally |just )*"
+const EN_SUBJECT = '^(?:[A-Z][\\w.-]*)(?: [A-Z][\\w.-]*){0,2} (?:now |currently |still |also |recently |finally |just )*'
 
 const ZH_NOT_NOW = /以前|之前|曾经|小时候|过去|原来|当年|那时|打算|准备|计划|想要?|要去|将要|会去|希望|梦想|如果|假如|可能|也许/
 const EN_NOT_NOW =
@@ -67,7 +67,9 @@ const EN_PATTERNS: Pattern[] = [
   { key: 'age', pattern: new RegExp(`${EN_SUBJECT}(?:is|turned) (\\d{1,3})(?: years old|-year-old|\\.|$)`) },
   {
     key: 'vegetarian',
-    pattern: new RegExp(`${EN_SUBJECT}(?:is no longer|is not|isn't|stopped being) (?:a )?(?:vegetarian|vegan)|${EN_SUBJECT}eats meat again`),
+    pattern: new RegExp(
+      `${EN_SUBJECT}(?:is no longer|is not|isn't|stopped being) (?:a )?(?:vegetarian|vegan)|${EN_SUBJECT}eats meat again`,
+    ),
     value: 'yes',
     negated: true,
   },
@@ -88,8 +90,14 @@ export function claimsOf(statement: string): Claim[] {
     if (claims.some((claim) => claim.key === key)) continue
     const match = pattern.exec(text)
     if (!match) continue
-    const said = value ?? match[1]?.trim().toLowerCase()
-    if (said && !/^(?:新|一|这|那|附近|a |the |new )/.test(said)) claims.push({ key, value: said, negated: negated ?? false })
+    const said =
+      value ??
+      match[1]
+        ?.trim()
+        .toLowerCase()
+        .replace(/[.!]+$/, '')
+    // "搬到了新家" names no place
+    if (said && !/^(?:新|一|这|那|附近)/.test(said)) claims.push({ key, value: said, negated: negated ?? false })
   }
   return claims
 }
@@ -99,8 +107,7 @@ export function contradicts(newer: Claim[], older: Claim[]): boolean {
   return newer.some((claim) =>
     older.some(
       (old) =>
-        old.key === claim.key &&
-        (old.negated !== claim.negated || (!old.value.includes(claim.value) && !claim.value.includes(old.value))),
+        old.key === claim.key && (old.negated !== claim.negated || (!old.value.includes(claim.value) && !claim.value.includes(old.value))),
     ),
   )
 }

@@ -26,9 +26,11 @@ const Entity = z.object({
     const upper = typeof value === 'string' ? value.trim().toUpperCase() : ''
     return ENTITY_TYPES.includes(upper as EntityType) ? (upper as EntityType) : 'OTHER'
   }),
-  aliases: z.unknown().transform((value) =>
-    Array.isArray(value) ? value.flatMap((alias) => (Text.safeParse(alias).success ? [Text.parse(alias)] : [])) : [],
-  ),
+  aliases: z
+    .unknown()
+    .transform((value) =>
+      Array.isArray(value) ? value.flatMap((alias) => (Text.safeParse(alias).success ? [Text.parse(alias)] : [])) : [],
+    ),
   description: OptionalText,
 })
 

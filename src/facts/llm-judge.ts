@@ -84,7 +84,11 @@ const EXTRACTION_JSON_SCHEMA = {
     },
     relations: {
       type: 'array',
-      items: { type: 'object', properties: { subject: STRING, predicate: STRING, object: STRING }, required: ['subject', 'predicate', 'object'] },
+      items: {
+        type: 'object',
+        properties: { subject: STRING, predicate: STRING, object: STRING },
+        required: ['subject', 'predicate', 'object'],
+      },
     },
     preferences: {
       type: 'array',
@@ -100,7 +104,10 @@ function renderKnown(known: KnownFact[], language: Language): string {
   return known.map((fact, i) => `[k${i + 1}] ${fact.about}: ${fact.statement.replace(/\s*\n\s*/g, ' ')}`).join('\n')
 }
 
-const normalized = (text: string) => cleanStatement(text).toLowerCase().replace(/[\s。.!！]+$/u, '')
+const normalized = (text: string) =>
+  cleanStatement(text)
+    .toLowerCase()
+    .replace(/[\s。.!！]+$/u, '')
 
 /** The ids of the known facts a `replaces` names, by key (`k2`, `[k2]`) or by statement; others are dropped. */
 function replacedIds(value: unknown, known: KnownFact[]): string[] | undefined {

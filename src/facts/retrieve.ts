@@ -2,7 +2,7 @@ import type { Embedder } from '../providers/types'
 import type { Logger } from '../core/observability'
 import type { Counters } from '../core/observability'
 import type { Scope } from '../scope'
-import type { VectorIndex } from '../store/vector-index'
+import type { IndexHit, VectorIndex } from '../store/vector-index'
 import { defaultLexicalShare, Reranker } from './rerank'
 import type { FactRepository } from './repository'
 import type { FactRow } from './table'
@@ -47,6 +47,8 @@ export interface RetrieveDeps {
 const CANDIDATES_PER_RESULT = 4
 /** Candidates checked against the database per memory asked for: closed facts stay in the index and are dropped here. */
 const CHECKED_PER_RESULT = 4
+/** Closings followed from a closed fact to the current one that replaced it. */
+const MAX_SUCCESSION = 3
 const MIN_CANDIDATES = 40
 
 /**
@@ -79,8 +81,25 @@ export class Retriever {
       let rows: Map<string, FactRow> | undefined
       if (this.deps.facts && ranked.length) {
         const found = await this.deps.facts.get(ranked.slice(0, topK * CHECKED_PER_RESULT).map((hit) => hit.id))
-        rows = new Map(found.filter((row) => options.history || isCurrent(row)).map((row) => [row.id, row]))
-        ranked = ranked.filter((hit) => rows!.has(hit.id))
+        rows = new Map(found.map((row) => [row.id, row]))
+        const successors = await this.successors(found.filter((row) => !isCurrent(row)))
+        const seen = new Set<string>()
+        const as = <H extends IndexHit>(hit: H, row: FactRow): H =>
+          row.id === hit.id
+            ? hit
+            : { ...hit, id: row.id, text: row.content, channel_id: row.channelId, created_at: row.createdAt.getTime() }
+        ranked = ranked.flatMap((hit) => {
+          const row = rows!.get(hit.id)
+          if (!row) return []
+          // a hit on a closed fact also stands for the fact that closed it: "住在哪" finds 住在成都, which 搬到上海 closed
+          const next = successors.get(row.id)
+          const shown = [...(options.history || isCurrent(row) ? [row] : []), ...(next ? [next] : [])].filter((fact) => !seen.has(fact.id))
+          for (const fact of shown) {
+            seen.add(fact.id)
+            rows!.set(fact.id, fact)
+          }
+          return shown.map((fact) => as(hit, fact))
+        })
       }
       return ranked.slice(0, topK).map((hit) => {
         const row = rows?.get(hit.id)
@@ -101,6 +120,23 @@ export class Retriever {
       this.outage = message
       return []
     }
+  }
+
+  /** The current fact that (through at most `MAX_SUCCESSION` closings) took the place of each closed one. */
+  private async successors(closed: FactRow[]): Promise<Map<string, FactRow>> {
+    const current = new Map<string, FactRow>()
+    let pending = new Map(closed.filter((row) => row.supersededBy).map((row) => [row.id, row.supersededBy!]))
+    for (let hop = 0; hop < MAX_SUCCESSION && pending.size; hop++) {
+      const next = new Map((await this.deps.facts!.get([...new Set(pending.values())])).map((row) => [row.id, row]))
+      const later = new Map<string, string>()
+      for (const [origin, id] of pending) {
+        const row = next.get(id)
+        if (row && isCurrent(row)) current.set(origin, row)
+        else if (row?.supersededBy) later.set(origin, row.supersededBy)
+      }
+      pending = later
+    }
+    return current
   }
 
   private recovered() {
