@@ -22,7 +22,7 @@ import { KeyedLock } from './core/keyed-lock'
 import type { Counters, Logger } from './core/observability'
 import { defineEpisodeTable, EpisodicMemory, KoishiEpisodes } from './episodes'
 import { Eraser } from './erase/eraser'
-import type { Dialogue, MemorizeOutcome } from './facts'
+import type { Dialogue, MemorizeOutcome, RecallOptions } from './facts'
 import {
   createJudge,
   defaultLexicalShare,
@@ -228,8 +228,13 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   })
 
   /** A user's facts relevant to `query`, in a scope that names the user (none without one). Never throws. */
-  const recallFacts = async (scope: Scope, query: string, topK = config.retrieval.topK, minScore = config.retrieval.minScore) =>
-    scope.userId ? retriever.retrieve(scope, query, topK, minScore) : []
+  const recallFacts = async (
+    scope: Scope,
+    query: string,
+    topK = config.retrieval.topK,
+    minScore = config.retrieval.minScore,
+    options: RecallOptions = {},
+  ) => (scope.userId ? retriever.retrieve(scope, query, topK, minScore, options) : [])
   const contextBuilder = new ContextBuilder(
     {
       store: messages,

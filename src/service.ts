@@ -8,7 +8,7 @@ import type { BuiltContext, ChatMessage, ContextOptions, ContextTarget } from '.
 import { assemblePrompt, withTimeout } from './context'
 import { Counters } from './core/observability'
 import { episodeScope } from './episodes'
-import type { Dialogue, FactRow, MemorizeOutcome, RetrievedMemory } from './facts'
+import type { Dialogue, FactRow, ListOptions, MemorizeOutcome, RetrievedMemory } from './facts'
 import { formatForPrompt } from './facts'
 import type { UserRef } from './erase/eraser'
 import type { Scope } from './scope'
@@ -27,6 +27,8 @@ export interface RetrieveOptions {
   guildId?: string
   topK?: number
   minScore?: number
+  /** Also facts a newer statement closed, each with its `validTo`; by default only current ones. */
+  history?: boolean
 }
 
 export interface MemoryStatus {
@@ -102,7 +104,7 @@ export class MemoryService extends Service {
    */
   async retrieve(user: string | Session, query: string, options: RetrieveOptions = {}): Promise<RetrievedMemory[]> {
     const scope = typeof user === 'string' ? { platform: options.platform, userId: user, guildId: options.guildId } : sessionScope(user)
-    return this.parts.recallFacts(scope, query, options.topK, options.minScore)
+    return this.parts.recallFacts(scope, query, options.topK, options.minScore, { history: options.history })
   }
 
   formatForPrompt(memories: Pick<RetrievedMemory, 'content'>[], heading?: string) {
@@ -120,9 +122,9 @@ export class MemoryService extends Service {
     return this.parts.factIndex.put([fact])
   }
 
-  /** Facts of a scope, newest first. */
-  list(scope: Scope, limit = 20, offset = 0): Promise<FactRow[]> {
-    return this.facts.list(scope, limit, offset)
+  /** Current facts of a scope, newest first; with `history`, the closed ones too. */
+  list(scope: Scope, limit = 20, offset = 0, options: ListOptions = {}): Promise<FactRow[]> {
+    return this.facts.list(scope, limit, offset, options)
   }
 
   /** Erases facts of `owner` by id, with the messages they came from. Returns the ids erased. */
@@ -236,7 +238,7 @@ export class MemoryService extends Service {
       captureBuffer: capture.recorder.pending,
       outbox: await outbox.size(),
       dialogues: capture.waiting,
-      facts: await this.facts.count(),
+      facts: await this.facts.count(undefined, { history: true }),
       counters: this.counters.snapshot(),
     }
   }

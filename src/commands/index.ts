@@ -2,11 +2,17 @@ import type { Context, Session } from 'koishi'
 import { h } from 'koishi'
 import type { Config } from '../config'
 import type { ProviderChoice } from '../providers/factory'
+import type { FactRow } from '../facts'
+import { validSince } from '../facts'
 import { sessionScope } from '../scope'
 import { clip } from '../text/clip'
 import { registerGroupCommands } from './group'
 import { registerReindexCommand } from './reindex'
 import { registerTopicCommands } from './topics'
+
+/** `2026-11-26`, in the server's local time. */
+const day = (time: Date) =>
+  `${time.getFullYear()}-${String(time.getMonth() + 1).padStart(2, '0')}-${String(time.getDate()).padStart(2, '0')}`
 
 /** The target of `-u`: an @-mention, `platform:id`, or a bare id on the caller's platform. */
 function parseUser(session: Session, target: string) {
@@ -38,6 +44,7 @@ export function registerCommands(ctx: Context, config: Config) {
     .userFields(['authority'])
     .option('user', '-u <user:string>')
     .option('page', '-p <page:posint>', { fallback: 1 })
+    .option('history', '-a')
     .action(async ({ session, options }) => {
       if (!session?.userId) return
       let owner = { platform: session.platform, userId: session.userId }
@@ -52,12 +59,21 @@ export function registerCommands(ctx: Context, config: Config) {
       const scope = session.guildId ? { ...owner, guildId: session.guildId } : owner
       const pageSize = 10
       const page = options!.page ?? 1
-      const [rows, total] = await Promise.all([ctx.memory.list(scope, pageSize, (page - 1) * pageSize), ctx.memory.facts.count(scope)])
+      const history = { history: Boolean(options!.history) }
+      const [rows, total] = await Promise.all([
+        ctx.memory.list(scope, pageSize, (page - 1) * pageSize, history),
+        ctx.memory.facts.count(scope, history),
+      ])
       if (!rows.length) return session.text(total ? '.no-page' : '.empty', [page])
-      return [
-        session.text('.header', [total, page, Math.ceil(total / pageSize)]),
-        ...rows.map((row) => session.text('.item', [row.id, clip(row.content, 80), row.version])),
-      ].join('\n')
+      const item = (row: FactRow) => {
+        const text = [row.id, clip(row.content, 80), row.version]
+        if (!history.history) return session.text('.item', text)
+        const since = day(validSince(row))
+        return row.validTo
+          ? session.text('.item-closed', [...text, since, day(row.validTo)])
+          : session.text('.item-current', [...text, since])
+      }
+      return [session.text('.header', [total, page, Math.ceil(total / pageSize)]), ...rows.map(item)].join('\n')
     })
 
   root
@@ -68,7 +84,7 @@ export function registerCommands(ctx: Context, config: Config) {
       if (!session?.userId) return
       const owner = { platform: session.platform, userId: session.userId }
       if (options!.all) {
-        const total = await ctx.memory.facts.count(owner)
+        const total = await ctx.memory.facts.count(owner, { history: true })
         if (!options!.yes) return session.text('.confirm-all', [total])
         const erased = await ctx.memory.forgetAll(owner)
         return session.text('.erased-all', [erased])

@@ -16,6 +16,18 @@ export interface ExtractedFact {
   turns?: number[]
   /** The name (as shown in the conversation) of the person the fact is about, when the judge says it. */
   about?: string
+  /** Ids of the known facts (`ExtractOptions.known`) this one contradicts; absent when the judge says nothing. */
+  replaces?: string[]
+  /** When it became true, when the statement gives a date; else the time it was said. */
+  validFrom?: Date
+}
+
+/** A current fact of a speaker, shown to the judge so it can tell which of them a new fact replaces. */
+export interface KnownFact {
+  id: string
+  /** The speaker's name as shown in the conversation. */
+  about: string
+  statement: string
 }
 
 export type EntityType = 'PERSON' | 'LOCATION' | 'ORGANIZATION' | 'PRODUCT' | 'EVENT' | 'OTHER'
@@ -60,11 +72,15 @@ export interface Extraction {
 export interface ExtractOptions {
   /** The dialogue's time, for turns that carry none. */
   now: Date
+  /** The speakers' current facts nearest to what they said (a judge that `readsKnownFacts`). */
+  known?: KnownFact[]
 }
 
 /** Reads a finished dialogue and states each fact worth keeping about its users, one statement per fact. */
 export interface MemoryJudge {
   readonly id: string
+  /** Whether `extract` reads `known`: only then are a speaker's current facts looked up before the call. */
+  readonly readsKnownFacts?: boolean
   /** Throws when the extraction could not be made (provider down, answer invalid after the retry). */
   extract(conversation: Turn[], options: ExtractOptions): Promise<Extraction>
 }

@@ -6,7 +6,8 @@ import { resolveRelativeDates } from '../text/dates'
 import type { Language } from '../text/language'
 import { detectLanguage } from '../text/language'
 import { isQuestion } from '../text/questions'
-import type { ExtractedFact, Extraction, ExtractOptions, MemoryJudge, Turn } from './judge'
+import type { ExtractedFact, Extraction, ExtractOptions, KnownFact, MemoryJudge, Turn } from './judge'
+import { readKnowledge } from './knowledge-answer'
 import type { JudgePrompts } from './prompts'
 import { fillPrompt } from './prompts'
 
@@ -19,20 +20,47 @@ export interface LlmJudgeOptions {
 const MAX_FACTS = 12
 
 const About = z.string().nullish()
+/** Read leniently after parsing: a `replaces` or `since` the judge cannot use is ignored, never an error. */
+const Loose = z.unknown().optional()
+
+interface FactAnswer {
+  statement: string
+  about?: string
+  replaces?: unknown
+  since?: unknown
+}
+
+const withText = (statement: string, item: { about?: string | null; replaces?: unknown; since?: unknown }): FactAnswer => ({
+  statement,
+  about: item.about ?? undefined,
+  replaces: item.replaces,
+  since: item.since,
+})
 
 /** A fact as `{about, fact}`, as a bare string (a dialogue of one user), or as another wrapping some models use. */
 const FactItem = z.union([
-  z.string().transform((statement) => ({ statement, about: undefined as string | undefined })),
-  z.object({ fact: z.string(), about: About }).transform((item) => ({ statement: item.fact, about: item.about ?? undefined })),
-  z.object({ statement: z.string(), about: About }).transform((item) => ({ statement: item.statement, about: item.about ?? undefined })),
-  z.object({ text: z.string(), about: About }).transform((item) => ({ statement: item.text, about: item.about ?? undefined })),
+  z.string().transform((statement): FactAnswer => ({ statement })),
+  z.object({ fact: z.string(), about: About, replaces: Loose, since: Loose }).transform((item) => withText(item.fact, item)),
+  z.object({ statement: z.string(), about: About, replaces: Loose, since: Loose }).transform((item) => withText(item.statement, item)),
+  z.object({ text: z.string(), about: About, replaces: Loose, since: Loose }).transform((item) => withText(item.text, item)),
 ])
 
-/** `{"facts": [...]}`; a bare list is read as the facts. */
+interface Answer {
+  facts: FactAnswer[]
+  reason?: string | null
+  entities?: unknown
+  relations?: unknown
+  preferences?: unknown
+}
+
+/** `{"facts": [...], "entities": [...], ...}`; a bare list is read as the facts. The knowledge parts are read by `readKnowledge`. */
 const ExtractionAnswer = z.preprocess(
   (value) => (Array.isArray(value) ? { facts: value } : value),
-  z.object({ facts: z.array(FactItem), reason: z.string().nullish() }),
-) as z.ZodType<{ facts: { statement: string; about?: string }[]; reason?: string | null }>
+  z.object({ facts: z.array(FactItem), reason: z.string().nullish(), entities: Loose, relations: Loose, preferences: Loose }),
+) as z.ZodType<Answer>
+
+const STRING = { type: 'string' }
+const STRINGS = { type: 'array', items: STRING }
 
 /** The same shape as JSON schema, for providers that constrain their output with one. */
 const EXTRACTION_JSON_SCHEMA = {
@@ -40,10 +68,66 @@ const EXTRACTION_JSON_SCHEMA = {
   properties: {
     facts: {
       type: 'array',
-      items: { type: 'object', properties: { about: { type: 'string' }, fact: { type: 'string' } }, required: ['about', 'fact'] },
+      items: {
+        type: 'object',
+        properties: { about: STRING, fact: STRING, replaces: STRING, since: STRING },
+        required: ['about', 'fact'],
+      },
+    },
+    entities: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { name: STRING, type: STRING, aliases: STRINGS, description: STRING },
+        required: ['name', 'type'],
+      },
+    },
+    relations: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { subject: STRING, predicate: STRING, object: STRING },
+        required: ['subject', 'predicate', 'object'],
+      },
+    },
+    preferences: {
+      type: 'array',
+      items: { type: 'object', properties: { about: STRING, key: STRING, value: STRING }, required: ['key', 'value'] },
     },
   },
   required: ['facts'],
+}
+
+/** `[k1] Alice: Alice lives in Chengdu.` lines: short keys the model can name, each standing for a fact id. */
+function renderKnown(known: KnownFact[], language: Language): string {
+  if (!known.length) return language === 'zh' ? '（无）' : '(none)'
+  return known.map((fact, i) => `[k${i + 1}] ${fact.about}: ${fact.statement.replace(/\s*\n\s*/g, ' ')}`).join('\n')
+}
+
+const normalized = (text: string) =>
+  cleanStatement(text)
+    .toLowerCase()
+    .replace(/[\s。.!！]+$/u, '')
+
+/** The ids of the known facts a `replaces` names, by key (`k2`, `[k2]`) or by statement; others are dropped. */
+function replacedIds(value: unknown, known: KnownFact[]): string[] | undefined {
+  const names = (Array.isArray(value) ? value : [value]).filter((name): name is string => typeof name === 'string' && Boolean(name.trim()))
+  if (!names.length) return undefined
+  const ids = names.flatMap((name) => {
+    const key = /^\[?k(\d+)\]?$/i.exec(name.trim())
+    if (key) return known[Number(key[1]) - 1]?.id ?? []
+    return known.find((fact) => fact.id === name.trim() || normalized(fact.statement) === normalized(name))?.id ?? []
+  })
+  return ids.length ? [...new Set(ids)] : undefined
+}
+
+/** A `since` date the judge gave (`YYYY`, `YYYY-MM` or `YYYY-MM-DD`), not after the dialogue. */
+function sinceDate(value: unknown, time: Date): Date | undefined {
+  if (typeof value !== 'string') return undefined
+  const match = /^(\d{4})(?:-(\d{1,2}))?(?:-(\d{1,2}))?$/.exec(value.trim())
+  if (!match) return undefined
+  const date = new Date(Number(match[1]), Number(match[2] ?? 1) - 1, Number(match[3] ?? 1))
+  return Number.isNaN(date.getTime()) || date > time ? undefined : date
 }
 
 const pad = (n: number) => String(n).padStart(2, '0')
@@ -124,10 +208,13 @@ export function cleanStatement(text: string): string {
  * tolerant reading, one corrective retry) lists the facts, each a third-person statement in the
  * language of the conversation, with relative times made absolute by the model from each turn's time.
  * What comes back is cleaned: questions are dropped (a model sometimes keeps one), duplicates too, and
- * a relative date the model left is resolved against the dialogue's time.
+ * a relative date the model left is resolved against the dialogue's time. The same answer says which
+ * known fact a new one replaces, since when it is true, and the entities, relations and preferences
+ * the dialogue names.
  */
 export class LlmJudge implements MemoryJudge {
   readonly id: string
+  readonly readsKnownFacts = true
 
   constructor(
     private readonly llm: LLM,
@@ -137,10 +224,15 @@ export class LlmJudge implements MemoryJudge {
     this.id = llm.id
   }
 
-  async extract(conversation: Turn[], { now }: ExtractOptions): Promise<Extraction> {
+  async extract(conversation: Turn[], { now, known = [] }: ExtractOptions): Promise<Extraction> {
     const language = conversationLanguage(conversation)
     const time = dialogueTime(conversation, now)
-    const prompt = fillPrompt(this.prompts.extraction[language], renderConversation(conversation, language), formatTime(time, language))
+    const prompt = fillPrompt(
+      this.prompts.extraction[language],
+      renderConversation(conversation, language),
+      formatTime(time, language),
+      renderKnown(known, language),
+    )
     const answer = await generateStructured(this.llm, prompt, ExtractionAnswer, {
       label: 'judge.extract',
       counters: this.options.counters,
@@ -160,11 +252,18 @@ export class LlmJudge implements MemoryJudge {
       }
       seen.add(statement)
       const about = item.about?.trim()
-      facts.push({ statement: resolveRelativeDates(statement, time, detectLanguage(statement, language)), ...(about && { about }) })
+      const replaces = replacedIds(item.replaces, known)
+      const validFrom = sinceDate(item.since, time)
+      facts.push({
+        statement: resolveRelativeDates(statement, time, detectLanguage(statement, language)),
+        ...(about && { about }),
+        ...(replaces && { replaces }),
+        ...(validFrom && { validFrom }),
+      })
     }
     if (questions) this.options.counters?.inc('judge.questions-dropped', questions)
     const reason =
       answer.reason?.trim() || (facts.length ? `${this.llm.id}: ${facts.length} fact(s)` : `${this.llm.id}: nothing worth keeping`)
-    return { facts: facts.slice(0, MAX_FACTS), reason }
+    return { facts: facts.slice(0, MAX_FACTS), reason, ...readKnowledge(answer) }
   }
 }

@@ -5,7 +5,10 @@ import type { Scope } from '../scope'
 import type { FactIndex } from './fact-index'
 import type { FactRepository } from './repository'
 import type { FactRow } from './table'
-import type { Extraction, MemoryJudge, Turn } from './judge'
+import { isCurrent, validSince } from './table'
+import type { Extraction, KnownFact, MemoryJudge, Turn } from './judge'
+import type { Claim } from './contradiction'
+import { claimsOf, contradicts } from './contradiction'
 import { prefilter } from './prefilter'
 import type { KeyedLock } from '../core/keyed-lock'
 
@@ -32,12 +35,15 @@ export interface Dialogue {
 export interface StoredFact {
   fact: FactRow
   updated: boolean
+  /** Ids of the user's facts this one closed (it contradicts them). */
+  closed?: string[]
 }
 
+/** The judge's answer rides along, so what else it read (entities, relations, preferences) can be learnt from. */
 export type MemorizeOutcome =
   | { status: 'skipped'; reason: string }
-  | { status: 'rejected'; reason: string }
-  | { status: 'stored'; facts: StoredFact[] }
+  | { status: 'rejected'; reason: string; extraction?: Extraction }
+  | { status: 'stored'; facts: StoredFact[]; extraction?: Extraction }
   | { status: 'failed'; stage: 'extract'; error: string }
 
 export interface MemorizeDeps {
@@ -70,10 +76,16 @@ export function ownerScope(owner: FactOwner): Scope {
   return { platform: owner.platform, userId: owner.userId, guildId: owner.guildId }
 }
 
+/** Most current facts of each speaker shown to a judge that reads them. */
+const KNOWN_PER_SPEAKER = 8
+/** Most current facts of a user read to find the ones a new claim contradicts. */
+const MAX_CLAIM_CANDIDATES = 500
+
 /**
- * Post-dialogue chain (seed 003 §2.2): prefilter → extract (one judge call lists the facts) → for
- * each fact on its own: embed → dedupe against the user's facts in scope → a new version of the
- * duplicate, or a new fact.
+ * Post-dialogue chain (seed 003 §2.2): prefilter → the speakers' nearest current facts (for a judge
+ * that reads them) → extract (one judge call lists the facts, and which known fact each replaces) → for
+ * each fact on its own: embed → dedupe against the user's current facts in scope → a new version of
+ * the duplicate, or a new fact that closes the facts it contradicts (seed 000 §4.3).
  */
 export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<MemorizeOutcome> {
   const { counters } = deps
@@ -87,7 +99,8 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
   let extraction: Extraction
   counters.inc('memorize.extractions')
   try {
-    extraction = await deps.judge.extract(dialogue.turns, { now })
+    const known = deps.judge.readsKnownFacts ? await knownFacts(deps, dialogue) : undefined
+    extraction = await deps.judge.extract(dialogue.turns, { now, ...(known && { known }) })
   } catch (error) {
     counters.inc('memorize.failed.extract')
     deps.logger.warn('memory extraction failed: %s', (error as Error).message)
@@ -96,7 +109,7 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
   const extracted = extraction.facts.map((fact) => ({ ...fact, statement: fact.statement.trim() })).filter((fact) => fact.statement)
   if (!extracted.length) {
     counters.inc('memorize.rejected')
-    return { status: 'rejected', reason: extraction.reason }
+    return { status: 'rejected', reason: extraction.reason, extraction }
   }
 
   const vectors = await embedOrUndefined(
@@ -104,7 +117,7 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
     extracted.map((fact) => fact.statement),
   )
   const stored: StoredFact[] = []
-  for (const [i, { statement, turns, about }] of extracted.entries()) {
+  for (const [i, { statement, turns, about, replaces, validFrom }] of extracted.entries()) {
     const owner = factOwner(dialogue, turns, about)
     if (!owner) {
       // a fact whose person cannot be told is stored for nobody rather than for the wrong user
@@ -121,24 +134,74 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
         counters.inc('memorize.fenced')
         return undefined
       }
-      return storeFact(deps, owner, { statement, vector, sourceIds, reason: extraction.reason, now })
+      const since = validFrom ?? turnsTime(dialogue, turns) ?? said ?? now
+      return storeFact(deps, owner, { statement, vector, sourceIds, reason: extraction.reason, now, since, replaces })
     }
     const result = await (deps.lock ? deps.lock.run(factLockKey(owner), write) : write())
     if (result) stored.push(result)
   }
-  if (!stored.length) return { status: 'rejected', reason: 'no fact could be told whom it is about' }
-  return { status: 'stored', facts: stored }
+  if (!stored.length) return { status: 'rejected', reason: 'no fact could be told whom it is about', extraction }
+  return { status: 'stored', facts: stored, extraction }
 }
 
-/** Stores one fact of `owner`: a new version of its duplicate in the owner's scope, or a new fact. */
-async function storeFact(
-  deps: MemorizeDeps,
-  owner: FactOwner,
-  fact: { statement: string; vector?: Float32Array; sourceIds: string[]; reason: string; now: Date },
-): Promise<StoredFact> {
+/**
+ * Each speaker's current facts nearest to what they said in the dialogue, for the judge to tell which
+ * of them a new fact replaces. Bounded (`KNOWN_PER_SPEAKER`); nothing when the embedder or index fails.
+ */
+async function knownFacts(deps: MemorizeDeps, dialogue: Dialogue): Promise<KnownFact[]> {
+  const people = speakers(dialogue).map((userId) => {
+    const said = dialogue.turns.filter((turn) => turn.role === 'user' && (turn.userId ?? dialogue.owner.userId) === userId)
+    return { userId, name: said.at(-1)?.name.trim() || userId, text: said.map((turn) => turn.content).join('\n') }
+  })
+  try {
+    const vectors = await deps.embedder.embed(people.map((person) => person.text))
+    const known: KnownFact[] = []
+    for (const [i, person] of people.entries()) {
+      const scope = ownerScope({ ...dialogue.owner, userId: person.userId })
+      const hits = await deps.factIndex.nearest(vectors[i], scope, KNOWN_PER_SPEAKER * 2)
+      const rows = await deps.facts.get(hits.map((hit) => hit.id))
+      const byId = new Map(rows.filter(isCurrent).map((row) => [row.id, row]))
+      const nearest = hits.flatMap((hit) => byId.get(hit.id) ?? []).slice(0, KNOWN_PER_SPEAKER)
+      known.push(...nearest.map((row) => ({ id: row.id, about: person.name, statement: row.content })))
+    }
+    return known
+  } catch (error) {
+    deps.counters.inc('memorize.known-skipped')
+    deps.logger.debug('known facts unavailable, extracting without them: %s', (error as Error).message)
+    return []
+  }
+}
+
+interface NewFact {
+  statement: string
+  vector?: Float32Array
+  sourceIds: string[]
+  reason: string
+  now: Date
+  /** When it became true. */
+  since: Date
+  /** Ids of facts the judge says it replaces; undefined when the judge said nothing (then the rules decide). */
+  replaces?: string[]
+}
+
+/**
+ * Stores one fact of `owner`: a new version of its duplicate in the owner's scope, or a new fact that
+ * closes the owner's current facts it contradicts. A near duplicate that the fact contradicts ("lives in
+ * Chengdu" / "lives in Shanghai") is a different fact, never a new version of it.
+ */
+async function storeFact(deps: MemorizeDeps, owner: FactOwner, fact: NewFact): Promise<StoredFact> {
   const { counters } = deps
-  const { statement, vector, sourceIds, reason, now } = fact
-  const duplicate = await findDuplicate(deps, ownerScope(owner), statement, vector)
+  const { statement, vector, sourceIds, reason, now, since, replaces } = fact
+  const claims = claimsOf(statement)
+  const scope = ownerScope(owner)
+  const earlier = await deps.facts.findByContent(scope, statement, { history: true })
+  if (earlier && !isCurrent(earlier) && sourceIds.every((id) => earlier.sourceIds.includes(id))) {
+    // a dialogue memorised again whose fact a later statement has closed since: nothing new
+    counters.inc('memorize.repeated')
+    return { fact: earlier, updated: false }
+  }
+  let duplicate = await findDuplicate(deps, scope, statement, vector)
+  if (duplicate && (replaces?.includes(duplicate.id) || contradicts(claims, claimsOf(duplicate.content)))) duplicate = undefined
   if (duplicate) {
     const changed = duplicate.content !== statement
     if (!changed && sourceIds.every((id) => duplicate.sourceIds.includes(id))) {
@@ -169,11 +232,54 @@ async function storeFact(
     sourceIds,
     createdAt: now,
     updatedAt: now,
+    validFrom: since,
+    validTo: null,
+    supersededBy: '',
   }
   await deps.facts.insert(row)
   await deps.factIndex.put([row], [], vector && [vector])
   counters.inc('memorize.stored')
-  return { fact: row, updated: false }
+  const closed = await closeContradicted(deps, row, replaces, claims)
+  return { fact: row, updated: false, ...(closed.length && { closed }) }
+}
+
+/**
+ * Closes the owner's current facts the new one contradicts: those the judge named, else those the rules
+ * find (same single-valued predicate, another value). Each ends when the new one began. A contradicted
+ * fact that began later than the new one is the newer truth: then the new fact is stored closed by it.
+ * Returns the ids closed.
+ */
+async function closeContradicted(deps: MemorizeDeps, row: FactRow, replaces: string[] | undefined, claims: Claim[]): Promise<string[]> {
+  const scope = ownerScope(row)
+  const sameScope = (other: FactRow) =>
+    other.id !== row.id && other.platform === row.platform && other.userId === row.userId && other.guildId === row.guildId
+  let targets: FactRow[] = []
+  if (replaces) targets = (await deps.facts.get(replaces)).filter((other) => sameScope(other) && isCurrent(other))
+  else if (claims.length) {
+    const current = await deps.facts.list(scope, MAX_CLAIM_CANDIDATES)
+    targets = current.filter((other) => sameScope(other) && contradicts(claims, claimsOf(other.content)))
+  }
+  const since = row.validFrom!
+  const closed: string[] = []
+  for (const target of targets) {
+    if (validSince(target) > since) {
+      await deps.facts.update(row.id, { validTo: validSince(target), supersededBy: target.id })
+      row.validTo = validSince(target)
+      row.supersededBy = target.id
+      deps.counters.inc('memorize.stored-closed')
+      break
+    }
+    await deps.facts.update(target.id, { validTo: since, supersededBy: row.id })
+    closed.push(target.id)
+  }
+  if (closed.length) deps.counters.inc('memorize.closed', closed.length)
+  return closed
+}
+
+/** When the turns a fact came from were said (the latest), if the judge named them and they carry times. */
+function turnsTime(dialogue: Pick<Dialogue, 'turns'>, turns: number[] | undefined): Date | undefined {
+  const times = (turns ?? []).flatMap((i) => dialogue.turns[i]?.time?.getTime() ?? [])
+  return times.length ? new Date(Math.max(...times)) : undefined
 }
 
 /** When the user last spoke in the dialogue (undefined when the turns carry no time). */
@@ -257,15 +363,18 @@ async function embedOrUndefined(deps: MemorizeDeps, texts: string[]) {
   }
 }
 
-/** The same statement, or (when the index answers) the nearest fact above the threshold. */
+/** Nearest facts looked at for a duplicate: closed facts stay in the index, and a duplicate must be current. */
+const DUPLICATE_CANDIDATES = 3
+
+/** The same current statement, or (when the index answers) the nearest current fact above the threshold. */
 async function findDuplicate(deps: MemorizeDeps, scope: Scope, statement: string, vector?: Float32Array) {
   const exact = await deps.facts.findByContent(scope, statement)
   if (exact || !vector) return exact
   try {
-    const [hit] = await deps.factIndex.nearest(vector, scope, 1)
-    if (!hit || hit.similarity < deps.dedupeThreshold) return
-    const [row] = await deps.facts.get([hit.id])
-    return row
+    const hits = (await deps.factIndex.nearest(vector, scope, DUPLICATE_CANDIDATES)).filter((hit) => hit.similarity >= deps.dedupeThreshold)
+    if (!hits.length) return
+    const rows = new Map((await deps.facts.get(hits.map((hit) => hit.id))).filter(isCurrent).map((row) => [row.id, row]))
+    return hits.map((hit) => rows.get(hit.id)).find(Boolean)
   } catch {
     deps.counters.inc('memorize.dedupe-skipped')
   }

@@ -5,7 +5,9 @@ import type { LocalizedPrompt } from '../text/language'
  * dialogue and lists the facts worth keeping (an empty list when there are none). The judge picks the
  * prompt matching the language of the conversation, so a Chinese conversation yields Chinese facts.
  * `{conversation}` is replaced by the dialogue as `[time] name: content` lines, `{now}` by the time of
- * the dialogue's last message.
+ * the dialogue's last message, `{known}` by the speakers' current facts nearest to what they said
+ * (`[k1] name: statement` lines), so the same call tells which of them a new fact replaces. The same
+ * answer carries the entities, relations and preferences the dialogue names (seed 000 §4.1).
  */
 
 export interface JudgePrompts {
@@ -22,8 +24,13 @@ Rules:
 2. Write each fact as one complete sentence in English, in the third person, naming the user by the name shown in the conversation, e.g. "Alice is learning the guitar." or "Alice has a golden retriever named Max." A fact is about the person who said it: never state as a fact what someone says about somebody else.
 3. Replace every relative time (today, tomorrow, next Monday, in three days, next month, next September…) with the absolute date, counted from the time the message was sent, shown in brackets before it. E.g. "I'm going to Tokyo next September", sent on 2026-11-26, becomes "Alice is going to Tokyo in September 2027."
 4. Keep the user's own wording and details; do not add anything that was not said.
+5. What is already known about the speakers is listed below, each with its key. When a new fact shows that one of them is no longer true (they moved, changed job, are no longer vegetarian, their age or relationship changed), add "replaces": "<its key>" to the new fact. A fact that only adds to what is known replaces nothing. When the conversation says since when the new fact is true, add "since": "YYYY-MM-DD".
+6. Also list, when the conversation names them: "entities" (people, places, organisations, products, events: name, type PERSON, LOCATION, ORGANIZATION, PRODUCT, EVENT or OTHER, other names, a short description), "relations" between them (subject, a short predicate in English, object), and the speakers' "preferences" (about, key such as food or music, value).
 
-Respond with ONLY a JSON object: {"facts": [{"about": "<the name of the person, as shown in the conversation>", "fact": "..."}]}. If nothing is worth remembering, respond {"facts": []}.
+Respond with ONLY a JSON object: {"facts": [{"about": "<the name of the person, as shown in the conversation>", "fact": "...", "replaces": "<key, only when it replaces one>", "since": "<YYYY-MM-DD, only when said>"}], "entities": [{"name": "...", "type": "LOCATION", "aliases": [], "description": "..."}], "relations": [{"subject": "...", "predicate": "...", "object": "..."}], "preferences": [{"about": "...", "key": "...", "value": "..."}]}. If nothing is worth remembering, respond {"facts": []}.
+
+Known facts:
+{known}
 
 The conversation ended at {now}.
 Conversation:
@@ -39,8 +46,13 @@ const EXTRACTION_ZH = `阅读下面的对话，列出其中值得长期记住的
 2. 每个事实写成一句完整的中文陈述，使用第三人称，用对话中显示的名字称呼用户，例如"小明养了一只柯基，叫豆豆。"或"小明在学吉他。"事实只关于说这句话的人本人：别人对他人的说法不算事实。
 3. 把所有相对时间（今天、明天、后天、下周三、下个月、明年、周末……）换成绝对日期，以该消息发送的时间（消息前方括号中）为准。例如 2026-11-26 发送的"我下周三要去上海出差"写成"小明2026年12月2日（周三）要去上海出差。"
 4. 保留用户原本的说法和细节，不要添加对话中没有说过的内容。
+5. 下面列出了已知的关于这些用户的事实，每条带有编号。如果新事实说明其中某条已经不再成立（搬家了、换工作了、不再吃素了、年龄或感情状况变了），在新事实里加上 "replaces": "<那条的编号>"。只是补充已知内容的事实不替换任何一条。如果对话说了新事实从什么时候开始成立，加上 "since": "YYYY-MM-DD"。
+6. 另外列出对话中提到的："entities"（人物、地点、组织、产品、事件：名字，类型 PERSON、LOCATION、ORGANIZATION、PRODUCT、EVENT 或 OTHER，别名，简短描述），它们之间的 "relations"（主体、简短的中文谓语、客体），以及用户的 "preferences"（about、类别如食物或音乐、具体内容）。
 
-只回复一个 JSON 对象：{"facts": [{"about": "<这个人在对话中显示的名字>", "fact": "……"}]}。如果没有值得记住的内容，回复 {"facts": []}。
+只回复一个 JSON 对象：{"facts": [{"about": "<这个人在对话中显示的名字>", "fact": "……", "replaces": "<编号，仅在替换时>", "since": "<YYYY-MM-DD，仅在说了时>"}], "entities": [{"name": "……", "type": "LOCATION", "aliases": [], "description": "……"}], "relations": [{"subject": "……", "predicate": "……", "object": "……"}], "preferences": [{"about": "……", "key": "……", "value": "……"}]}。如果没有值得记住的内容，回复 {"facts": []}。
+
+已知事实：
+{known}
 
 对话结束于 {now}。
 对话：
@@ -51,11 +63,12 @@ export const DEFAULT_PROMPTS: JudgePrompts = {
 }
 
 /**
- * Puts the conversation (and the dialogue's time) into a prompt; a custom prompt without the
- * `{conversation}` placeholder gets the conversation appended.
+ * Puts the conversation, the dialogue's time and the known facts into a prompt, in one pass (a
+ * placeholder inside what is put in stays as it is); a custom prompt without the `{conversation}`
+ * placeholder gets the conversation appended.
  */
-export function fillPrompt(template: string, conversation: string, now = ''): string {
-  const filled = template.split('{now}').join(now)
-  if (filled.includes('{conversation}')) return filled.split('{conversation}').join(conversation)
-  return `${filled.trimEnd()}\n\n${conversation}`
+export function fillPrompt(template: string, conversation: string, now = '', known = ''): string {
+  const values: Record<string, string> = { conversation, now, known }
+  const filled = template.replace(/\{(conversation|now|known)\}/g, (_, name: string) => values[name])
+  return template.includes('{conversation}') ? filled : `${filled.trimEnd()}\n\n${conversation}`
 }

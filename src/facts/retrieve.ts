@@ -2,9 +2,11 @@ import type { Embedder } from '../providers/types'
 import type { Logger } from '../core/observability'
 import type { Counters } from '../core/observability'
 import type { Scope } from '../scope'
-import type { VectorIndex } from '../store/vector-index'
+import type { IndexHit, VectorIndex } from '../store/vector-index'
 import { defaultLexicalShare, Reranker } from './rerank'
 import type { FactRepository } from './repository'
+import type { FactRow } from './table'
+import { isCurrent, validSince } from './table'
 
 export interface RetrievedMemory {
   id: string
@@ -15,6 +17,15 @@ export interface RetrievedMemory {
   relevance: number
   createdAt: Date
   scope: Required<Scope>
+  /** When it became true, when checked against the database. */
+  validFrom?: Date
+  /** When it stopped being true (a history query); null while current. */
+  validTo?: Date | null
+}
+
+export interface RecallOptions {
+  /** Also facts a newer statement closed ("where did Alice live before?"). Default: current facts only. */
+  history?: boolean
 }
 
 export interface RetrieveDeps {
@@ -34,11 +45,16 @@ export interface RetrieveDeps {
 
 /** Candidates fetched from the index per memory asked for, and at least, for the reranker. */
 const CANDIDATES_PER_RESULT = 4
+/** Candidates checked against the database per memory asked for: closed facts stay in the index and are dropped here. */
+const CHECKED_PER_RESULT = 4
+/** Closings followed from a closed fact to the current one that replaced it. */
+const MAX_SUCCESSION = 3
 const MIN_CANDIDATES = 40
 
 /**
  * Ranked memories of one scope for a query: the index's hybrid search gives the candidates, the
- * reranker orders them. Never throws: a failure of the embedder or the store yields `[]` and is
+ * reranker orders them, the database drops the facts that are gone and (unless `history`) the ones a
+ * newer statement closed. Never throws: a failure of the embedder or the store yields `[]` and is
  * logged once per outage.
  */
 export class Retriever {
@@ -47,7 +63,7 @@ export class Retriever {
 
   constructor(private deps: RetrieveDeps) {}
 
-  async retrieve(scope: Scope, query: string, topK: number, minScore: number): Promise<RetrievedMemory[]> {
+  async retrieve(scope: Scope, query: string, topK: number, minScore: number, options: RecallOptions = {}): Promise<RetrievedMemory[]> {
     const { embedder, index, table, counters } = this.deps
     if (!query.trim()) return []
     try {
@@ -62,20 +78,41 @@ export class Retriever {
         hits.filter((hit) => hit.similarity >= minScore),
         share,
       )
-      let content = new Map(ranked.map((hit) => [hit.id, hit.text]))
+      let rows: Map<string, FactRow> | undefined
       if (this.deps.facts && ranked.length) {
-        const rows = await this.deps.facts.get(ranked.slice(0, topK * 2).map((hit) => hit.id))
-        content = new Map(rows.map((row) => [row.id, row.content]))
-        ranked = ranked.filter((hit) => content.has(hit.id))
+        const found = await this.deps.facts.get(ranked.slice(0, topK * CHECKED_PER_RESULT).map((hit) => hit.id))
+        rows = new Map(found.map((row) => [row.id, row]))
+        const successors = await this.successors(found.filter((row) => !isCurrent(row)))
+        const seen = new Set<string>()
+        const as = <H extends IndexHit>(hit: H, row: FactRow): H =>
+          row.id === hit.id
+            ? hit
+            : { ...hit, id: row.id, text: row.content, channel_id: row.channelId, created_at: row.createdAt.getTime() }
+        ranked = ranked.flatMap((hit) => {
+          const row = rows!.get(hit.id)
+          if (!row) return []
+          // a hit on a closed fact also stands for the fact that closed it: "住在哪" finds 住在成都, which 搬到上海 closed
+          const next = successors.get(row.id)
+          const shown = [...(options.history || isCurrent(row) ? [row] : []), ...(next ? [next] : [])].filter((fact) => !seen.has(fact.id))
+          for (const fact of shown) {
+            seen.add(fact.id)
+            rows!.set(fact.id, fact)
+          }
+          return shown.map((fact) => as(hit, fact))
+        })
       }
-      return ranked.slice(0, topK).map((hit) => ({
-        id: hit.id,
-        content: content.get(hit.id)!,
-        score: hit.similarity,
-        relevance: hit.relevance,
-        createdAt: new Date(hit.created_at),
-        scope: { platform: hit.platform, userId: hit.user_id, guildId: hit.guild_id, channelId: hit.channel_id },
-      }))
+      return ranked.slice(0, topK).map((hit) => {
+        const row = rows?.get(hit.id)
+        return {
+          id: hit.id,
+          content: row?.content ?? hit.text,
+          score: hit.similarity,
+          relevance: hit.relevance,
+          createdAt: new Date(hit.created_at),
+          scope: { platform: hit.platform, userId: hit.user_id, guildId: hit.guild_id, channelId: hit.channel_id },
+          ...(row && { validFrom: validSince(row), validTo: row.validTo ?? null }),
+        }
+      })
     } catch (error) {
       counters.inc('retrieve.failed')
       const message = (error as Error).message
@@ -83,6 +120,23 @@ export class Retriever {
       this.outage = message
       return []
     }
+  }
+
+  /** The current fact that (through at most `MAX_SUCCESSION` closings) took the place of each closed one. */
+  private async successors(closed: FactRow[]): Promise<Map<string, FactRow>> {
+    const current = new Map<string, FactRow>()
+    let pending = new Map(closed.filter((row) => row.supersededBy).map((row) => [row.id, row.supersededBy!]))
+    for (let hop = 0; hop < MAX_SUCCESSION && pending.size; hop++) {
+      const next = new Map((await this.deps.facts!.get([...new Set(pending.values())])).map((row) => [row.id, row]))
+      const later = new Map<string, string>()
+      for (const [origin, id] of pending) {
+        const row = next.get(id)
+        if (row && isCurrent(row)) current.set(origin, row)
+        else if (row?.supersededBy) later.set(origin, row.supersededBy)
+      }
+      pending = later
+    }
+    return current
   }
 
   private recovered() {

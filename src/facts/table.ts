@@ -15,6 +15,12 @@ export interface FactRow {
   sourceIds: string[]
   createdAt: Date
   updatedAt: Date
+  /** When it became true (the time it was said, or the date the statement gives); absent on rows stored before validity was kept. */
+  validFrom?: Date | null
+  /** When it stopped being true; null while it is current. */
+  validTo?: Date | null
+  /** The fact whose statement closed this one. */
+  supersededBy?: string
 }
 
 declare module 'koishi' {
@@ -39,6 +45,10 @@ export function defineFactTable(ctx: Context) {
       sourceIds: 'json',
       createdAt: 'timestamp',
       updatedAt: 'timestamp',
+      // nullable, so rows stored before validity was kept read as current
+      validFrom: { type: 'timestamp', nullable: true },
+      validTo: { type: 'timestamp', nullable: true },
+      supersededBy: { type: 'string', length: 31, initial: '' },
     },
     {
       primary: 'id',
@@ -46,3 +56,9 @@ export function defineFactTable(ctx: Context) {
     },
   )
 }
+
+/** Whether a fact is still true (not closed by a newer one). */
+export const isCurrent = (fact: Pick<FactRow, 'validTo'>) => !fact.validTo
+
+/** When a fact became true: its own date, or when it was recorded for rows stored before validity was kept. */
+export const validSince = (fact: Pick<FactRow, 'validFrom' | 'createdAt'>) => fact.validFrom ?? fact.createdAt

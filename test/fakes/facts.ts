@@ -1,4 +1,4 @@
-import type { FactRepository } from '../../src/facts/repository'
+import type { FactRepository, ListOptions } from '../../src/facts/repository'
 import type { FactRow } from '../../src/facts/table'
 import type { Scope } from '../../src/scope'
 import { inScope } from './scope'
@@ -15,14 +15,14 @@ export class MemoryFacts implements FactRepository {
   async get(ids: string[]) {
     return ids.flatMap((id) => this.rows.get(id) ?? [])
   }
-  async findByContent(scope: Scope, content: string) {
-    return [...this.rows.values()].find((r) => inScope(r, scope) && r.content === content)
+  async findByContent(scope: Scope, content: string, options: ListOptions = {}) {
+    return [...this.rows.values()].find((r) => inScope(r, scope) && r.content === content && (options.history || !r.validTo))
   }
-  async list(scope: Scope, limit: number, offset = 0) {
-    return [...this.rows.values()].filter((r) => inScope(r, scope)).slice(offset, offset + limit)
+  async list(scope: Scope, limit: number, offset = 0, options: ListOptions = {}) {
+    return [...this.rows.values()].filter((r) => inScope(r, scope) && (options.history || !r.validTo)).slice(offset, offset + limit)
   }
-  async count(scope?: Scope) {
-    return [...this.rows.values()].filter((r) => !scope || inScope(r, scope)).length
+  async count(scope?: Scope, options: ListOptions = {}) {
+    return [...this.rows.values()].filter((r) => (!scope || inScope(r, scope)) && (options.history || !r.validTo)).length
   }
   async allIds() {
     return [...this.rows.keys()]

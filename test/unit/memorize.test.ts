@@ -95,7 +95,11 @@ describe('memorize', () => {
 
   it('counts an empty list as a rejection and a failed extraction as a failure, storing nothing', async () => {
     judge.extraction = { facts: [], reason: 'small talk' }
-    expect(await memorize(deps, { owner, turns, sourceIds: [] })).toEqual({ status: 'rejected', reason: 'small talk' })
+    expect(await memorize(deps, { owner, turns, sourceIds: [] })).toEqual({
+      status: 'rejected',
+      reason: 'small talk',
+      extraction: { facts: [], reason: 'small talk' },
+    })
     judge.says('   ')
     expect((await memorize(deps, { owner, turns, sourceIds: [] })).status).toBe('rejected')
     judge.extraction = new Error('timeout')

@@ -51,6 +51,43 @@ describe('Retriever', () => {
     expect(found[0].relevance).toBe(1)
   })
 
+  it('returns current facts by default, and closed ones with their validity on request', async () => {
+    const { embedder, index } = await setup()
+    const may = new Date(2026, 4, 1)
+    const june = new Date(2026, 5, 1)
+    const rows = new Map([
+      ['a1', { id: 'a1', content: '小明喜欢吃四川火锅。', createdAt: may, validFrom: may, validTo: june }],
+      ['a2', { id: 'a2', content: '小明下周三去上海出差。', createdAt: june, validFrom: null, validTo: null }],
+    ])
+    const facts = { get: async (ids: string[]) => ids.flatMap((id) => rows.get(id) ?? []) }
+    const logger = { debug() {}, info() {}, warn() {}, error() {} }
+    const retriever = new Retriever({ embedder, index, table: 'm', counters: new Counters(), logger, facts: facts as never })
+    const scope = { platform: 'qq', userId: 'alice' }
+    expect((await retriever.retrieve(scope, '火锅 上海', 5, 0)).map((m) => [m.id, m.validFrom, m.validTo])).toEqual([['a2', june, null]])
+    const history = await retriever.retrieve(scope, '火锅 上海', 5, 0, { history: true })
+    expect(history.map((m) => [m.id, m.validFrom, m.validTo]).sort()).toEqual([
+      ['a1', may, june],
+      ['a2', june, null],
+    ])
+  })
+
+  it('lets a hit on a closed fact stand for the current fact that closed it, through several closings', async () => {
+    const { embedder, index } = await setup()
+    const t = (month: number) => new Date(2026, month, 1)
+    const rows = new Map([
+      ['a1', { id: 'a1', content: '小明喜欢吃四川火锅。', createdAt: t(1), validTo: t(2), supersededBy: 'x1', channelId: 'c' }],
+      ['x1', { id: 'x1', content: '小明不再吃辣了。', createdAt: t(2), validTo: t(3), supersededBy: 'x2', channelId: 'c' }],
+      ['x2', { id: 'x2', content: '小明改吃清汤锅了。', createdAt: t(3), validTo: null, supersededBy: '', channelId: 'c2' }],
+    ])
+    const facts = { get: async (ids: string[]) => ids.flatMap((id) => rows.get(id) ?? []) }
+    const logger = { debug() {}, info() {}, warn() {}, error() {} }
+    const retriever = new Retriever({ embedder, index, table: 'm', counters: new Counters(), logger, facts: facts as never })
+    const found = await retriever.retrieve({ platform: 'qq', userId: 'alice' }, '火锅', 5, 0)
+    expect(found.map((m) => [m.id, m.content, m.scope.channelId])).toEqual([['x2', '小明改吃清汤锅了。', 'c2']])
+    const history = await retriever.retrieve({ platform: 'qq', userId: 'alice' }, '火锅', 5, 0, { history: true })
+    expect(history.map((m) => m.id)).toEqual(['a1', 'x2'])
+  })
+
   it("checks hits against the database: a fact gone from it is dropped, and the text is the database's", async () => {
     const { embedder, index } = await setup()
     const rows = new Map([['a1', '小明喜欢吃四川火锅，尤其是牛油锅底。']])
