@@ -74,10 +74,6 @@ export class Eraser {
       owner.platform,
       said.map((row) => row.messageId),
     )
-    await this.deps.knowledge.forgetUser(
-      owner,
-      [...said, ...replies].map((row) => row.id),
-    )
     await this.eraseMessages(owner, [...said, ...replies])
     await this.deps.purgeIndex()
     return rows.length

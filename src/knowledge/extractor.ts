@@ -112,11 +112,12 @@ function offline(turns: Turn[], defaultUserId?: string): Draft {
   }
   for (const [i, speaker] of bySpeaker) {
     const text = turns[i].content
+    const found = ruleFindings(text)
     for (const named of namedEntities(text)) {
-      if (named.name === speaker.name) continue
+      // the speaker is their own entity, under the name shown, with the one they introduced as an alias
+      if (named.name === speaker.name || named.name === found.selfName) continue
       draft.entities.push({ ...named, aliases: [], description: '', confidence: CONFIDENCE.nlp, turns: [i] })
     }
-    const found = ruleFindings(text)
     if (found.selfName && found.selfName !== speaker.name) speakerOf(i).aliases.push(found.selfName)
     const party = (value: Party, type: EntityType): string => {
       if (value === SPEAKER) return speakerOf(i).name

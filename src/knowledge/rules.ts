@@ -53,7 +53,8 @@ function chinese(text: string, found: RuleFindings): void {
     const object = trimZh(live[2])
     if (object) found.relations.push({ subject: SPEAKER, predicate: live[1].replace(/了$/, ''), object, objectType: 'LOCATION' })
   }
-  const work = /我(?:现在|目前)?在([^，。！？、；,.!?;\s]{1,12}?)(工作|上班|读书|上学)/u.exec(text)
+  // 我在腾讯工作, and 我住在上海，在腾讯工作 (the subject left out after a comma)
+  const work = /(?:我|^|[，,；;])(?:现在|目前)?在([^，。！？、；,.!?;\s]{1,12}?)(工作|上班|读书|上学)/u.exec(text)
   if (work) found.relations.push({ subject: SPEAKER, predicate: `在${work[2]}`, object: work[1], objectType: 'ORGANIZATION' })
   const from = /我(?:来自|是)([\p{Script=Han}]{2,6}?)人?(?=[，。！？,.!?\s]|$)/u.exec(text)
   if (from && chineseEntities(from[1]).some((entity) => entity.type === 'LOCATION'))
@@ -122,7 +123,7 @@ function english(text: string, found: RuleFindings): void {
     const verb = like[1].toLowerCase()
     let value = like[2].trim()
     const anymore = /\s+any ?more$/i.test(value)
-    value = value.replace(/\s+any ?more$/i, '')
+    value = value.replace(/\s+(?:any ?more|now|these days|too|as well|a lot|so much|very much)$/i, '')
     if (value && !NOT_VALUES.has(value.toLowerCase())) {
       if (anymore || verb === 'no longer like') found.preferences.push({ key: 'likes', value, stopped: true })
       else found.preferences.push({ key: /hate|dislike|don't|do not|can't/.test(verb) ? 'dislikes' : 'likes', value })
