@@ -87,7 +87,7 @@ export function registerKnowledgeCommands(ctx: Context, config: Config) {
   })
 
   root
-    .subcommand('.graph <name:text>')
+    .subcommand('.graph <name:string>')
     .option('depth', '-d <depth:posint>', { fallback: 2 })
     .action(async ({ session, options }, name) => {
       if (!session?.userId) return
