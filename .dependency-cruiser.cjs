@@ -1,6 +1,6 @@
 // The layers of src/ (docs/architecture.md): imports point down, and a domain is entered only
 // through its index.ts.
-const DOMAINS = '(messages|topics|channel-summaries|topic-summaries|facts|episodes|context|group)'
+const DOMAINS = '(messages|topics|channel-summaries|topic-summaries|facts|episodes|context|group|knowledge)'
 const BASE = '^src/(core/|text/|scope\\.ts)'
 const PROVIDERS = '^src/providers/'
 const STORE = '^src/store/'

@@ -34,6 +34,17 @@ import {
   Retriever,
 } from './facts'
 import { createGroupMemories } from './group'
+import {
+  defineKnowledgeTables,
+  entityIndexKind,
+  Knowledge,
+  KnowledgeExtractor,
+  KnowledgeLearner,
+  knowledgeTools,
+  KoishiKnowledgeStore,
+  ProfileBook,
+} from './knowledge'
+import type { KnowledgeScope, ProfileRef } from './knowledge'
 import { Maintenance } from './jobs/maintenance'
 import { KeyedQueue } from './jobs/queue'
 import { defineMessageTable, defineWatermarkTable, KoishiMessageStore, KoishiWatermarks, MessageIndex } from './messages'
@@ -61,6 +72,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   defineEpisodeTable(ctx)
   defineContextTable(ctx)
   defineVectorTables(ctx)
+  defineKnowledgeTables(ctx)
 
   const providers = createProviders(
     ctx.http,
@@ -123,7 +135,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const factLock = new KeyedLock()
   // when each user was last forgotten (this process): dialogues that waited meanwhile store nothing of them
   const forgotten = new Map<string, Date>()
-  const memorizeDialogue = (dialogue: Dialogue): Promise<MemorizeOutcome> =>
+  const memorizeFacts = (dialogue: Dialogue): Promise<MemorizeOutcome> =>
     memorize(
       {
         judge,
@@ -141,6 +153,55 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
       },
       dialogue,
     )
+
+  const knowledgeStore = new KoishiKnowledgeStore(ctx)
+  const entityIndex = new IndexedTable(sync, entityIndexKind(knowledgeStore))
+  const profiles = new ProfileBook({
+    store: knowledgeStore,
+    factsOf: async (ref, limit) => (await facts.list(ref, limit)).map((row) => row.content),
+    llm,
+    threshold: config.knowledge.consolidateAfter,
+    counters,
+    logger: log,
+    now: () => new Date(),
+  })
+  const learner = new KnowledgeLearner({
+    store: knowledgeStore,
+    entityIndex,
+    extractor: new KnowledgeExtractor(log),
+    profiles,
+    counters,
+    logger: log,
+    newId: newFactId,
+    now: () => new Date(),
+    forgottenAt: (owner) => forgotten.get(factLockKey(owner)),
+  })
+  const knowledge = new Knowledge({ store: knowledgeStore, index: entityIndex, learner, profiles, logger: log })
+  /**
+   * Facts, then the dialogue's structured knowledge (no model call: the judge's answer carries it, or
+   * the offline rules read it), and the users whose facts changed get their profiles due sooner.
+   */
+  const memorizeDialogue = async (dialogue: Dialogue): Promise<MemorizeOutcome> => {
+    const outcome = await memorizeFacts(dialogue)
+    if (!config.knowledge.enabled || outcome.status === 'failed') return outcome
+    await learner.learn(dialogue, 'extraction' in outcome ? outcome.extraction : undefined)
+    if (outcome.status === 'stored')
+      await noteNewFacts(
+        dialogue,
+        outcome.facts.map((stored) => stored.fact),
+      )
+    return outcome
+  }
+  const noteNewFacts = async (dialogue: Dialogue, stored: { platform: string; userId: string; guildId: string }[]) => {
+    const perUser = new Map<string, number>()
+    for (const fact of stored) perUser.set(fact.userId, (perUser.get(fact.userId) ?? 0) + 1)
+    for (const [userId, count] of perUser) {
+      const name = dialogue.turns.find((turn) => turn.userId === userId)?.name ?? userId
+      await profiles
+        .noteFacts({ platform: dialogue.owner.platform, guildId: dialogue.owner.guildId, userId }, name, count)
+        .catch((error) => log.warn('could not update a profile: %s', (error as Error).message))
+    }
+  }
 
   const groups = createGroupMemories(ctx, {
     index,
@@ -186,7 +247,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     logger: log,
   })
   const episodes = new EpisodicMemory({ ...sync, store: new KoishiEpisodes(ctx) })
-  for (const table of [factIndex, groups.index?.table, summaries.index?.table, messageIndex.indexed, episodes.indexed]) {
+  for (const table of [factIndex, groups.index?.table, summaries.index?.table, messageIndex.indexed, episodes.indexed, entityIndex]) {
     if (table) registry.add(table)
   }
   const contextLogStore = new KoishiContextLog(ctx)
@@ -283,6 +344,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     channelSummaries,
     topicSummaries: summaries,
     topics,
+    knowledge,
     purgeIndex: () => registry.purgeErased(),
     lock: factLock,
     fence: (owner, at) => void forgotten.set(factLockKey(owner), at),
@@ -343,6 +405,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
         evolveGroups: () => void maintenance.evolveDueGroups(),
         endQuietDialogues: () => capture.sweep(),
         reconcileIndexes: () => void registry.reconcile().then(() => drainOutbox()),
+        consolidateProfiles: () => void profiles.consolidateDue(),
       },
     )
   }
@@ -378,10 +441,15 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
       channel,
     )
 
+  /** The knowledge tools of a session's scope and user (`searchEntities`, `getUserProfile`, `queryGraph`). */
+  const knowledgeToolsFor = (scope: KnowledgeScope, user: ProfileRef) => knowledgeTools(knowledge, scope, user)
+
   return {
     start,
     recallFacts,
     searchTool,
+    knowledgeTools: knowledgeToolsFor,
+    knowledge,
     stop,
     drainOutbox,
     providers: { ...providers, judge },

@@ -92,6 +92,11 @@ export interface Config {
     searchThreshold: number
     authority: number
   }
+  knowledge: {
+    enabled: boolean
+    consolidateAfter: number
+    profileTokens: number
+  }
   api: {
     token: string
     prefix: string
@@ -213,6 +218,11 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     includeBotMessages: Schema.boolean().default(false),
     searchThreshold: Schema.number().min(0).max(1).step(0.01).default(0),
     authority: Schema.natural().max(5).default(3),
+  }).collapse(),
+  knowledge: Schema.object({
+    enabled: Schema.boolean().default(true),
+    consolidateAfter: Schema.natural().min(1).default(5),
+    profileTokens: Schema.natural().max(2000).default(200),
   }).collapse(),
   api: Schema.object({
     token: Schema.string().role('secret').default(''),

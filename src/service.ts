@@ -11,6 +11,10 @@ import { episodeScope } from './episodes'
 import type { Dialogue, FactRow, ListOptions, MemorizeOutcome, RetrievedMemory } from './facts'
 import { formatForPrompt } from './facts'
 import type { UserRef } from './erase/eraser'
+import type { EntityDetails, FoundEntity, Graph, GraphOptions, KnowledgeScope, ProfileRef, ProfileRow } from './knowledge'
+import { knowledgeScope } from './knowledge'
+import type { EntityType } from './knowledge'
+import { truncateToTokens } from './text/token-count'
 import type { Scope } from './scope'
 import { sessionScope } from './scope'
 import type { DrainResult, RebuildResult } from './store/index-sync'
@@ -46,6 +50,15 @@ export interface MemoryStatus {
   dialogues: number
   facts: number
   counters: Record<string, number>
+}
+
+/** Where a session's knowledge lives: its group, or the user's private chat. */
+function knowledgeScopeOf(session: Session): KnowledgeScope {
+  return knowledgeScope({ platform: session.platform, guildId: session.guildId ?? '', userId: session.userId })
+}
+
+function scopeOf(scope: KnowledgeScope | Session): KnowledgeScope {
+  return 'event' in scope ? knowledgeScopeOf(scope) : scope
 }
 
 /** How long `buildContext` waits for buffered messages to be written before building without them. */
@@ -175,10 +188,15 @@ export class MemoryService extends Service {
     options: ContextOptions & { system?: string; style?: 'messages' | 'transcript' } = {},
   ): Promise<ChatMessage[]> {
     const target = targetOf(session, this.config.capture.placeholders)
-    const [context, episodes] = await Promise.all([this.buildContext(target, options), this.recallEpisodes(session, target.content)])
+    const [context, episodes, profile] = await Promise.all([
+      this.buildContext(target, options),
+      this.recallEpisodes(session, target.content),
+      this.config.knowledge.profileTokens ? this.getUserProfile(session) : undefined,
+    ])
     return assemblePrompt({
       system: options.system ?? '',
       context,
+      profile: profile?.profileText ? truncateToTokens(profile.profileText, this.config.knowledge.profileTokens) : undefined,
       current: { name: target.userName ?? target.userId, content: target.content },
       episodes: episodes.filter((episode) => episode.userMessageId !== target.messageId),
       style: options.style,
@@ -194,6 +212,45 @@ export class MemoryService extends Service {
   /** `topicSearch` of this session's channel as an LLM tool definition (name, JSON schema, handler). */
   searchTool(session: Session) {
     return this.parts.searchTool({ platform: session.platform, channelId: session.channelId })
+  }
+
+  /** Entities of a scope for a query (`knowledgeScope(session)` or a `{platform, guildId, userId}` scope), best first. Never throws. */
+  searchEntities(
+    scope: KnowledgeScope | Session,
+    query: string,
+    options: { types?: EntityType[]; limit?: number } = {},
+  ): Promise<FoundEntity[]> {
+    return this.parts.knowledge.searchEntities(scopeOf(scope), query, options)
+  }
+
+  /** A user's profile where the session is (a group, or their private chat); undefined before anything was learnt. Never throws. */
+  getUserProfile(user: Session | ProfileRef): Promise<ProfileRow | undefined> {
+    const ref = 'event' in user ? { platform: user.platform, userId: user.userId ?? '', guildId: user.guildId ?? '' } : user
+    return this.parts.knowledge.getUserProfile(ref).catch(() => undefined)
+  }
+
+  /** The relations around an entity of a scope, breadth first, bounded in nodes (50) and time (200 ms). */
+  queryGraph(scope: KnowledgeScope | Session, entity: string, options: GraphOptions = {}): Promise<Graph> {
+    return this.parts.knowledge.queryGraph(scopeOf(scope), entity, options)
+  }
+
+  /** An entity of a scope with its relations and the entities at their other ends. */
+  entity(scope: KnowledgeScope | Session, name: string): Promise<EntityDetails | undefined> {
+    return this.parts.knowledge.entity(scopeOf(scope), name)
+  }
+
+  /** `searchEntities`, `getUserProfile` and `queryGraph` of this session as LLM tool definitions. */
+  knowledgeTools(session: Session) {
+    return this.parts.knowledgeTools(knowledgeScopeOf(session), {
+      platform: session.platform,
+      userId: session.userId ?? '',
+      guildId: session.guildId ?? '',
+    })
+  }
+
+  /** Rewrites the user profiles that are due now (the timer does it hourly). Returns how many. */
+  consolidateProfiles(): Promise<number> {
+    return this.parts.knowledge.profiles.consolidateDue()
   }
 
   /** The raw messages of a topic, oldest first, optionally within a time range (000 §3.4). */

@@ -1,5 +1,4 @@
-import type { Context, Session } from 'koishi'
-import { h } from 'koishi'
+import type { Context } from 'koishi'
 import type { Config } from '../config'
 import type { ProviderChoice } from '../providers/factory'
 import type { FactRow } from '../facts'
@@ -7,26 +6,21 @@ import { validSince } from '../facts'
 import { sessionScope } from '../scope'
 import { clip } from '../text/clip'
 import { registerGroupCommands } from './group'
+import { registerKnowledgeCommands } from './knowledge'
 import { registerReindexCommand } from './reindex'
+import { parseUser } from './users'
 import { registerTopicCommands } from './topics'
 
 /** `2026-11-26`, in the server's local time. */
 const day = (time: Date) =>
   `${time.getFullYear()}-${String(time.getMonth() + 1).padStart(2, '0')}-${String(time.getDate()).padStart(2, '0')}`
 
-/** The target of `-u`: an @-mention, `platform:id`, or a bare id on the caller's platform. */
-function parseUser(session: Session, target: string) {
-  const [at] = h.select(h.parse(target), 'at')
-  if (at?.attrs.id) return { platform: session.platform, userId: String(at.attrs.id) }
-  const split = target.indexOf(':')
-  return split > 0 ? { platform: target.slice(0, split), userId: target.slice(split + 1) } : { platform: session.platform, userId: target }
-}
-
 export function registerCommands(ctx: Context, config: Config) {
   const root = ctx.command('memory')
   registerGroupCommands(ctx, config)
   registerTopicCommands(ctx)
   registerReindexCommand(ctx)
+  registerKnowledgeCommands(ctx, config)
 
   root.subcommand('.recall <query:text>').action(async ({ session }, query) => {
     if (!session?.userId) return

@@ -6,7 +6,7 @@ import type { BuiltContext } from './types'
 
 /**
  * Prompt assembly (seed 004 §2.1.5): the messages for a chat model, in this order —
- * system prompt, long-term memories, conversation summary, earlier exchanges (episodic recall, when
+ * system prompt, long-term memories, the user's profile (when given), conversation summary, earlier exchanges (episodic recall, when
  * given), the chosen context, and the current message. Context messages keep their roles: the bot's
  * own lines are `assistant` turns, everyone else's are `user` turns prefixed with the speaker's name
  * (group chats have many speakers). Headings follow the language of the current message.
@@ -23,6 +23,8 @@ export interface PromptInput {
   context: Pick<BuiltContext, 'longTerm' | 'summary' | 'messages' | 'group'>
   current: { name: string; content: string }
   episodes?: Pick<RecalledEpisode, 'userText' | 'botText'>[]
+  /** The current user's profile text, already within its token budget; placed after the long-term memories. */
+  profile?: string
   /** Headings' language; default: detected from the current message. */
   language?: Language
   /**
@@ -32,9 +34,13 @@ export interface PromptInput {
   style?: 'messages' | 'transcript'
 }
 
-const HEADINGS: Record<Language, { longTerm: string; group: string; summary: string; episodes: string; transcript: string }> = {
+const HEADINGS: Record<
+  Language,
+  { longTerm: string; profile: string; group: string; summary: string; episodes: string; transcript: string }
+> = {
   zh: {
     longTerm: '关于用户的长期记忆：',
+    profile: '用户画像：',
     group: '关于本群的记忆：',
     summary: '对话背景：',
     episodes: '与该用户之前的相关对话：',
@@ -42,6 +48,7 @@ const HEADINGS: Record<Language, { longTerm: string; group: string; summary: str
   },
   en: {
     longTerm: 'Long-term memories about the user:',
+    profile: "The user's profile:",
     group: 'What this group remembers:',
     summary: 'Conversation so far:',
     episodes: 'Earlier exchanges with this user:',
@@ -57,6 +64,7 @@ export function assemblePrompt(input: PromptInput): ChatMessage[] {
   const { longTerm, summary, messages } = input.context
   if (longTerm.length)
     out.push({ role: 'system', content: [headings.longTerm, ...longTerm.map((memory) => `- ${memory.content}`)].join('\n') })
+  if (input.profile?.trim()) out.push({ role: 'system', content: `${headings.profile}\n${input.profile.trim()}` })
   if (input.context.group?.length) {
     out.push({ role: 'system', content: [headings.group, ...input.context.group.map((memory) => `- ${memory.statement}`)].join('\n') })
   }

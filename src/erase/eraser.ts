@@ -4,6 +4,7 @@ import type { EpisodicMemory } from '../episodes'
 import type { FactIndex, FactRepository, FactRow } from '../facts'
 import { factLockKey } from '../facts'
 import type { KeyedLock } from '../core/keyed-lock'
+import type { Knowledge } from '../knowledge'
 import type { ErasedMessage, KoishiMessageStore, MessageIndex, MessageStore } from '../messages'
 import type { TopicSummaries } from '../topic-summaries'
 import type { TopicStore } from '../topics'
@@ -27,6 +28,8 @@ export interface EraserDeps {
   channelSummaries: Pick<ChannelSummaryStore, 'remove'>
   topicSummaries: Pick<TopicSummaries, 'eraseTopics'>
   topics: Pick<TopicStore, 'get' | 'update' | 'remove'>
+  /** Profiles, and the entities and relations only the erased messages support. */
+  knowledge: Pick<Knowledge, 'forgetUser'>
   /** Rewrites the index tables rows were erased from, so the erased text leaves the disk. */
   purgeIndex(): Promise<void>
   /** The lock a user's fact writes hold: a forget waits for a write under way. */
@@ -62,6 +65,7 @@ export class Eraser {
     // a dialogue queued or running now stores nothing of what the user said up to here
     this.deps.fence(owner, new Date())
     await capture.forgetUser(owner.platform, owner.userId)
+    await this.eraseKnowledge(owner)
     const rows = await facts.ofUser(owner.platform, owner.userId)
     await this.eraseFacts(owner, rows)
     const said = await messages.ofUser(owner.platform, owner.userId)
@@ -73,6 +77,20 @@ export class Eraser {
     await this.eraseMessages(owner, [...said, ...replies])
     await this.deps.purgeIndex()
     return rows.length
+  }
+
+  /** Before any message goes: the knowledge names its sources by the ids of every message the user said and the answers to them. */
+  private async eraseKnowledge(owner: UserRef): Promise<void> {
+    const { messages } = this.deps
+    const said = await messages.ofUser(owner.platform, owner.userId)
+    const replies = await messages.repliesTo(
+      owner.platform,
+      said.map((row) => row.messageId),
+    )
+    await this.deps.knowledge.forgetUser(
+      owner,
+      [...said, ...replies].map((row) => row.id),
+    )
   }
 
   private async eraseFacts(owner: UserRef, rows: FactRow[]): Promise<void> {

@@ -14,6 +14,8 @@ export interface TimedJobs {
   endQuietDialogues(): void
   /** Each index is compared with the database and what differs is queued. */
   reconcileIndexes(): void
+  /** User profiles with enough new knowledge, or a day old, are rewritten. */
+  consolidateProfiles(): void
 }
 
 export interface TimerSettings {
@@ -30,6 +32,9 @@ export interface TimerSettings {
 /** How often the indexes are compared with the database (ids on both sides): with several instances, how soon one learns what another wrote. */
 const RECONCILE_MS = 10 * 60_000
 
+/** How often user profiles that are due are consolidated. */
+const CONSOLIDATE_MS = 60 * 60_000
+
 /** Longest delay a Node timer takes; a longer one fires at once (after a 1 ms delay). */
 const MAX_DELAY_MS = 2 ** 31 - 1
 
@@ -40,6 +45,8 @@ export function startTimers(ctx: Context, settings: TimerSettings, jobs: TimedJo
   every(settings.retryIntervalSeconds * 1000, () => jobs.drainOutbox())
   every(settings.closeIntervalMinutes * 60_000, () => jobs.closeIdleTopics())
   every(RECONCILE_MS, () => jobs.reconcileIndexes())
+  // due profiles (past the threshold, or a day old) are found hourly, so none waits more than an hour past its due
+  every(CONSOLIDATE_MS, () => jobs.consolidateProfiles())
   // checked a few times per quiet period, at most every 30 s
   if (settings.quietSeconds > 0) every(Math.min(30_000, Math.max(1000, settings.quietSeconds * 250)), () => jobs.endQuietDialogues())
   if (settings.summaryIntervalMinutes > 0) every(settings.summaryIntervalMinutes * 60_000, () => jobs.summarizeTopics())

@@ -38,6 +38,7 @@ describe('forget one of several facts drawn from the same message', () => {
   let index: ExactIndex
   let eraser: Eraser
   const erasedFromIndex: string[][] = []
+  let knowledgeErased: { userId: string; messageIds: string[] }[] = []
   let purged = 0
 
   beforeEach(async () => {
@@ -66,6 +67,7 @@ describe('forget one of several facts drawn from the same message', () => {
     const said = '我叫小明，是一名大学老师，住在成都。我喜欢吃四川火锅，但是不吃香菜。'
     messages.add(row('m1', 'alice', said, 0), row('b1', 'bot', '好的，记住了', 1, { role: 'assistant' }), row('m9', 'alice', '今天好冷', 2))
     erasedFromIndex.length = 0
+    knowledgeErased = []
     purged = 0
     eraser = new Eraser({
       capture: { flush: async () => {}, forgetUser: async () => {} },
@@ -78,6 +80,12 @@ describe('forget one of several facts drawn from the same message', () => {
       channelSummaries: { remove: async () => {} },
       topicSummaries: { eraseTopics: async () => {} },
       topics: { get: async () => undefined, update: async () => {}, remove: async () => {} },
+      knowledge: {
+        forgetUser: async (user, messageIds) => {
+          knowledgeErased.push({ userId: user.userId, messageIds })
+          return { entities: 0, relations: 0, profiles: 0 }
+        },
+      },
       purgeIndex: async () => void purged++,
       lock: new KeyedLock(),
       fence: () => {},
@@ -123,5 +131,12 @@ describe('forget one of several facts drawn from the same message', () => {
     expect([...messages.rows.keys()]).toEqual(['test:c1:m9'])
     expect(erasedFromIndex).toEqual([['test:c1:m1', 'test:c1:b1']])
     expect(purged).toBe(2)
+    // forgetting one fact leaves the knowledge alone
+    expect(knowledgeErased).toEqual([])
+  })
+
+  it('forget --all asks the knowledge to erase what every message of the user supports', async () => {
+    await eraser.forgetAll(owner)
+    expect(knowledgeErased).toEqual([{ userId: 'alice', messageIds: ['test:c1:m1', 'test:c1:m9'] }])
   })
 })

@@ -16,9 +16,10 @@ describe('startTimers', () => {
       evolveGroups: vi.fn(),
       endQuietDialogues: vi.fn(),
       reconcileIndexes: vi.fn(),
+      consolidateProfiles: vi.fn(),
     }
     startTimers(ctx, { retryIntervalSeconds: 30, closeIntervalMinutes: 1_000_000, summaryIntervalMinutes: 60, quietSeconds: 600 }, jobs)
-    expect(delays).toHaveLength(5)
+    expect(delays).toHaveLength(6)
     expect(Math.max(...delays)).toBeLessThanOrEqual(2 ** 31 - 1)
     expect(delays[1]).toBe(2 ** 31 - 1)
     expect(jobs.drainOutbox).toHaveBeenCalledTimes(1)

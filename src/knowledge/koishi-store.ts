@@ -1,0 +1,114 @@
+import type { Context } from 'koishi'
+import { chunks } from '../core/chunks'
+import { cleanId } from '../scope'
+import type { EntityRow, KnowledgeScope, ProfileRef, ProfileRow, RelationRow } from './types'
+import { profileId } from './types'
+
+/** The knowledge tables, read and written only through this store. */
+export interface KnowledgeStore {
+  entitiesOf(scope: KnowledgeScope): Promise<EntityRow[]>
+  entities(ids: string[]): Promise<EntityRow[]>
+  /** Entities of a platform that name any of `sourceIds` (a forget). */
+  entitiesFrom(platform: string, sourceIds: string[]): Promise<EntityRow[]>
+  allEntityIds(): Promise<string[]>
+  upsertEntities(rows: EntityRow[]): Promise<void>
+  removeEntities(ids: string[]): Promise<void>
+  /** Relations of a scope whose subject or object is one of `entityIds`. */
+  relationsTouching(scope: KnowledgeScope, entityIds: string[]): Promise<RelationRow[]>
+  relationsFrom(platform: string, sourceIds: string[]): Promise<RelationRow[]>
+  upsertRelations(rows: RelationRow[]): Promise<void>
+  removeRelations(ids: string[]): Promise<void>
+  profile(ref: ProfileRef): Promise<ProfileRow | undefined>
+  /** Profiles with something learnt since their last consolidation. */
+  pendingProfiles(limit: number): Promise<ProfileRow[]>
+  upsertProfile(row: ProfileRow): Promise<void>
+  /** Removes every profile of a user on a platform; returns how many. */
+  removeProfiles(platform: string, userId: string): Promise<number>
+}
+
+function scoped(scope: KnowledgeScope) {
+  return { platform: cleanId(scope.platform), guildId: cleanId(scope.guildId), userId: cleanId(scope.userId) }
+}
+
+/** Rows whose `sourceIds` share an id with `ids`; JSON columns are not queryable everywhere, so this reads the platform's rows. */
+function naming<T extends { sourceIds: string[] }>(rows: T[], ids: string[]): T[] {
+  const wanted = new Set(ids)
+  return rows.filter((row) => row.sourceIds.some((id) => wanted.has(id)))
+}
+
+export class KoishiKnowledgeStore implements KnowledgeStore {
+  constructor(private readonly ctx: Context) {}
+
+  entitiesOf(scope: KnowledgeScope) {
+    return this.ctx.database.get('memory_entity', scoped(scope))
+  }
+
+  async entities(ids: string[]) {
+    const rows: EntityRow[] = []
+    for (const part of chunks(ids)) rows.push(...(await this.ctx.database.get('memory_entity', { id: { $in: part } })))
+    return rows
+  }
+
+  async entitiesFrom(platform: string, sourceIds: string[]) {
+    return sourceIds.length ? naming(await this.ctx.database.get('memory_entity', { platform: cleanId(platform) }), sourceIds) : []
+  }
+
+  async allEntityIds() {
+    return (await this.ctx.database.get('memory_entity', {}, ['id'])).map((row) => row.id)
+  }
+
+  async upsertEntities(rows: EntityRow[]) {
+    if (rows.length) await this.ctx.database.upsert('memory_entity', rows)
+  }
+
+  async removeEntities(ids: string[]) {
+    for (const part of chunks(ids)) await this.ctx.database.remove('memory_entity', { id: { $in: part } })
+  }
+
+  async relationsTouching(scope: KnowledgeScope, entityIds: string[]) {
+    const rows: RelationRow[] = []
+    for (const part of chunks(entityIds)) {
+      rows.push(
+        ...(await this.ctx.database.get('memory_relation', {
+          ...scoped(scope),
+          $or: [{ subjectId: { $in: part } }, { objectId: { $in: part } }],
+        })),
+      )
+    }
+    return [...new Map(rows.map((row) => [row.id, row])).values()]
+  }
+
+  async relationsFrom(platform: string, sourceIds: string[]) {
+    return sourceIds.length ? naming(await this.ctx.database.get('memory_relation', { platform: cleanId(platform) }), sourceIds) : []
+  }
+
+  async upsertRelations(rows: RelationRow[]) {
+    if (rows.length) await this.ctx.database.upsert('memory_relation', rows)
+  }
+
+  async removeRelations(ids: string[]) {
+    for (const part of chunks(ids)) await this.ctx.database.remove('memory_relation', { id: { $in: part } })
+  }
+
+  async profile(ref: ProfileRef) {
+    const [row] = await this.ctx.database.get('memory_profile', { id: profileId(scopedRef(ref)) })
+    return row
+  }
+
+  pendingProfiles(limit: number) {
+    return this.ctx.database.get('memory_profile', { pending: { $gt: 0 } }, { limit, sort: { updatedAt: 'asc' } })
+  }
+
+  async upsertProfile(row: ProfileRow) {
+    await this.ctx.database.upsert('memory_profile', [row])
+  }
+
+  async removeProfiles(platform: string, userId: string) {
+    const result = await this.ctx.database.remove('memory_profile', { platform: cleanId(platform), userId: cleanId(userId) })
+    return result.matched ?? 0
+  }
+}
+
+function scopedRef(ref: ProfileRef): ProfileRef {
+  return { platform: cleanId(ref.platform), guildId: cleanId(ref.guildId), userId: cleanId(ref.userId) }
+}

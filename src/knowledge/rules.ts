@@ -1,0 +1,147 @@
+import { chineseEntities } from './named-entities'
+import type { EntityType } from './types'
+
+/**
+ * The offline patterns of what one speaker says about themself and the people around them:
+ * self-introductions, where they live or work, kinship, preferences and traits. `SPEAKER` stands for
+ * the one who said it.
+ */
+export const SPEAKER = Symbol('speaker')
+export type Party = string | typeof SPEAKER
+
+export interface RuleRelation {
+  subject: Party
+  predicate: string
+  object: Party
+  /** The type of a named object (the subject, when named, is a person). */
+  objectType: EntityType
+}
+
+export interface RulePreference {
+  key: string
+  value: string
+  /** "no longer": closes the preference without stating a new one. */
+  stopped?: boolean
+}
+
+export interface RuleFindings {
+  /** The name the speaker gave for themself. */
+  selfName?: string
+  relations: RuleRelation[]
+  preferences: RulePreference[]
+  traits: string[]
+}
+
+const HAN_END = /(?:了|啦|呢|吧|啊|哦|呀|的)+$/u
+const ZH_PIECE = '([^，。！？、；,.!?;\\s]{1,12})'
+const CAP = "(\\p{Lu}[\\p{L}'’-]*(?:\\s+\\p{Lu}[\\p{L}'’-]*){0,3})"
+const KIN_ZH = '哥哥|姐姐|弟弟|妹妹|爸爸|妈妈|父亲|母亲|儿子|女儿|丈夫|妻子|老公|老婆|男朋友|女朋友|朋友|同学|同事|室友|老师|学生|老板'
+const KIN_EN =
+  'brother|sister|father|mother|dad|mom|mum|son|daughter|husband|wife|boyfriend|girlfriend|friend|roommate|colleague|teacher|boss'
+const TRAITS_ZH = '内向|外向|开朗|安静|害羞|宅|社恐|急躁|耐心|乐观|悲观|懒'
+const TRAITS_EN = 'introverted|extroverted|shy|outgoing|lazy|patient|impatient|optimistic|pessimistic|organized|messy|curious'
+const NOT_VALUES = new Set(['你', '他', '她', '它', '你们', '他们', '这个', '那个', 'it', 'you', 'him', 'her', 'them', 'that', 'this'])
+
+const trimZh = (text: string) => text.replace(HAN_END, '')
+
+/** What a Chinese line says of its speaker. */
+function chinese(text: string, found: RuleFindings): void {
+  const intro = new RegExp(`我(?:叫|的名字是|名字叫|的名字叫)([\\p{Script=Han}A-Za-z]{1,8})`, 'u').exec(text)
+  if (intro) found.selfName = trimZh(intro[1])
+  const live = new RegExp(`我(?:现在|目前|已经)?(住在|住|搬到了|搬到|搬去了|搬去|定居在|定居)${ZH_PIECE}`, 'u').exec(text)
+  if (live) {
+    const object = trimZh(live[2])
+    if (object) found.relations.push({ subject: SPEAKER, predicate: live[1].replace(/了$/, ''), object, objectType: 'LOCATION' })
+  }
+  // 我在腾讯工作, and 我住在上海，在腾讯工作 (the subject left out after a comma)
+  const work = /(?:我|^|[，,；;])(?:现在|目前)?在([^，。！？、；,.!?;\s]{1,12}?)(工作|上班|读书|上学)/u.exec(text)
+  if (work) found.relations.push({ subject: SPEAKER, predicate: `在${work[2]}`, object: work[1], objectType: 'ORGANIZATION' })
+  const from = /我(?:来自|是)([\p{Script=Han}]{2,6}?)人?(?=[，。！？,.!?\s]|$)/u.exec(text)
+  if (from && chineseEntities(from[1]).some((entity) => entity.type === 'LOCATION'))
+    found.relations.push({ subject: SPEAKER, predicate: '来自', object: from[1], objectType: 'LOCATION' })
+  for (const kin of text.matchAll(new RegExp(`([\\p{Script=Han}A-Za-z]{1,8})是([\\p{Script=Han}A-Za-z]{1,8}?)的(${KIN_ZH})`, 'gu'))) {
+    const subject = lastParty(kin[2])
+    const object = lastParty(kin[1])
+    if (subject !== object) found.relations.push({ subject, predicate: kin[3], object, objectType: 'PERSON' })
+  }
+  for (const kin of text.matchAll(new RegExp(`我的(${KIN_ZH})(?:是|叫)([\\p{Script=Han}A-Za-z]{2,8})`, 'gu')))
+    found.relations.push({ subject: SPEAKER, predicate: kin[1], object: trimZh(kin[2]), objectType: 'PERSON' })
+  const like = /我(?:也|真的|最|很|特别|非常|超|超级|还|一直)?(不再喜欢|不喜欢|不爱|讨厌|喜欢|热爱|爱)([^，。！？、；,.!?;\s]{1,15})/u.exec(
+    text,
+  )
+  if (like) {
+    const value = trimZh(like[2])
+    if (value && !NOT_VALUES.has(value)) {
+      const verb = like[1]
+      if (verb === '不再喜欢') found.preferences.push({ key: '喜欢', value, stopped: true })
+      else found.preferences.push({ key: /^(不|讨厌)/.test(verb) ? '不喜欢' : '喜欢', value })
+    }
+  }
+  const kind = /我是(?:个|一个)([^，。！？,.!?\s]{1,8}?)的人/u.exec(text)
+  if (kind) found.traits.push(kind[1])
+  const trait = new RegExp(`我(?:性格)?(?:比较|很|挺|特别|非常|有点)(${TRAITS_ZH})`, 'u').exec(text)
+  if (trait) found.traits.push(trait[1])
+}
+
+/** 我 is the speaker; otherwise the name at the end of what stands before 是 (今天小明 → 小明 when jieba knows it). */
+function lastParty(text: string): Party {
+  if (text.endsWith('我')) return SPEAKER
+  const names = chineseEntities(text).filter((entity) => text.endsWith(entity.name))
+  return names[0]?.name ?? text
+}
+
+/** What an English line says of its speaker. */
+function english(text: string, found: RuleFindings): void {
+  const intro = new RegExp(`\\b(?:my name is|I'm|I am|call me)\\s+${CAP}`, 'u').exec(text)
+  if (intro && !/^(From|In|At|Not|So|Very|The)$/.test(intro[1].split(' ')[0])) found.selfName = intro[1]
+  const live = new RegExp(`\\bI(?:'ve|'m| have| am)?\\s+(?:now\\s+)?(live in|living in|moved to)\\s+(?:the\\s+)?${CAP}`, 'u').exec(text)
+  if (live) found.relations.push({ subject: SPEAKER, predicate: live[1], object: live[2], objectType: 'LOCATION' })
+  const work = new RegExp(`\\bI(?:'m| am)?\\s+(work|working|study|studying) (at|for)\\s+${CAP}`, 'u').exec(text)
+  if (work)
+    found.relations.push({
+      subject: SPEAKER,
+      predicate: work[1].startsWith('work') ? `work ${work[2]}` : 'study at',
+      object: work[3],
+      objectType: 'ORGANIZATION',
+    })
+  const from = new RegExp(`\\bI(?:'m| am) from\\s+${CAP}`, 'u').exec(text)
+  if (from) found.relations.push({ subject: SPEAKER, predicate: 'is from', object: from[1], objectType: 'LOCATION' })
+  for (const kin of text.matchAll(new RegExp(`${CAP} is (my|\\p{Lu}[\\p{L}-]*'s) (${KIN_EN})\\b`, 'gu')))
+    found.relations.push({
+      subject: kin[2] === 'my' ? SPEAKER : kin[2].slice(0, -2),
+      predicate: kin[3],
+      object: kin[1],
+      objectType: 'PERSON',
+    })
+  for (const kin of text.matchAll(new RegExp(`\\b[Mm]y (${KIN_EN})(?: is| named| called)? ${CAP}`, 'gu')))
+    found.relations.push({ subject: SPEAKER, predicate: kin[1], object: kin[2], objectType: 'PERSON' })
+  const like =
+    /\bI\s+(?:really\s+|also\s+|do\s+|still\s+)?(love|like|enjoy|prefer|adore|hate|dislike|don't like|do not like|no longer like|can't stand)\s+([^.,!?;]{2,40}?)(?=\s+(?:and|but|because|so)\b|[.,!?;]|$)/i.exec(
+      text,
+    )
+  if (like) {
+    const verb = like[1].toLowerCase()
+    let value = like[2].trim()
+    const anymore = /\s+any ?more$/i.test(value)
+    value = value.replace(/\s+(?:any ?more|now|these days|too|as well|a lot|so much|very much)$/i, '')
+    if (value && !NOT_VALUES.has(value.toLowerCase())) {
+      if (anymore || verb === 'no longer like') found.preferences.push({ key: 'likes', value, stopped: true })
+      else found.preferences.push({ key: /hate|dislike|don't|do not|can't/.test(verb) ? 'dislikes' : 'likes', value })
+    }
+  }
+  const kind = /\bI(?:'m| am) (?:a|an) ([a-z]+(?: [a-z]+)?) person\b/i.exec(text)
+  if (kind) found.traits.push(kind[1])
+  const trait = new RegExp(`\\bI(?:'m| am) (?:very |really |quite |pretty |so )?(${TRAITS_EN})\\b`, 'i').exec(text)
+  if (trait) found.traits.push(trait[1].toLowerCase())
+}
+
+/** Self-introductions, relations, preferences and traits one line states, by the rule patterns. */
+export function ruleFindings(text: string): RuleFindings {
+  const found: RuleFindings = { relations: [], preferences: [], traits: [] }
+  if (/\p{Script=Han}/u.test(text)) chinese(text, found)
+  if (/[A-Za-z]/.test(text)) english(text, found)
+  return found
+}
+
+/** Preference keys that contradict each other: a new one closes the other with the same value. */
+export const OPPOSITE_KEYS: Record<string, string> = { 喜欢: '不喜欢', 不喜欢: '喜欢', likes: 'dislikes', dislikes: 'likes' }
