@@ -34,7 +34,7 @@ import type { Conversation } from './locomo'
 import { emitTurn, loadConversations, messageIdOf, userIdOf } from './locomo'
 
 const ROOT = path.resolve(__dirname, '..')
-const DEFAULT_QUIET_MINUTES = 10
+export const DEFAULT_QUIET_MINUTES = 10
 
 /** The service's parts the replay drives on its own clock: quiet dialogues, idle topics. */
 interface ReplayHost {
@@ -44,7 +44,8 @@ interface ReplayHost {
 /** How often the plugin's timer closes idle topics (its default `topics.closeIntervalMinutes`). */
 const CLOSE_EVERY_MS = 5 * 60_000
 
-async function replay(app: App, conv: Conversation, quietMs: number) {
+/** Replays a conversation into the group channel `ltm-<id>`, driving the quiet sweep and topic closing on its clock. */
+export async function replay(app: App, conv: Conversation, quietMs: number) {
   const channel = `ltm-${conv.id}`
   const { capture, maintenance } = (app.memory as unknown as ReplayHost).parts
   let closedAt = 0
@@ -199,7 +200,9 @@ async function main() {
   }
 }
 
-main().catch((error) => {
-  console.error(error)
-  process.exit(1)
-})
+if (require.main === module) {
+  main().catch((error) => {
+    console.error(error)
+    process.exit(1)
+  })
+}

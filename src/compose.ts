@@ -41,8 +41,10 @@ import {
   KnowledgeExtractor,
   KnowledgeLearner,
   knowledgeTools,
+  knowledgeScope,
   KoishiKnowledgeStore,
   ProfileBook,
+  recallKnowledge,
 } from './knowledge'
 import type { KnowledgeScope, ProfileRef } from './knowledge'
 import { Maintenance } from './jobs/maintenance'
@@ -296,6 +298,33 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     minScore = config.retrieval.minScore,
     options: RecallOptions = {},
   ) => (scope.userId ? retriever.retrieve(scope, query, topK, minScore, options) : [])
+  /**
+   * Knowledge-aware recall (seed 000 §4.2): the user's facts, their preferences, the relations and
+   * entities the query names in the scope's knowledge, fused by rank. Never throws.
+   */
+  const recallWithKnowledge = async (scope: Scope & { platform: string; userId: string }, query: string, topK = config.retrieval.topK) => {
+    try {
+      const found = await recallFacts(scope, query, topK)
+      const rows = new Map((await facts.get(found.map((memory) => memory.id))).map((row) => [row.id, row]))
+      const where = knowledgeScope({ platform: scope.platform, guildId: scope.guildId ?? '', userId: scope.userId })
+      return await recallKnowledge(
+        knowledgeStore,
+        where,
+        query,
+        {
+          facts: found.map((memory) => ({ text: memory.content, sourceIds: rows.get(memory.id)?.sourceIds ?? [] })),
+          entities: config.knowledge.enabled ? await knowledge.searchEntities(where, query, { limit: topK }) : [],
+          profile: config.knowledge.enabled
+            ? await knowledge.getUserProfile({ platform: scope.platform, userId: scope.userId, guildId: scope.guildId ?? '' })
+            : undefined,
+        },
+        topK,
+      )
+    } catch (error) {
+      log.warn('knowledge recall failed, returning nothing: %s', (error as Error).message)
+      return []
+    }
+  }
   const contextBuilder = new ContextBuilder(
     {
       store: messages,
@@ -447,6 +476,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   return {
     start,
     recallFacts,
+    recallWithKnowledge,
     searchTool,
     knowledgeTools: knowledgeToolsFor,
     knowledge,

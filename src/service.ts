@@ -11,7 +11,7 @@ import { episodeScope } from './episodes'
 import type { Dialogue, FactRow, ListOptions, MemorizeOutcome, RetrievedMemory } from './facts'
 import { formatForPrompt } from './facts'
 import type { UserRef } from './erase/eraser'
-import type { EntityDetails, FoundEntity, Graph, GraphOptions, KnowledgeScope, ProfileRef, ProfileRow } from './knowledge'
+import type { EntityDetails, FoundEntity, Graph, GraphOptions, KnowledgeScope, ProfileRef, ProfileRow, RecalledItem } from './knowledge'
 import { knowledgeScope } from './knowledge'
 import type { EntityType } from './knowledge'
 import { truncateToTokens } from './text/token-count'
@@ -118,6 +118,18 @@ export class MemoryService extends Service {
   async retrieve(user: string | Session, query: string, options: RetrieveOptions = {}): Promise<RetrievedMemory[]> {
     const scope = typeof user === 'string' ? { platform: options.platform, userId: user, guildId: options.guildId } : sessionScope(user)
     return this.parts.recallFacts(scope, query, options.topK, options.minScore, { history: options.history })
+  }
+
+  /**
+   * What the memory knows for `query` (seed 000 §4.2): the user's facts, their preferences, and the
+   * relations and entities the query names in the group's (or the private chat's) knowledge, best
+   * first, each with the messages it came from. Never throws.
+   */
+  recallKnowledge(user: string | Session, query: string, options: RetrieveOptions = {}): Promise<RecalledItem[]> {
+    const scope =
+      typeof user === 'string' ? { platform: options.platform ?? '', userId: user, guildId: options.guildId } : sessionScope(user)
+    if (!scope.platform || !scope.userId) return Promise.resolve([])
+    return this.parts.recallWithKnowledge({ ...scope, platform: scope.platform, userId: scope.userId }, query, options.topK)
   }
 
   formatForPrompt(memories: Pick<RetrievedMemory, 'content'>[], heading?: string) {

@@ -13,6 +13,8 @@ export interface EntitySearchOptions {
 export interface FoundEntity {
   entity: EntityRow
   score: number
+  /** The query names it (its name or an alias), rather than the index finding it near the query. */
+  named: boolean
 }
 
 const inScope = (row: EntityRow, scope: KnowledgeScope) =>
@@ -37,7 +39,8 @@ export async function searchEntities(
     const found = new Map<string, FoundEntity>()
     for (const row of await deps.store.entitiesOf(scope)) {
       const names = [row.key, ...row.aliases.map(nameKey)].filter((name) => name.length >= 2 || name === key)
-      if (wanted(row) && names.some((name) => key.includes(name) || name.includes(key))) found.set(row.id, { entity: row, score: 1 })
+      if (wanted(row) && names.some((name) => key.includes(name) || name.includes(key)))
+        found.set(row.id, { entity: row, score: 1, named: true })
     }
     const hits = await deps.index.search(query, scope, limit * 2).catch((error: Error) => {
       deps.logger.debug('entity search without the index: %s', error.message)
@@ -46,7 +49,7 @@ export async function searchEntities(
     const rows = new Map((await deps.store.entities(hits.map((hit) => hit.id))).map((row) => [row.id, row]))
     for (const hit of hits) {
       const row = rows.get(hit.id)
-      if (row && wanted(row) && !found.has(row.id)) found.set(row.id, { entity: row, score: hit.relevance })
+      if (row && wanted(row) && !found.has(row.id)) found.set(row.id, { entity: row, score: hit.relevance, named: false })
     }
     return [...found.values()].sort((a, b) => b.score - a.score || b.entity.mentions - a.entity.mentions).slice(0, limit)
   } catch (error) {

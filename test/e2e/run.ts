@@ -265,6 +265,26 @@ async function drive(context: BrowserContext, base: string): Promise<string> {
     checkFacts(`${a}, private`, listA, PRIVATE_A.facts, GROUP_B.facts)
     await screenshot(page, 'sandbox-private-memory-list.png')
 
+    const profile = await sandbox.command('/memory.profile')
+    console.log(`${a} (private) memory.profile:\n  ${profile.replace(/\n/g, '\n  ')}`)
+    check(
+      `${a}, private: memory.profile tells what she said of herself`,
+      /成都|小明|老师|花生|hotpot|guitar/i.test(profile),
+      profile.replace(/\n/g, ' ⏎ '),
+    )
+    check(
+      `${a}, private: memory.profile shows none of ${b}'s facts`,
+      mentioned(profile, GROUP_B.facts).length === 0,
+      profile.replace(/\n/g, ' ⏎ '),
+    )
+    const place = await sandbox.command('/memory.entity 成都')
+    check(
+      `${a}, private: memory.entity 成都 knows the place`,
+      /成都/.test(place) && !/没有|no entity|not found/i.test(place),
+      place.replace(/\n/g, ' ⏎ '),
+    )
+    await screenshot(page, 'sandbox-private-memory-profile.png')
+
     await sandbox.selectUser(b)
     await sandbox.panel('group')
     const listB = await sandbox.command('/memory.list')

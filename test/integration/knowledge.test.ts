@@ -90,3 +90,44 @@ describe('knowledge through the chat: memory.entity, memory.graph, memory.profil
     expect(gone).toBe('这里没有关于「成都」的记录。')
   })
 })
+
+describe('knowledge with a model', () => {
+  const answer = JSON.stringify({
+    facts: [{ about: 'alice', fact: 'alice住在成都。' }],
+    entities: [{ name: '成都', type: 'LOCATION', turns: [0] }],
+    relations: [{ subject: 'alice', predicate: '住在', object: '成都', turns: [0] }],
+    preferences: [{ about: 'alice', key: '喜欢', value: '火锅', turns: [0] }],
+  })
+
+  async function callsPerDialogue(enabled: boolean) {
+    const { ScriptedServer, chat } = await import('./scripted-server')
+    const server = new ScriptedServer((path, body, res) => chat(res, body.messages?.at(-1)?.content?.includes('{"facts"') ? answer : ''))
+    const baseURL = await server.start()
+    const h = await boot({
+      llm: { provider: 'openai-compatible', baseURL, model: 'scripted', timeout: 2000 },
+      memorize: { privateEvery: 1, quietSeconds: 0 },
+      topics: { enabled: false },
+      knowledge: { enabled },
+    })
+    try {
+      await say(h.app, 'alice', '我住在成都，我喜欢吃火锅')
+      const chatCalls = server.requests.filter((request) => request.path.startsWith('/chat')).length
+      const profile = await h.app.memory.getUserProfile({ platform: 'mock', userId: 'alice', guildId: '' })
+      const entity = await h.app.memory.entity({ platform: 'mock', guildId: '', userId: 'alice' }, '成都')
+      return { chatCalls, profile, entity }
+    } finally {
+      await h.stop()
+      await server.stop()
+    }
+  }
+
+  it("reads the entities, relations and preferences of the model's one extraction answer, with no call of its own", async () => {
+    const off = await callsPerDialogue(false)
+    const on = await callsPerDialogue(true)
+    expect(on.chatCalls).toBe(off.chatCalls)
+    expect(on.chatCalls).toBe(1)
+    expect(on.entity?.entity.type).toBe('LOCATION')
+    expect(on.entity?.relations.map((row) => row.predicate)).toEqual(['住在'])
+    expect(on.profile?.preferences.map((preference) => preference.value)).toContain('火锅')
+  })
+})
