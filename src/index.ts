@@ -1,6 +1,7 @@
 import type { Context } from 'koishi'
 import { registerCommands } from './commands'
 import { mountGroupApi } from './http/group-routes'
+import { mountKnowledgeApi } from './http/knowledge-routes'
 import { Config } from './config'
 import { locales } from './locales'
 import { MemoryService } from './service'
@@ -30,5 +31,6 @@ export function apply(ctx: Context, config: Config) {
   ctx.inject(['memory'], (ctx) => {
     registerCommands(ctx, config)
     mountGroupApi(ctx, () => ctx.memory.groups, { token: config.api.token, prefix: config.api.prefix })
+    mountKnowledgeApi(ctx, () => ctx.memory, { token: config.api.token, prefix: config.api.prefix })
   })
 }
