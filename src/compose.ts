@@ -170,6 +170,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const learner = new KnowledgeLearner({
     store: knowledgeStore,
     entityIndex,
+    // the offline embedder only sees shared characters (上海, 上海交大): it merges by name and alias alone
+    mergeSimilarity: embedder.lexical || config.knowledge.mergeSimilarity >= 1 ? undefined : config.knowledge.mergeSimilarity,
     extractor: new KnowledgeExtractor(log),
     profiles,
     counters,

@@ -11,7 +11,13 @@ import { knowledgeScope } from './types'
 
 export interface LearnerDeps {
   store: KnowledgeStore
-  entityIndex: Pick<EntityIndex, 'put'>
+  entityIndex: Pick<EntityIndex, 'put'> & Partial<Pick<EntityIndex, 'nearest'>>
+  /**
+   * Merge a new name into the scope's nearest entity of the same type when their embeddings are at
+   * least this similar. Leave it out with a lexical embedder (the offline one makes 上海 and 上海交大
+   * close): names and aliases alone merge then.
+   */
+  mergeSimilarity?: number
   extractor: KnowledgeExtractor
   profiles: Pick<ProfileBook, 'learn'>
   counters: Counters
@@ -33,6 +39,11 @@ class EntityBook {
 
   remember(row: EntityRow): void {
     for (const key of [row.key, ...row.aliases.map(nameKey)]) if (key && !this.byKey.has(key)) this.byKey.set(key, row)
+  }
+
+  byId(id: string): EntityRow | undefined {
+    for (const row of this.byKey.values()) if (row.id === id) return row
+    return undefined
   }
 
   find(name: string): EntityRow | undefined {
@@ -81,7 +92,11 @@ export class KnowledgeLearner {
     const timeOf = (turns: number[]) => heard.turns[turns[0]]?.time ?? this.deps.now()
 
     const book = new EntityBook(await this.deps.store.entitiesOf(scope))
-    for (const entity of draft.entities) this.mergeEntity(book, scope, entity, sourcesOf(entity.turns), timeOf(entity.turns))
+    for (const entity of draft.entities) {
+      const known = book.find(entity.name) ?? book.findAny(entity.aliases)
+      const similar = known ? undefined : await this.similarEntity(book, scope, entity)
+      this.mergeEntity(book, scope, entity, sourcesOf(entity.turns), timeOf(entity.turns), similar)
+    }
     const entities = [...book.touched]
     await this.deps.store.upsertEntities(entities)
     await this.deps.entityIndex.put(entities)
@@ -106,8 +121,38 @@ export class KnowledgeLearner {
     }
   }
 
-  private mergeEntity(book: EntityBook, scope: KnowledgeScope, entity: DraftEntity, sourceIds: string[], at: Date): void {
-    const row = book.find(entity.name) ?? book.findAny(entity.aliases)
+  /**
+   * The scope's entity of the same type whose embedding is nearest the new name, when it passes
+   * `mergeSimilarity` (NYC → New York City). Speakers are not merged so: two users are two people.
+   */
+  private async similarEntity(book: EntityBook, scope: KnowledgeScope, entity: DraftEntity): Promise<EntityRow | undefined> {
+    const { mergeSimilarity, entityIndex } = this.deps
+    if (mergeSimilarity === undefined || !entityIndex.nearest || entity.userId) return undefined
+    try {
+      const hits = await entityIndex.nearest(entity.name, scope, 3)
+      for (const hit of hits) {
+        if (hit.similarity < mergeSimilarity) continue
+        const row = book.byId(hit.id)
+        if (row && row.type === entity.type) {
+          this.deps.counters.inc('knowledge.merged_by_similarity')
+          return row
+        }
+      }
+    } catch (error) {
+      this.deps.logger.debug('entity merge by name only: %s', (error as Error).message)
+    }
+    return undefined
+  }
+
+  private mergeEntity(
+    book: EntityBook,
+    scope: KnowledgeScope,
+    entity: DraftEntity,
+    sourceIds: string[],
+    at: Date,
+    similar?: EntityRow,
+  ): void {
+    const row = book.find(entity.name) ?? book.findAny(entity.aliases) ?? similar
     if (row) {
       if (!book.touched.has(row)) row.mentions++
       row.aliases = union(row.aliases, [entity.name, ...entity.aliases]).filter((alias) => nameKey(alias) !== row.key)
