@@ -180,7 +180,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     now: () => new Date(),
     forgottenAt: (owner) => forgotten.get(factLockKey(owner)),
   })
-  const knowledge = new Knowledge({ store: knowledgeStore, index: entityIndex, learner, profiles, logger: log })
+  const knowledge = new Knowledge({ store: knowledgeStore, index: entityIndex, learner, profiles, logger: log, counters })
   /**
    * Facts, then the dialogue's structured knowledge (no model call: the judge's answer carries it, or
    * the offline rules read it), and the users whose facts changed get their profiles due sooner.
@@ -392,6 +392,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     summariesEnabled: config.summaries.enabled,
     evolutionDays: config.group.days,
     evolutionMinMessages: config.group.minMessages,
+    promoteTopics: config.knowledge.enabled ? (topics, limit) => knowledge.promoteTopics(topics, limit) : undefined,
+    hotTopic: { minMessages: config.knowledge.hotTopicMessages, minParticipants: config.knowledge.hotTopicParticipants },
     logger: log,
   })
 
@@ -436,7 +438,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
         evolveGroups: () => void maintenance.evolveDueGroups(),
         endQuietDialogues: () => capture.sweep(),
         reconcileIndexes: () => void registry.reconcile().then(() => drainOutbox()),
-        consolidateProfiles: () => void profiles.consolidateDue(),
+        // the same hourly timer promotes hot mid-term topics into long-term knowledge
+        consolidateProfiles: () => void profiles.consolidateDue().finally(() => maintenance.promoteHotTopics()),
       },
     )
   }

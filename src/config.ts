@@ -97,6 +97,8 @@ export interface Config {
     consolidateAfter: number
     profileTokens: number
     mergeSimilarity: number
+    hotTopicMessages: number
+    hotTopicParticipants: number
   }
   api: {
     token: string
@@ -225,6 +227,8 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     consolidateAfter: Schema.natural().min(1).default(5),
     profileTokens: Schema.natural().max(2000).default(200),
     mergeSimilarity: Schema.number().min(0).max(1).step(0.01).default(0.9),
+    hotTopicMessages: Schema.natural().min(1).default(30),
+    hotTopicParticipants: Schema.natural().min(1).default(3),
   }).collapse(),
   api: Schema.object({
     token: Schema.string().role('secret').default(''),

@@ -86,11 +86,36 @@ export class KnowledgeLearner {
     if (!heard.turns.length) return
     const draft = this.deps.extractor.extract(heard.turns, extraction, owner.userId || undefined)
     if (!draft.entities.length && !draft.preferences.length && !draft.traits.length) return
-    const scope = knowledgeScope(owner)
     const sourcesOf = (turns: number[]) =>
       heard.sourceIds.length === heard.turns.length && turns.length ? turns.map((i) => heard.sourceIds[i]) : heard.sourceIds
     const timeOf = (turns: number[]) => heard.turns[turns[0]]?.time ?? this.deps.now()
+    await this.store(knowledgeScope(owner), draft, sourcesOf, timeOf)
+    await this.deps.profiles.learn(owner, draft, sourcesOf, timeOf)
+  }
 
+  /**
+   * Learns the entities and relations of a text no one in particular says (a hot topic's summary) into
+   * a scope, each drawn from `sourceIds`; no preferences or traits. Returns the entities and relations
+   * touched; throws when the store does.
+   */
+  async learnText(scope: KnowledgeScope, text: string, sourceIds: string[], at: Date): Promise<{ entities: number; relations: number }> {
+    const draft = this.deps.extractor.extractText(text)
+    if (!draft.entities.length) return { entities: 0, relations: 0 }
+    return this.store(
+      scope,
+      draft,
+      () => sourceIds,
+      () => at,
+    )
+  }
+
+  /** Merges the draft's entities into the scope's and stores its relations between them. */
+  private async store(
+    scope: KnowledgeScope,
+    draft: Draft,
+    sourcesOf: (turns: number[]) => string[],
+    timeOf: (turns: number[]) => Date,
+  ): Promise<{ entities: number; relations: number }> {
     const book = new EntityBook(await this.deps.store.entitiesOf(scope))
     for (const entity of draft.entities) {
       const known = book.find(entity.name) ?? book.findAny(entity.aliases)
@@ -101,9 +126,9 @@ export class KnowledgeLearner {
     await this.deps.store.upsertEntities(entities)
     await this.deps.entityIndex.put(entities)
     const relations = await this.relate(book, scope, draft, sourcesOf, timeOf)
-    await this.deps.profiles.learn(owner, draft, sourcesOf, timeOf)
     this.deps.counters.inc('knowledge.entities', entities.length)
     this.deps.counters.inc('knowledge.relations', relations)
+    return { entities: entities.length, relations }
   }
 
   /** The dialogue without the turns of users forgotten since they were said. */

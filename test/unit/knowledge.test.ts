@@ -2,7 +2,7 @@ import type { App } from 'koishi'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Counters } from '../../src/core/observability'
 import type { Dialogue, Turn } from '../../src/facts'
-import type { KnowledgeScope } from '../../src/knowledge'
+import type { HotTopic, KnowledgeScope } from '../../src/knowledge'
 import {
   defineKnowledgeTables,
   entityIndexKind,
@@ -145,6 +145,40 @@ describe('knowledge learnt from dialogues', () => {
     await knowledge.learner.learn(dialogue('g1', 'bob', 'Bob', 'I moved to NYC'))
     const names = (await store.entitiesOf(group)).map((row) => row.name)
     expect(names).toEqual(expect.arrayContaining(['New York City', 'NYC']))
+  })
+
+  it('promotes hot topics’ summaries into the group’s knowledge, each topic once, a bounded number per run', async () => {
+    const hot = (topicId: string, guildId: string, summary: string): HotTopic => ({
+      topicId,
+      platform: 'qq',
+      guildId,
+      summaryId: `${topicId}#1`,
+      summary,
+      at: new Date(clock),
+      sourceIds: async () => [`qq:${topicId}:1`, `qq:${topicId}:2`],
+    })
+    const topics = [
+      hot('t1', 'g1', '大家聊了小明的婚礼。小明是小红的哥哥，婚礼在成都办。'),
+      hot('t2', 'g1', "Everyone planned the trip: Carol is Dave's sister, and they fly to Tokyo."),
+      hot('t3', '', '私聊里的话题不在群知识里：王五是赵六的同事'),
+    ]
+    expect(await knowledge.promoteTopics(topics, 1)).toBe(1)
+    const first = await store.entitiesOf(group)
+    expect(first.map((row) => row.name)).toEqual(expect.arrayContaining(['小明', '小红', '成都']))
+    expect(first.find((row) => row.name === '小明')!.sourceIds).toEqual(['qq:t1:1', 'qq:t1:2'])
+    const ming = await knowledge.entity(group, '小明')
+    expect(
+      ming!.relations.map((row) => [ming!.others.get(row.subjectId)!.name, row.predicate, ming!.others.get(row.objectId)!.name]),
+    ).toEqual([['小红', '哥哥', '小明']])
+    // no profile comes of a summary: no one in particular said it
+    expect(await store.pendingProfiles(10)).toEqual([])
+    // the next run takes the next topic; the private one is never promoted; a third run has nothing left
+    expect(await knowledge.promoteTopics(topics, 1)).toBe(1)
+    expect((await store.entitiesOf(group)).map((row) => row.name)).toEqual(expect.arrayContaining(['Carol', 'Dave', 'Tokyo']))
+    expect(await knowledge.promoteTopics(topics, 5)).toBe(0)
+    expect(await store.entitiesOf(alicePrivate)).toEqual([])
+    expect(first.find((row) => row.name === '小明')!.mentions).toBe(1)
+    expect((await store.entitiesOf(group)).find((row) => row.name === '小明')!.mentions).toBe(1)
   })
 
   it('closes the older relation of a single-valued predicate and keeps its history', async () => {
