@@ -439,7 +439,11 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
         endQuietDialogues: () => capture.sweep(),
         reconcileIndexes: () => void registry.reconcile().then(() => drainOutbox()),
         // the same hourly timer promotes hot mid-term topics into long-term knowledge
-        consolidateProfiles: () => void profiles.consolidateDue().finally(() => maintenance.promoteHotTopics()),
+        consolidateProfiles: () =>
+          void profiles
+            .consolidateDue()
+            .catch((error: Error) => log.warn('consolidating profiles failed: %s', error.message))
+            .then(() => maintenance.promoteHotTopics()),
       },
     )
   }
