@@ -170,6 +170,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const learner = new KnowledgeLearner({
     store: knowledgeStore,
     entityIndex,
+    // the offline embedder only sees shared characters (上海, 上海交大): it merges by name and alias alone
+    mergeSimilarity: embedder.lexical || config.knowledge.mergeSimilarity >= 1 ? undefined : config.knowledge.mergeSimilarity,
     extractor: new KnowledgeExtractor(log),
     profiles,
     counters,
@@ -178,7 +180,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     now: () => new Date(),
     forgottenAt: (owner) => forgotten.get(factLockKey(owner)),
   })
-  const knowledge = new Knowledge({ store: knowledgeStore, index: entityIndex, learner, profiles, logger: log })
+  const knowledge = new Knowledge({ store: knowledgeStore, index: entityIndex, learner, profiles, logger: log, counters })
   /**
    * Facts, then the dialogue's structured knowledge (no model call: the judge's answer carries it, or
    * the offline rules read it), and the users whose facts changed get their profiles due sooner.
@@ -390,6 +392,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     summariesEnabled: config.summaries.enabled,
     evolutionDays: config.group.days,
     evolutionMinMessages: config.group.minMessages,
+    promoteTopics: config.knowledge.enabled ? (topics, limit) => knowledge.promoteTopics(topics, limit) : undefined,
+    hotTopic: { minMessages: config.knowledge.hotTopicMessages, minParticipants: config.knowledge.hotTopicParticipants },
     logger: log,
   })
 
@@ -434,7 +438,12 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
         evolveGroups: () => void maintenance.evolveDueGroups(),
         endQuietDialogues: () => capture.sweep(),
         reconcileIndexes: () => void registry.reconcile().then(() => drainOutbox()),
-        consolidateProfiles: () => void profiles.consolidateDue(),
+        // the same hourly timer promotes hot mid-term topics into long-term knowledge
+        consolidateProfiles: () =>
+          void profiles
+            .consolidateDue()
+            .catch((error: Error) => log.warn('consolidating profiles failed: %s', error.message))
+            .then(() => maintenance.promoteHotTopics()),
       },
     )
   }

@@ -96,6 +96,9 @@ export interface Config {
     enabled: boolean
     consolidateAfter: number
     profileTokens: number
+    mergeSimilarity: number
+    hotTopicMessages: number
+    hotTopicParticipants: number
   }
   api: {
     token: string
@@ -223,6 +226,9 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     enabled: Schema.boolean().default(true),
     consolidateAfter: Schema.natural().min(1).default(5),
     profileTokens: Schema.natural().max(2000).default(200),
+    mergeSimilarity: Schema.number().min(0).max(1).step(0.01).default(0.9),
+    hotTopicMessages: Schema.natural().min(1).default(30),
+    hotTopicParticipants: Schema.natural().min(1).default(3),
   }).collapse(),
   api: Schema.object({
     token: Schema.string().role('secret').default(''),

@@ -1,5 +1,6 @@
 import type { Logger } from '../core/observability'
 import type { GroupMemories } from '../group'
+import type { HotTopic } from '../knowledge'
 import type { TopicSummaries } from '../topic-summaries'
 import type { TopicAttributor, TopicRow } from '../topics'
 import type { KeyedQueue } from './queue'
@@ -9,7 +10,14 @@ export interface MaintenanceDeps {
   attributor: Pick<TopicAttributor, 'closeIdleTopics'>
   /** Closed topics end the dialogues of their channels that have been quiet since. */
   onTopicsClosed(closed: TopicRow[]): void
-  summaries: Pick<TopicSummaries, 'onTopicsClosed' | 'scheduledPass'>
+  summaries: Pick<TopicSummaries, 'onTopicsClosed' | 'scheduledPass' | 'hotTopics' | 'rawMessages'>
+  /**
+   * Learns hot topics' summaries into their groups' knowledge, each topic once, at most `limit`;
+   * left out when the knowledge is off. Returns how many were promoted.
+   */
+  promoteTopics?(topics: HotTopic[], limit: number): Promise<number>
+  /** What makes a topic hot: messages and speakers. */
+  hotTopic: { minMessages: number; minParticipants: number }
   groups: Pick<GroupMemories, 'groupsWithNewMessages' | 'evolve'>
   /** Whether a chat model is configured (group evolution needs one). */
   hasModel: boolean
@@ -19,6 +27,9 @@ export interface MaintenanceDeps {
   evolutionMinMessages: number
   logger: Logger
 }
+
+/** Most hot topics promoted into long-term knowledge per run (the run is hourly). */
+const HOT_TOPICS_PER_RUN = 5
 
 /** The background work the timers start: closing idle topics, summaries, group evolution. */
 export class Maintenance {
@@ -41,6 +52,32 @@ export class Maintenance {
   /** Queues the scheduled pass over active topics' summaries. */
   summarizeTopics(): void {
     this.deps.queue.push('summaries:scheduled', () => this.deps.summaries.scheduledPass())
+  }
+
+  /**
+   * Promotes hot mid-term topics (many messages, several speakers, summarised) into long-term
+   * knowledge, at most `HOT_TOPICS_PER_RUN` per run; on the timer that consolidates profiles.
+   * Returns how many were promoted; never throws.
+   */
+  async promoteHotTopics(): Promise<number> {
+    const { promoteTopics, summaries, summariesEnabled, hotTopic, logger } = this.deps
+    if (!promoteTopics || !summariesEnabled) return 0
+    try {
+      const rows = await summaries.hotTopics({ ...hotTopic, limit: HOT_TOPICS_PER_RUN * 4 })
+      const topics: HotTopic[] = rows.map((row) => ({
+        topicId: row.topicId,
+        platform: row.platform,
+        guildId: row.guildId,
+        summaryId: row.id,
+        summary: row.summary,
+        at: row.lastMessageAt,
+        sourceIds: async () => (await summaries.rawMessages(row.topicId, { limit: 200 })).map((message) => message.id),
+      }))
+      return await promoteTopics(topics, HOT_TOPICS_PER_RUN)
+    } catch (error) {
+      logger.warn('promoting hot topics failed: %s', (error as Error).message)
+      return 0
+    }
   }
 
   /** Queues an evolution of every group with new messages; returns how many were queued. */

@@ -75,6 +75,38 @@ export class KnowledgeExtractor {
       return empty()
     }
   }
+
+  /** The entities and relations of a text no one in particular says (`textKnowledge`). Never throws. */
+  extractText(text: string): Draft {
+    try {
+      return textKnowledge(text)
+    } catch (error) {
+      this.logger.warn('could not read knowledge from a text: %s', (error as Error).message)
+      return empty()
+    }
+  }
+}
+
+/**
+ * The knowledge of a text no one in particular says (a topic's summary): its named entities and the
+ * relations the rules find between named parties. What a rule gives its speaker is left out (a summary
+ * has none), and so are preferences and traits (a profile is built from the user's own words).
+ */
+export function textKnowledge(text: string): Draft {
+  const draft = empty()
+  const entity = (name: string, type: EntityType, confidence: number) => {
+    if (!draft.entities.some((one) => one.name === name))
+      draft.entities.push({ name, type, aliases: [], description: '', confidence, turns: [0] })
+  }
+  for (const named of namedEntities(text)) entity(named.name, named.type, CONFIDENCE.nlp)
+  for (const relation of ruleFindings(text).relations) {
+    const { subject, object } = relation
+    if (subject === SPEAKER || object === SPEAKER || subject === object) continue
+    entity(subject, 'PERSON', CONFIDENCE.rule)
+    entity(object, relation.objectType, CONFIDENCE.rule)
+    draft.relations.push({ subject, predicate: canonicalPredicate(relation.predicate), object, confidence: CONFIDENCE.rule, turns: [0] })
+  }
+  return draft
 }
 
 /** The speakers of a dialogue, each once: user id and the name shown. */

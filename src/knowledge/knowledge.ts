@@ -7,6 +7,9 @@ import { findEntity, queryGraph } from './graph'
 import type { KnowledgeStore } from './koishi-store'
 import type { KnowledgeLearner } from './learner'
 import type { ProfileBook } from './profiles'
+import type { HotTopic } from './promote'
+import { promoteTopics } from './promote'
+import { Counters } from '../core/observability'
 import type { EntitySearchOptions, FoundEntity } from './search'
 import { searchEntities } from './search'
 import type { EntityRow, KnowledgeScope, ProfileRef, ProfileRow, RelationRow } from './types'
@@ -27,6 +30,8 @@ export class Knowledge {
       learner: KnowledgeLearner
       profiles: ProfileBook
       logger: Logger
+      counters?: Counters
+      now?: () => Date
     },
   ) {}
 
@@ -59,6 +64,13 @@ export class Knowledge {
     const ids = [...new Set(relations.flatMap((row) => [row.subjectId, row.objectId]))]
     const others = new Map((await this.deps.store.entities(ids)).map((row) => [row.id, row]))
     return { entity, relations, others }
+  }
+
+  /** Learns hot topics' summaries into their groups' knowledge, each topic once, at most `limit` (`promoteTopics`). */
+  promoteTopics(topics: HotTopic[], limit: number): Promise<number> {
+    const { store, learner, logger } = this.deps
+    const counters = this.deps.counters ?? new Counters()
+    return promoteTopics({ store, learner, logger, counters, now: this.deps.now ?? (() => new Date()) }, topics, limit)
   }
 
   /** Erases a user's profiles and the knowledge only their messages (`messageIds`) support. */

@@ -1,7 +1,7 @@
 import type { Context } from 'koishi'
 import { chunks } from '../core/chunks'
 import { cleanId } from '../scope'
-import type { EntityRow, KnowledgeScope, ProfileRef, ProfileRow, RelationRow } from './types'
+import type { EntityRow, KnowledgeScope, ProfileRef, ProfileRow, PromotedTopicRow, RelationRow } from './types'
 import { profileId } from './types'
 
 /** The knowledge tables, read and written only through this store. */
@@ -24,6 +24,9 @@ export interface KnowledgeStore {
   upsertProfile(row: ProfileRow): Promise<void>
   /** Removes every profile of a user on a platform; returns how many. */
   removeProfiles(platform: string, userId: string): Promise<number>
+  /** Which of these topics were promoted into the knowledge already. */
+  promotedTopics(topicIds: string[]): Promise<Set<string>>
+  markPromoted(row: PromotedTopicRow): Promise<void>
 }
 
 function scoped(scope: KnowledgeScope) {
@@ -106,6 +109,18 @@ export class KoishiKnowledgeStore implements KnowledgeStore {
   async removeProfiles(platform: string, userId: string) {
     const result = await this.ctx.database.remove('memory_profile', { platform: cleanId(platform), userId: cleanId(userId) })
     return result.matched ?? 0
+  }
+
+  async promotedTopics(topicIds: string[]) {
+    const found = new Set<string>()
+    for (const part of chunks([...new Set(topicIds)]))
+      for (const row of await this.ctx.database.get('memory_promoted_topic', { topicId: { $in: part } }, ['topicId']))
+        found.add(row.topicId)
+    return found
+  }
+
+  async markPromoted(row: PromotedTopicRow) {
+    await this.ctx.database.upsert('memory_promoted_topic', [row])
   }
 }
 

@@ -11,7 +11,13 @@ import { knowledgeScope } from './types'
 
 export interface LearnerDeps {
   store: KnowledgeStore
-  entityIndex: Pick<EntityIndex, 'put'>
+  entityIndex: Pick<EntityIndex, 'put'> & Partial<Pick<EntityIndex, 'nearest'>>
+  /**
+   * Merge a new name into the scope's nearest entity of the same type when their embeddings are at
+   * least this similar. Leave it out with a lexical embedder (the offline one makes 上海 and 上海交大
+   * close): names and aliases alone merge then.
+   */
+  mergeSimilarity?: number
   extractor: KnowledgeExtractor
   profiles: Pick<ProfileBook, 'learn'>
   counters: Counters
@@ -33,6 +39,11 @@ class EntityBook {
 
   remember(row: EntityRow): void {
     for (const key of [row.key, ...row.aliases.map(nameKey)]) if (key && !this.byKey.has(key)) this.byKey.set(key, row)
+  }
+
+  byId(id: string): EntityRow | undefined {
+    for (const row of this.byKey.values()) if (row.id === id) return row
+    return undefined
   }
 
   find(name: string): EntityRow | undefined {
@@ -75,20 +86,49 @@ export class KnowledgeLearner {
     if (!heard.turns.length) return
     const draft = this.deps.extractor.extract(heard.turns, extraction, owner.userId || undefined)
     if (!draft.entities.length && !draft.preferences.length && !draft.traits.length) return
-    const scope = knowledgeScope(owner)
     const sourcesOf = (turns: number[]) =>
       heard.sourceIds.length === heard.turns.length && turns.length ? turns.map((i) => heard.sourceIds[i]) : heard.sourceIds
     const timeOf = (turns: number[]) => heard.turns[turns[0]]?.time ?? this.deps.now()
+    await this.store(knowledgeScope(owner), draft, sourcesOf, timeOf)
+    await this.deps.profiles.learn(owner, draft, sourcesOf, timeOf)
+  }
 
+  /**
+   * Learns the entities and relations of a text no one in particular says (a hot topic's summary) into
+   * a scope, each drawn from `sourceIds`; no preferences or traits. Returns the entities and relations
+   * touched; throws when the store does.
+   */
+  async learnText(scope: KnowledgeScope, text: string, sourceIds: string[], at: Date): Promise<{ entities: number; relations: number }> {
+    const draft = this.deps.extractor.extractText(text)
+    if (!draft.entities.length) return { entities: 0, relations: 0 }
+    return this.store(
+      scope,
+      draft,
+      () => sourceIds,
+      () => at,
+    )
+  }
+
+  /** Merges the draft's entities into the scope's and stores its relations between them. */
+  private async store(
+    scope: KnowledgeScope,
+    draft: Draft,
+    sourcesOf: (turns: number[]) => string[],
+    timeOf: (turns: number[]) => Date,
+  ): Promise<{ entities: number; relations: number }> {
     const book = new EntityBook(await this.deps.store.entitiesOf(scope))
-    for (const entity of draft.entities) this.mergeEntity(book, scope, entity, sourcesOf(entity.turns), timeOf(entity.turns))
+    for (const entity of draft.entities) {
+      const known = book.find(entity.name) ?? book.findAny(entity.aliases)
+      const similar = known ? undefined : await this.similarEntity(book, scope, entity)
+      this.mergeEntity(book, scope, entity, sourcesOf(entity.turns), timeOf(entity.turns), similar)
+    }
     const entities = [...book.touched]
     await this.deps.store.upsertEntities(entities)
     await this.deps.entityIndex.put(entities)
     const relations = await this.relate(book, scope, draft, sourcesOf, timeOf)
-    await this.deps.profiles.learn(owner, draft, sourcesOf, timeOf)
     this.deps.counters.inc('knowledge.entities', entities.length)
     this.deps.counters.inc('knowledge.relations', relations)
+    return { entities: entities.length, relations }
   }
 
   /** The dialogue without the turns of users forgotten since they were said. */
@@ -106,8 +146,38 @@ export class KnowledgeLearner {
     }
   }
 
-  private mergeEntity(book: EntityBook, scope: KnowledgeScope, entity: DraftEntity, sourceIds: string[], at: Date): void {
-    const row = book.find(entity.name) ?? book.findAny(entity.aliases)
+  /**
+   * The scope's entity of the same type whose embedding is nearest the new name, when it passes
+   * `mergeSimilarity` (NYC → New York City). Speakers are not merged so: two users are two people.
+   */
+  private async similarEntity(book: EntityBook, scope: KnowledgeScope, entity: DraftEntity): Promise<EntityRow | undefined> {
+    const { mergeSimilarity, entityIndex } = this.deps
+    if (mergeSimilarity === undefined || !entityIndex.nearest || entity.userId) return undefined
+    try {
+      const hits = await entityIndex.nearest(entity.name, scope, 3)
+      for (const hit of hits) {
+        if (hit.similarity < mergeSimilarity) continue
+        const row = book.byId(hit.id)
+        if (row && row.type === entity.type) {
+          this.deps.counters.inc('knowledge.merged_by_similarity')
+          return row
+        }
+      }
+    } catch (error) {
+      this.deps.logger.debug('entity merge by name only: %s', (error as Error).message)
+    }
+    return undefined
+  }
+
+  private mergeEntity(
+    book: EntityBook,
+    scope: KnowledgeScope,
+    entity: DraftEntity,
+    sourceIds: string[],
+    at: Date,
+    similar?: EntityRow,
+  ): void {
+    const row = book.find(entity.name) ?? book.findAny(entity.aliases) ?? similar
     if (row) {
       if (!book.touched.has(row)) row.mentions++
       row.aliases = union(row.aliases, [entity.name, ...entity.aliases]).filter((alias) => nameKey(alias) !== row.key)

@@ -44,10 +44,45 @@ const NOT_VALUES = new Set(['你', '他', '她', '它', '你们', '他们', '这
 
 const trimZh = (text: string) => text.replace(HAN_END, '')
 
-/** What a Chinese line says of its speaker. */
+/** A clause the speaker begins: 我…, maybe after a word of time (not 我们). */
+const ZH_SELF = /^(?:其实|今天|现在|目前|平时|以前|后来|我也|我还)?我(?!们)/u
+/** A clause that goes on with the subject left out: 是…, 住在…, 在…工作, 喜欢… */
+const ZH_GOES_ON = /^(?:是|住在|住|搬到|搬去|定居|来自|在|现在|目前|也|还|很|比较|一直|最|喜欢|不喜欢|不再喜欢|讨厌|热爱|爱)/u
+
+/**
+ * The clauses of Chinese text, each one with its subject: a clause after a comma or 顿号 that goes on
+ * with the subject left out (我叫小明，是一名老师，住在成都) reads as the speaker's own (我住在成都)
+ * when the clause before was theirs. A sentence's end, or a clause with another subject, breaks it.
+ */
+export function chineseClauses(text: string): string[] {
+  const clauses: string[] = []
+  for (const sentence of text.split(/[。！？!?；;\n]+/u)) {
+    let speaking = false
+    for (const raw of sentence.split(/[，,、]/u)) {
+      const clause = raw.trim()
+      if (!clause) continue
+      if (ZH_SELF.test(clause)) {
+        speaking = true
+        clauses.push(clause)
+      } else if (speaking && ZH_GOES_ON.test(clause)) clauses.push(`我${clause}`)
+      else {
+        speaking = false
+        clauses.push(clause)
+      }
+    }
+  }
+  return clauses
+}
+
+/** What a Chinese line says of its speaker, clause by clause. */
 function chinese(text: string, found: RuleFindings): void {
+  for (const clause of chineseClauses(text)) chineseClause(clause, found)
+}
+
+/** What one Chinese clause says of its speaker. */
+function chineseClause(text: string, found: RuleFindings): void {
   const intro = new RegExp(`我(?:叫|的名字是|名字叫|的名字叫)([\\p{Script=Han}A-Za-z]{1,8})`, 'u').exec(text)
-  if (intro) found.selfName = trimZh(intro[1])
+  if (intro) found.selfName ??= trimZh(intro[1])
   const live = new RegExp(`我(?:现在|目前|已经)?(住在|住|搬到了|搬到|搬去了|搬去|定居在|定居)${ZH_PIECE}`, 'u').exec(text)
   if (live) {
     const object = trimZh(live[2])
@@ -90,10 +125,50 @@ function lastParty(text: string): Party {
   return names[0]?.name ?? text
 }
 
-/** What an English line says of its speaker. */
+/** A clause the speaker begins: I …, I'm …, my … */
+const EN_SELF = /^(?:and\s+|but\s+|so\s+)?(?:I\b|I'm\b|I've\b|my\s)/u
+/** A clause that goes on with "I" left out: living in …, work at …, love … */
+const EN_GOES_ON =
+  /^(?:and\s+|but\s+)?(?:now\s+|also\s+|currently\s+|still\s+)?(?:live|living|lived|moved|work|working|study|studying|love|like|enjoy|prefer|hate|dislike|am|from)\b/iu
+
+/**
+ * The clauses of English text, each one with its subject: a clause after a comma or "and" that goes on
+ * with "I" left out (I'm Alice, a teacher, living in Paris) reads as the speaker's own (I living in
+ * Paris); a noun phrase after a comma (a teacher) keeps the speaker speaking. A sentence's end, or a
+ * clause with another subject, breaks it.
+ */
+export function englishClauses(text: string): string[] {
+  const clauses: string[] = []
+  for (const sentence of text.split(/(?<=[.!?;])\s+|\n+/u)) {
+    let speaking = false
+    for (const raw of sentence.split(/,\s*|\s+(?=and\s+(?!I\b|I'))/u)) {
+      const clause = raw.trim()
+      if (!clause) continue
+      if (EN_SELF.test(clause)) {
+        speaking = true
+        clauses.push(clause)
+      } else if (speaking && EN_GOES_ON.test(clause)) {
+        const rest = clause.replace(/^(?:and|but)\s+/iu, '')
+        clauses.push(/^from\b/iu.test(rest) ? `I'm ${rest}` : `I ${rest}`)
+      } else {
+        // "a teacher", "from Paris": a description of the speaker goes on; another subject stops them
+        if (!/^(?:a|an|the)\s/iu.test(clause)) speaking = false
+        clauses.push(clause)
+      }
+    }
+  }
+  return clauses
+}
+
+/** What an English line says of its speaker, clause by clause. */
 function english(text: string, found: RuleFindings): void {
+  for (const clause of englishClauses(text)) englishClause(clause, found)
+}
+
+/** What one English clause says of its speaker. */
+function englishClause(text: string, found: RuleFindings): void {
   const intro = new RegExp(`\\b(?:my name is|I'm|I am|call me)\\s+${CAP}`, 'u').exec(text)
-  if (intro && !/^(From|In|At|Not|So|Very|The)$/.test(intro[1].split(' ')[0])) found.selfName = intro[1]
+  if (intro && !/^(From|In|At|Not|So|Very|The)$/.test(intro[1].split(' ')[0])) found.selfName ??= intro[1]
   const live = new RegExp(`\\bI(?:'ve|'m| have| am)?\\s+(?:now\\s+)?(live in|living in|moved to)\\s+(?:the\\s+)?${CAP}`, 'u').exec(text)
   if (live) found.relations.push({ subject: SPEAKER, predicate: live[1], object: live[2], objectType: 'LOCATION' })
   const work = new RegExp(`\\bI(?:'m| am)?\\s+(work|working|study|studying) (at|for)\\s+${CAP}`, 'u').exec(text)
@@ -140,6 +215,23 @@ export function ruleFindings(text: string): RuleFindings {
   const found: RuleFindings = { relations: [], preferences: [], traits: [] }
   if (/\p{Script=Han}/u.test(text)) chinese(text, found)
   if (/[A-Za-z]/.test(text)) english(text, found)
+  return distinct(found)
+}
+
+/** Each relation, preference and trait once (two clauses may say the same). */
+function distinct(found: RuleFindings): RuleFindings {
+  const seen = new Set<string>()
+  const once = <T>(list: T[], key: (item: T) => string) =>
+    list.filter((item) => {
+      const k = key(item)
+      if (seen.has(k)) return false
+      seen.add(k)
+      return true
+    })
+  const party = (value: Party) => (value === SPEAKER ? '\u0000speaker' : value)
+  found.relations = once(found.relations, (r) => `r|${party(r.subject)}|${r.predicate}|${party(r.object)}`)
+  found.preferences = once(found.preferences, (p) => `p|${p.key}|${p.value}|${Boolean(p.stopped)}`)
+  found.traits = once(found.traits, (t) => `t|${t}`)
   return found
 }
 

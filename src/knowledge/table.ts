@@ -1,11 +1,12 @@
 import type { Context } from 'koishi'
-import type { EntityRow, ProfileRow, RelationRow } from './types'
+import type { EntityRow, ProfileRow, PromotedTopicRow, RelationRow } from './types'
 
 declare module 'koishi' {
   interface Tables {
     memory_entity: EntityRow
     memory_relation: RelationRow
     memory_profile: ProfileRow
+    memory_promoted_topic: PromotedTopicRow
   }
 }
 
@@ -65,5 +66,18 @@ export function defineKnowledgeTables(ctx: Context) {
       consolidatedAt: 'timestamp',
     },
     { primary: 'id', indexes: [['platform', 'userId']] },
+  )
+  ctx.model.extend(
+    'memory_promoted_topic',
+    {
+      topicId: 'string(63)',
+      platform: 'string(63)',
+      guildId: 'string(127)',
+      summaryId: 'string(127)',
+      entities: 'unsigned',
+      relations: 'unsigned',
+      promotedAt: 'timestamp',
+    },
+    { primary: 'topicId' },
   )
 }

@@ -101,3 +101,15 @@ export function profileId(ref: ProfileRef): string {
     .update(JSON.stringify([ref.platform, ref.guildId, ref.userId]))
     .digest('hex')
 }
+
+/** A hot mid-term topic whose summary was learnt into its group's knowledge: each topic once. */
+export interface PromotedTopicRow {
+  topicId: string
+  platform: string
+  guildId: string
+  /** The summary version read. */
+  summaryId: string
+  entities: number
+  relations: number
+  promotedAt: Date
+}

@@ -50,6 +50,18 @@ export class KoishiTopicSummaryStore implements TopicSummaryStore {
     return newestPerTopic(rows).slice(0, limit)
   }
 
+  async busiest(minTopicMessages: number, limit: number) {
+    if (limit <= 0) return []
+    const rows = await this.ctx.database.get(
+      'memory_summary',
+      { topicMessageCount: { $gte: minTopicMessages }, guildId: { $ne: '' } },
+      { sort: { lastMessageAt: 'desc', version: 'desc' }, limit: limit * 4 },
+    )
+    // a version read here may have a newer one: the newest stands for its topic
+    const newest = await Promise.all(newestPerTopic(rows).map(async (row) => (await this.latest(row.topicId)) ?? row))
+    return newest.slice(0, limit)
+  }
+
   async latestIds() {
     const rows = await this.ctx.database.get('memory_summary', {}, ['id', 'topicId', 'version'])
     return newestPerTopic(rows as TopicSummaryRow[]).map((row) => row.id)

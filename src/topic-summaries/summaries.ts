@@ -155,6 +155,16 @@ export class TopicSummaries {
   }
 
   /**
+   * Hot topics of groups (seed 000 §4, promoted into long-term knowledge): the newest summaries of
+   * topics with at least `minMessages` messages and `minParticipants` speakers, most recent first, at
+   * most `limit`.
+   */
+  async hotTopics(options: { minMessages: number; minParticipants: number; limit: number }): Promise<TopicSummaryRow[]> {
+    const rows = await this.deps.store.busiest(options.minMessages, options.limit * 4)
+    return rows.filter((row) => row.participants.length >= options.minParticipants).slice(0, options.limit)
+  }
+
+  /**
    * Trigger "schedule": looks at up to `scheduleBatch` active topics and summarises those with new
    * messages since their last summary (and at least `minMessages`); unchanged topics cost one read.
    */

@@ -80,6 +80,11 @@ export interface TopicSummaryStore {
   versions(topicId: string): Promise<TopicSummaryRow[]>
   /** The newest version of each summarised topic of a channel, most recent `lastMessageAt` first. */
   latestInChannel(channel: SummaryChannel, limit: number): Promise<TopicSummaryRow[]>
+  /**
+   * The newest version of the summaries of group topics with at least `minTopicMessages` messages,
+   * most recent `lastMessageAt` first, at most `limit` topics.
+   */
+  busiest(minTopicMessages: number, limit: number): Promise<TopicSummaryRow[]>
   /** Ids of the newest version of every summarised topic (to reindex). */
   latestIds(): Promise<string[]>
   /** Removes every version of these topics' summaries; returns the ids removed. */

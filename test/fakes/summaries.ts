@@ -26,6 +26,14 @@ export class MemorySummaries implements TopicSummaryStore {
     }
     return [...newest.values()].sort((a, b) => b.lastMessageAt.getTime() - a.lastMessageAt.getTime()).slice(0, limit)
   }
+  async busiest(minTopicMessages: number, limit: number) {
+    const topics = new Set([...this.rows.values()].map((r) => r.topicId))
+    return [...topics]
+      .map((t) => this.ofTopic(t).at(-1)!)
+      .filter((r) => r.guildId && r.topicMessageCount >= minTopicMessages)
+      .sort((a, b) => b.lastMessageAt.getTime() - a.lastMessageAt.getTime())
+      .slice(0, limit)
+  }
   async latestIds() {
     const topics = new Set([...this.rows.values()].map((r) => r.topicId))
     return [...topics].map((t) => this.ofTopic(t).at(-1)!.id)

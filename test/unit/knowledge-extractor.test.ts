@@ -49,6 +49,42 @@ describe('KnowledgeExtractor offline', () => {
     expect(draft.preferences).toEqual([expect.objectContaining({ key: 'likes', value: 'jazz' })])
   })
 
+  it('reads clauses that go on with the subject left out after a comma or 顿号 (zh)', () => {
+    const draft = extractor.extract([
+      say('u1', '阿明', '我叫小明，是一名大学老师，住在成都。'),
+      say('u1', '阿明', '我是成都人、喜欢打羽毛球'),
+    ])
+    expect(draft.relations).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ subject: '阿明', predicate: '住在', object: '成都' }),
+        expect.objectContaining({ subject: '阿明', predicate: '来自', object: '成都' }),
+      ]),
+    )
+    expect(draft.entities.find((entity) => entity.userId === 'u1')?.aliases).toEqual(['小明'])
+    expect(draft.preferences).toEqual([expect.objectContaining({ key: '喜欢', value: '打羽毛球' })])
+  })
+
+  it('does not give the speaker a clause another subject or another sentence says (zh)', () => {
+    const draft = extractor.extract([say('u1', '阿明', '我叫小明，他住在北京。住在成都的人很多')])
+    expect(draft.relations).toEqual([])
+  })
+
+  it('reads clauses that go on with "I" left out (en)', () => {
+    const draft = extractor.extract([
+      say('u2', 'alice', "I'm Alice, a teacher, and I live in Paris"),
+      say('u2', 'alice', "I'm Alice, living in Paris now, working at Google and love jazz"),
+    ])
+    expect(draft.relations).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ subject: 'alice', predicate: 'lives in', object: 'Paris' }),
+        expect.objectContaining({ subject: 'alice', predicate: 'works at', object: 'Google' }),
+      ]),
+    )
+    expect(draft.preferences).toEqual([expect.objectContaining({ key: 'likes', value: 'jazz' })])
+    const other = extractor.extract([say('u2', 'alice', 'Bob is tall, living in Berlin')])
+    expect(other.relations).toEqual([])
+  })
+
   it('marks "no longer" as a stopped preference, and takes nothing from the bot’s turns', () => {
     const draft = extractor.extract([
       say('u2', 'bob', "I don't like olives anymore"),

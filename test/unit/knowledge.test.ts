@@ -2,7 +2,7 @@ import type { App } from 'koishi'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { Counters } from '../../src/core/observability'
 import type { Dialogue, Turn } from '../../src/facts'
-import type { KnowledgeScope } from '../../src/knowledge'
+import type { HotTopic, KnowledgeScope } from '../../src/knowledge'
 import {
   defineKnowledgeTables,
   entityIndexKind,
@@ -13,8 +13,9 @@ import {
   ProfileBook,
 } from '../../src/knowledge'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import type { LLM } from '../../src/providers/types'
+import type { Embedder, LLM } from '../../src/providers/types'
 import { IndexedTable } from '../../src/store/index-sync'
+import { FakeEmbedder, unit } from '../fakes/embedder'
 import { ExactIndex } from '../fakes/exact-index'
 import { quiet } from '../fakes/logger'
 import { MemoryOutbox } from '../fakes/outbox'
@@ -33,10 +34,10 @@ describe('knowledge learnt from dialogues', () => {
   let facts: Record<string, string[]>
   let n: number
 
-  const build = (llm?: LLM) => {
+  const build = (llm?: LLM, semantic?: { embedder: Embedder; mergeSimilarity?: number }) => {
     const counters = new Counters()
     const entityIndex = new IndexedTable(
-      { index, embedder: new OfflineEmbedder({ dims: 64 }), outbox: new MemoryOutbox(), counters, logger: quiet },
+      { index, embedder: semantic?.embedder ?? new OfflineEmbedder({ dims: 64 }), outbox: new MemoryOutbox(), counters, logger: quiet },
       entityIndexKind(store),
     )
     const now = () => new Date(clock)
@@ -58,6 +59,7 @@ describe('knowledge learnt from dialogues', () => {
       logger: quiet,
       newId: () => `k${++n}`,
       now,
+      mergeSimilarity: semantic?.mergeSimilarity,
     })
     knowledge = new Knowledge({ store, index: entityIndex, learner, profiles, logger: quiet })
   }
@@ -98,6 +100,85 @@ describe('knowledge learnt from dialogues', () => {
     expect(alice[0].mentions).toBe(2)
     expect(alice[0].sourceIds).toHaveLength(2)
     expect(index.rows.size).toBe(rows.length)
+  })
+
+  /** An embedder that knows NYC is New York City and the Big Apple is near Apple: one axis per meaning. */
+  const meanings = new FakeEmbedder({
+    id: 'fake-semantic',
+    dims: 4,
+    vector: (text) =>
+      unit(
+        [0, 1, 2, 3].map((axis) =>
+          Number(axis === (/NYC|New York City/.test(text) ? 0 : /Apple/.test(text) ? 1 : /Paris/.test(text) ? 2 : 3)),
+        ),
+      ),
+  })
+
+  it('with a semantic embedder, merges a new name into the nearest entity of the same type', async () => {
+    build(undefined, { embedder: meanings, mergeSimilarity: 0.9 })
+    await knowledge.learner.learn(dialogue('g1', 'alice', 'Alice', 'I live in New York City'))
+    await knowledge.learner.learn(dialogue('g1', 'bob', 'Bob', 'I moved to NYC'))
+    const rows = await store.entitiesOf(group)
+    const city = rows.filter((row) => row.name === 'New York City' || row.name === 'NYC')
+    expect(city).toHaveLength(1)
+    expect(city[0]).toMatchObject({ name: 'New York City', aliases: ['NYC'], mentions: 2, type: 'LOCATION' })
+    // Bob's relation lands on the merged entity
+    const bob = rows.find((row) => row.name === 'Bob')!
+    const relations = await store.relationsTouching(group, [bob.id])
+    expect(relations.map((row) => row.objectId)).toEqual([city[0].id])
+    // near but of another type (an organisation, a place): two entities
+    await knowledge.learner.learn(dialogue('g1', 'alice', 'Alice', 'I work at Apple'))
+    await knowledge.learner.learn(dialogue('g1', 'bob', 'Bob', 'I live in Big Apple'))
+    const apples = (await store.entitiesOf(group)).filter((row) => /Apple/.test(row.name))
+    expect(apples.map((row) => [row.name, row.type]).sort()).toEqual([
+      ['Apple', 'ORGANIZATION'],
+      ['Big Apple', 'LOCATION'],
+    ])
+    // and another group's New York City is not this group's
+    await knowledge.learner.learn(dialogue('g2', 'carol', 'Carol', 'I moved to NYC'))
+    expect((await store.entitiesOf(otherGroup)).map((row) => row.name)).toContain('NYC')
+  })
+
+  it('without a merge similarity (the offline embedder), names and aliases alone merge', async () => {
+    build(undefined, { embedder: meanings })
+    await knowledge.learner.learn(dialogue('g1', 'alice', 'Alice', 'I live in New York City'))
+    await knowledge.learner.learn(dialogue('g1', 'bob', 'Bob', 'I moved to NYC'))
+    const names = (await store.entitiesOf(group)).map((row) => row.name)
+    expect(names).toEqual(expect.arrayContaining(['New York City', 'NYC']))
+  })
+
+  it('promotes hot topics’ summaries into the group’s knowledge, each topic once, a bounded number per run', async () => {
+    const hot = (topicId: string, guildId: string, summary: string): HotTopic => ({
+      topicId,
+      platform: 'qq',
+      guildId,
+      summaryId: `${topicId}#1`,
+      summary,
+      at: new Date(clock),
+      sourceIds: async () => [`qq:${topicId}:1`, `qq:${topicId}:2`],
+    })
+    const topics = [
+      hot('t1', 'g1', '大家聊了小明的婚礼。小明是小红的哥哥，婚礼在成都办。'),
+      hot('t2', 'g1', "Everyone planned the trip: Carol is Dave's sister, and they fly to Tokyo."),
+      hot('t3', '', '私聊里的话题不在群知识里：王五是赵六的同事'),
+    ]
+    expect(await knowledge.promoteTopics(topics, 1)).toBe(1)
+    const first = await store.entitiesOf(group)
+    expect(first.map((row) => row.name)).toEqual(expect.arrayContaining(['小明', '小红', '成都']))
+    expect(first.find((row) => row.name === '小明')!.sourceIds).toEqual(['qq:t1:1', 'qq:t1:2'])
+    const ming = await knowledge.entity(group, '小明')
+    expect(
+      ming!.relations.map((row) => [ming!.others.get(row.subjectId)!.name, row.predicate, ming!.others.get(row.objectId)!.name]),
+    ).toEqual([['小红', '哥哥', '小明']])
+    // no profile comes of a summary: no one in particular said it
+    expect(await store.pendingProfiles(10)).toEqual([])
+    // the next run takes the next topic; the private one is never promoted; a third run has nothing left
+    expect(await knowledge.promoteTopics(topics, 1)).toBe(1)
+    expect((await store.entitiesOf(group)).map((row) => row.name)).toEqual(expect.arrayContaining(['Carol', 'Dave', 'Tokyo']))
+    expect(await knowledge.promoteTopics(topics, 5)).toBe(0)
+    expect(await store.entitiesOf(alicePrivate)).toEqual([])
+    expect(first.find((row) => row.name === '小明')!.mentions).toBe(1)
+    expect((await store.entitiesOf(group)).find((row) => row.name === '小明')!.mentions).toBe(1)
   })
 
   it('closes the older relation of a single-valued predicate and keeps its history', async () => {

@@ -75,6 +75,17 @@ describe('KoishiTopicSummaryStore (SQLite in memory)', () => {
     expect((await store.get(['t2#1', 'nope'])).map((r) => r.id)).toEqual(['t2#1'])
   })
 
+  it('reads the busiest group topics: the newest version of each with enough messages, private chats left out', async () => {
+    await store.insert(summaryRow({ topicId: 'busy', version: 1, topicMessageCount: 20, lastMessageAt: at(50) }))
+    await store.insert(summaryRow({ topicId: 'busy', version: 2, topicMessageCount: 25, lastMessageAt: at(90) }))
+    await store.insert(summaryRow({ topicId: 'older', version: 1, topicMessageCount: 30, lastMessageAt: at(10) }))
+    await store.insert(summaryRow({ topicId: 'quiet', version: 1, topicMessageCount: 5, lastMessageAt: at(95) }))
+    await store.insert(summaryRow({ topicId: 'private', guildId: '', channelId: 'private:u1', topicMessageCount: 50 }))
+    expect((await store.busiest(20, 10)).map((r) => r.id)).toEqual(['busy#2', 'older#1'])
+    expect((await store.busiest(20, 1)).map((r) => r.id)).toEqual(['busy#2'])
+    expect(await store.busiest(20, 0)).toEqual([])
+  })
+
   it('summarises a topic end to end on the Koishi stores and finds it by hybrid search inside its channel only', async () => {
     const topics = new KoishiTopicStore(app)
     const messages = new KoishiMessageStore(app)
