@@ -333,9 +333,10 @@ export class CapturePipeline {
     return this.backlog.size
   }
 
-  /** Forgets what waits in memory; the watermarks bring it back at the next start. */
+  /** At stop: forgets what waits to be memorised (the watermarks bring it back) and what cannot be stored now stays in the journal. */
   stop(): void {
     this.backlog.clear()
+    this.recorder.stopping = true
   }
 
   /** Dialogues that filled up end by themselves: they are memorised like any other. */

@@ -33,6 +33,9 @@ export class MessageRecorder {
     },
   ) {}
 
+  /** Set when the plugin stops: a write that fails then is the database already gone. */
+  stopping = false
+
   get pending() {
     return this.buffer.length
   }
@@ -109,7 +112,10 @@ export class MessageRecorder {
       this.options.journal?.append(kept)
       counters.inc('capture.write-failed')
       counters.inc('capture.dropped', rows.length - Math.min(room, rows.length))
-      logger.warn('could not store %d messages, will retry: %s', rows.length, (error as Error).message)
+      if (this.stopping && this.options.journal) {
+        // Koishi stops the database before the plugin: the journal keeps them for the next start
+        logger.info('%d messages not yet stored are kept for the next start', kept.length)
+      } else logger.warn('could not store %d messages, will retry: %s', rows.length, (error as Error).message)
     }
   }
 
