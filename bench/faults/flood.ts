@@ -28,7 +28,8 @@ import { bootApp, log } from '../lib/app'
 import type { Family, FamilyResult } from './family'
 import { Tally } from './family'
 import type { Line } from './say'
-import { rng, say } from './say'
+import { say } from './say'
+import { mulberry32 } from './support'
 
 const MESSAGES = 5000
 const GROUPS = 16
@@ -61,7 +62,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export const run: Family = async () => {
   const tally = new Tally()
-  const random = rng(SEED)
+  const random = mulberry32(SEED)
   const dir = mkdtempSync(join(tmpdir(), 'memory-flood-'))
   const versionsDir = join(dir, 'lancedb', 'messages.lance', '_versions')
   let app: BenchApp | undefined

@@ -47,7 +47,7 @@ import { bootApp, log } from '../lib/app'
 import type { Family, FamilyResult } from './family'
 import { Tally } from './family'
 import type { Line } from './say'
-import { rng } from './say'
+import { mulberry32 } from './support'
 
 /** What the child and the final start run with: a dialogue ends at each user message, or after 1 s of quiet. */
 export const KILL_CONFIG: ConfigInput = {
@@ -113,7 +113,7 @@ interface RunRecord {
 export const run: Family = async () => {
   const tally = new Tally()
   const started = Date.now()
-  const random = rng(SEED)
+  const random = mulberry32(SEED)
   const judge = new RuleJudge()
   const dir = mkdtempSync(join(tmpdir(), 'memory-kill-'))
   const planDir = join(dir, 'plans')
