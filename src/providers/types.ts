@@ -31,6 +31,42 @@ export interface GenerateOptions {
 export interface LLM {
   readonly id: string
   generate(prompt: string, options?: GenerateOptions): Promise<string>
+  /** A conversation with function calling; models that have none leave it out. */
+  chat?(turns: ChatTurn[], options?: ChatOptions): Promise<ChatReply>
+}
+
+/** A tool the model may call: a name, what it does, and the JSON schema of its arguments. */
+export interface ToolSpec {
+  name: string
+  description: string
+  parameters: Record<string, unknown>
+}
+
+/** A call the model asked for; `id` pairs it with its result. */
+export interface ToolCall {
+  id: string
+  name: string
+  arguments: Record<string, unknown>
+}
+
+/** One turn of a conversation: a tool's result answers the call with the same `toolCallId`. */
+export type ChatTurn =
+  | { role: 'system' | 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; toolCallId: string; name: string; content: string }
+
+export interface ChatOptions {
+  tools?: ToolSpec[]
+  temperature?: number
+  /** Most tokens of the answer. */
+  maxTokens?: number
+  signal?: AbortSignal
+}
+
+/** The model's answer: its text, and the tools it wants called first (none: the text is the reply). */
+export interface ChatReply {
+  text: string
+  toolCalls: ToolCall[]
 }
 
 /** A failure talking to a provider. `status` is the HTTP status when there was one. */
