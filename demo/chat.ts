@@ -15,7 +15,7 @@ import * as help from '@koishijs/plugin-help'
 import { HTTP } from '@koishijs/plugin-http'
 import { SQLiteDriver } from '@minatojs/driver-sqlite'
 import * as memory from '../src'
-import * as reply from './reply'
+import * as language from './language'
 
 async function main() {
   mkdirSync('data', { recursive: true })
@@ -24,8 +24,9 @@ async function main() {
   app.plugin(HTTP)
   app.plugin(help)
   app.plugin(SQLiteDriver, { path: 'data/koishi.db' })
-  app.plugin(memory, { store: { path: 'data/memory/lancedb' } })
-  app.plugin(reply)
+  // the built-in chat answers private messages and @-mentions; offline it says what it remembers
+  app.plugin(memory, { store: { path: 'data/memory/lancedb' }, chat: { enabled: true, cooldownSeconds: 0 } })
+  app.plugin(language)
   await app.start()
   await new Promise<void>((resolve) => app.inject(['memory'], () => resolve()))
 

@@ -100,6 +100,7 @@ export interface Config {
     hotTopicMessages: number
     hotTopicParticipants: number
   }
+  chat: ChatConfig
   api: {
     token: string
     prefix: string
@@ -108,6 +109,27 @@ export interface Config {
     listOthers: number
     stats: number
   }
+}
+
+/** The built-in chat (seed 004 §2.3): when it answers, with which model, in which voice. */
+export interface ChatConfig {
+  enabled: boolean
+  /** `memory`: the memory's own model (offline rules: the offline answer). */
+  model: Omit<LlmSettings, 'provider'> & { provider: 'memory' | LlmSettings['provider'] }
+  private: boolean
+  mention: boolean
+  reply: boolean
+  keywords: string[]
+  /** Chance of answering any other group message (0–1). */
+  probability: number
+  cooldownSeconds: number
+  maxLength: number
+  /** Persona / system prompt; empty: a short built-in one in the user's language. */
+  system: string
+  personas: { channel: string; prompt: string }[]
+  /** Offer the deep searches as tools: when a message points back in time (`auto`), always, or never. */
+  tools: 'auto' | 'always' | 'never'
+  maxToolCalls: number
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] }
@@ -229,6 +251,30 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     mergeSimilarity: Schema.number().min(0).max(1).step(0.01).default(0.9),
     hotTopicMessages: Schema.natural().min(1).default(30),
     hotTopicParticipants: Schema.natural().min(1).default(3),
+  }).collapse(),
+  chat: Schema.object({
+    enabled: Schema.boolean().default(false),
+    model: Schema.object({
+      provider: Schema.union(['memory', 'gemini', 'openai-compatible']).default('memory'),
+      model: Schema.string().default(''),
+      apiKey: Schema.string().role('secret').default(''),
+      baseURL: Schema.string().role('link').default(''),
+      temperature: Schema.number().min(0).max(2).step(0.1).default(0.7),
+      timeout: Schema.natural().role('ms').default(30_000),
+    }),
+    private: Schema.boolean().default(true),
+    mention: Schema.boolean().default(true),
+    reply: Schema.boolean().default(true),
+    keywords: Schema.array(String).default([]),
+    probability: Schema.number().min(0).max(1).step(0.01).default(0),
+    cooldownSeconds: Schema.natural().default(3),
+    maxLength: Schema.natural().min(20).max(4000).default(500),
+    system: Schema.string().role('textarea').default(''),
+    personas: Schema.array(Schema.object({ channel: Schema.string().required(), prompt: Schema.string().role('textarea') }))
+      .role('table')
+      .default([]),
+    tools: Schema.union(['auto', 'always', 'never']).default('auto'),
+    maxToolCalls: Schema.natural().max(10).default(3),
   }).collapse(),
   api: Schema.object({
     token: Schema.string().role('secret').default(''),

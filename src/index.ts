@@ -1,4 +1,5 @@
 import type { Context } from 'koishi'
+import { applyChat } from './chat'
 import { registerCommands } from './commands'
 import { mountGroupApi } from './http/group-routes'
 import { mountKnowledgeApi } from './http/knowledge-routes'
@@ -32,5 +33,6 @@ export function apply(ctx: Context, config: Config) {
     registerCommands(ctx, config)
     mountGroupApi(ctx, () => ctx.memory.groups, { token: config.api.token, prefix: config.api.prefix })
     mountKnowledgeApi(ctx, () => ctx.memory, { token: config.api.token, prefix: config.api.prefix })
+    if (config.chat.enabled) applyChat(ctx, config)
   })
 }

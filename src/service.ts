@@ -3,6 +3,8 @@ import { Service } from 'koishi'
 import { isSession, targetOf } from './capture/session-rows'
 import type { MemoryParts } from './compose'
 import { composeMemory } from './compose'
+import { composeReplier } from './compose-reply'
+import { personaFor, renderOutcome } from './chat'
 import type { Config } from './config'
 import type { BuiltContext, ChatMessage, ContextOptions, ContextTarget } from './context'
 import { assemblePrompt, withTimeout } from './context'
@@ -14,6 +16,8 @@ import type { UserRef } from './erase/eraser'
 import type { EntityDetails, FoundEntity, Graph, GraphOptions, KnowledgeScope, ProfileRef, ProfileRow, RecalledItem } from './knowledge'
 import { knowledgeScope } from './knowledge'
 import type { EntityType } from './knowledge'
+import type { ReplyState } from './reply'
+import { detectLanguage } from './text/language'
 import { truncateToTokens } from './text/token-count'
 import type { Scope } from './scope'
 import { sessionScope } from './scope'
@@ -80,6 +84,7 @@ export class MemoryService extends Service {
   readonly episodes: MemoryParts['episodes']
   readonly contextLog: MemoryParts['contextLog']
   readonly contextBuilder: MemoryParts['contextBuilder']
+  private readonly replier: ReturnType<typeof composeReplier>
   private log = this.ctx.logger('memory')
 
   constructor(
@@ -101,6 +106,7 @@ export class MemoryService extends Service {
       contextBuilder: this.contextBuilder,
     } = parts)
     parts.capture.listen(ctx)
+    this.replier = composeReplier(ctx, config, parts, this.counters, this.log)
   }
 
   protected start() {
@@ -213,6 +219,34 @@ export class MemoryService extends Service {
       episodes: episodes.filter((episode) => episode.userMessageId !== target.messageId),
       style: options.style,
     })
+  }
+
+  /**
+   * Answers a message with memory (seed 004 §2.3): route → recall → retrieve → generate → persist,
+   * with the `chat` settings' model and persona, in the user's language, and sends the answer. A
+   * model failure sends a short apology. The run's trace goes to the context log (`memory.trace`).
+   */
+  reply(session: Session): Promise<ReplyState> {
+    const target = targetOf(session, this.config.capture.placeholders)
+    const fallback = session.locales?.some((locale) => locale.startsWith('en')) ? 'en' : 'zh'
+    const language = detectLanguage(target.content, fallback)
+    const channel = `${session.platform}:${session.channelId}`
+    return this.replier.reply({
+      target,
+      language,
+      system: personaFor(channel, language, this.config.chat),
+      deliver: async (outcome) => {
+        const text = renderOutcome(outcome, language, (locale, path, params) =>
+          this.ctx.i18n.render([locale], [path], params ?? []).join(''),
+        )
+        return (await session.send(text)) ?? []
+      },
+    })
+  }
+
+  /** The newest reply trace of a channel (of one trigger message there, when given). */
+  lastTrace(channel: { platform: string; channelId: string }, messageId?: string) {
+    return this.contextLog.lastTrace(channel, messageId)
   }
 
   /** The user's 3 most recent exchanges with the bot here, plus the 3 most similar to `query` (004 phase 2). */

@@ -91,7 +91,7 @@ export function registerCommands(ctx: Context, config: Config) {
   root.subcommand('.stats [hours:posint]', { authority: config.authority.stats }).action(async ({ session }, hours = 24) => {
     if (!session) return
     const m = await ctx.memory.contextLog.metrics(hours)
-    return session.text('.body', {
+    const body = session.text('.body', {
       hours,
       contexts: m.contexts,
       buildMs: m.averageBuildMs.toFixed(1),
@@ -103,6 +103,43 @@ export function registerCommands(ctx: Context, config: Config) {
       groups: m.groupsServed,
       fallback: (m.fallbackRate * 100).toFixed(1),
     })
+    const r = await ctx.memory.contextLog.replyMetrics(hours)
+    if (!r.replies) return body
+    return `${body}\n${session.text('.replies', {
+      replies: r.replies,
+      ms: Math.round(r.averageMs),
+      prompt: Math.round(r.averagePromptTokens),
+      tools: r.toolCalls,
+      skipped: (r.recallSkippedRate * 100).toFixed(0),
+      failures: r.failures,
+    })}`
+  })
+
+  root.subcommand('.trace [messageId:string]', { authority: config.authority.stats }).action(async ({ session }, messageId) => {
+    if (!session?.channelId) return
+    const trace = await ctx.memory.lastTrace({ platform: session.platform, channelId: session.channelId }, messageId)
+    if (!trace) return session.text('.none')
+    const ms = (value: number) => (value < 10 ? value.toFixed(1) : Math.round(value))
+    const lines = [
+      session.text('.head', {
+        message: trace.triggerMessageId || '?',
+        outcome: trace.outcome,
+        ms: ms(trace.totalMs),
+        prompt: trace.promptTokens,
+        reply: trace.replyTokens,
+        tools: trace.toolCalls,
+      }),
+    ]
+    trace.steps.forEach((step, i) => {
+      const tokens = step.tokensIn || step.tokensOut ? session.text('.tokens', { in: step.tokensIn ?? 0, out: step.tokensOut ?? 0 }) : ''
+      lines.push(session.text('.step', { n: i + 1, node: step.node, ms: ms(step.ms), chose: step.chose }) + tokens)
+      for (const call of step.toolCalls ?? [])
+        lines.push(
+          session.text('.tool', { name: call.name, args: JSON.stringify(call.arguments), ms: ms(call.ms), tokens: call.resultTokens }),
+        )
+      if (step.error) lines.push(session.text('.error', [step.error]))
+    })
+    return lines.join('\n')
   })
 
   root

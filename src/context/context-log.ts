@@ -26,6 +26,48 @@ export interface ContextRecord {
   createdAt: Date
 }
 
+/** One step of a reply run, as the reply pipeline traces it. */
+export interface TraceStepRecord {
+  node: string
+  ms: number
+  chose: string
+  tokensIn?: number
+  tokensOut?: number
+  toolCalls?: { name: string; arguments: Record<string, unknown>; ms: number; resultTokens: number; error?: string }[]
+  error?: string
+}
+
+/** A reply run of the built-in chat (seed 004 §2.3): its steps and totals, for `memory.trace` and `memory.stats`. */
+export interface ReplyTraceRecord {
+  id: string
+  platform: string
+  guildId: string
+  channelId: string
+  userId: string
+  triggerMessageId: string
+  /** `model`, `offline` or `failed`. */
+  outcome: string
+  totalMs: number
+  /** Tokens of the first request to the model. */
+  promptTokens: number
+  replyTokens: number
+  toolCalls: number
+  /** The route found the message needed no memory. */
+  recallSkipped: boolean
+  steps: TraceStepRecord[]
+  createdAt: Date
+}
+
+export interface ReplyMetrics {
+  replies: number
+  averageMs: number
+  averagePromptTokens: number
+  toolCalls: number
+  /** Share of replies whose route skipped recall. */
+  recallSkippedRate: number
+  failures: number
+}
+
 export interface ContextLogStore {
   add(record: ContextRecord): Promise<void>
   /** Sets the reply of the newest record of a trigger message. */
@@ -34,6 +76,10 @@ export interface ContextLogStore {
   since(since: Date): Promise<ContextRecord[]>
   /** Drops records older than `before`, and the oldest beyond `keep`. Returns how many went. */
   prune(before: Date, keep: number): Promise<number>
+  addTrace(record: ReplyTraceRecord): Promise<void>
+  /** The newest trace of a channel, or of one trigger message there. */
+  lastTrace(platform: string, channelId: string, triggerMessageId?: string): Promise<ReplyTraceRecord | undefined>
+  tracesSince(since: Date): Promise<ReplyTraceRecord[]>
 }
 
 export interface ContextMetrics {
@@ -129,6 +175,42 @@ export class ContextLog {
     )
   }
 
+  /** Records a reply run's trace in the background. Never throws, never waits. */
+  trace(record: Omit<ReplyTraceRecord, 'id' | 'createdAt'>): void {
+    const now = this.now()
+    const full = { ...record, id: this.options.newId?.() ?? `${now.getTime().toString(36)}-${(sequence++).toString(36)}`, createdAt: now }
+    this.track(this.store.addTrace(full).catch((error) => this.failed(error)))
+  }
+
+  /** The newest trace of a channel (or of one trigger message there); undefined when none or unreadable. */
+  async lastTrace(channel: { platform: string; channelId: string }, triggerMessageId?: string): Promise<ReplyTraceRecord | undefined> {
+    await this.settled()
+    return this.store.lastTrace(channel.platform, channel.channelId, triggerMessageId).catch((error) => {
+      this.failed(error)
+      return undefined
+    })
+  }
+
+  /** Reply metrics over the last `hours` (default 24). Never throws. */
+  async replyMetrics(hours = 24): Promise<ReplyMetrics> {
+    let records: ReplyTraceRecord[] = []
+    try {
+      records = await this.store.tracesSince(new Date(this.now().getTime() - hours * 3_600_000))
+    } catch (error) {
+      this.failed(error)
+    }
+    const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0)
+    const n = records.length
+    return {
+      replies: n,
+      averageMs: round(mean(records.map((record) => record.totalMs))),
+      averagePromptTokens: round(mean(records.map((record) => record.promptTokens))),
+      toolCalls: records.reduce((sum, record) => sum + record.toolCalls, 0),
+      recallSkippedRate: n ? round(records.filter((record) => record.recallSkipped).length / n) : 0,
+      failures: records.filter((record) => record.outcome === 'failed').length,
+    }
+  }
+
   /** Metrics over the last `hours` (default 24). Never throws; an unreadable log reads as empty. */
   async metrics(hours = 24): Promise<ContextMetrics> {
     const now = this.now()
@@ -206,9 +288,28 @@ export class InMemoryContextLogStore implements ContextLogStore {
     return this.records.filter((record) => record.createdAt >= since)
   }
   async prune(before: Date, keep: number) {
-    const length = this.records.length
+    const length = this.records.length + this.traces.length
     this.records = this.records.filter((record) => record.createdAt >= before)
     if (this.records.length > keep) this.records = this.records.slice(-keep)
-    return length - this.records.length
+    this.traces = this.traces.filter((record) => record.createdAt >= before)
+    if (this.traces.length > keep) this.traces = this.traces.slice(-keep)
+    return length - this.records.length - this.traces.length
+  }
+  traces: ReplyTraceRecord[] = []
+  async addTrace(record: ReplyTraceRecord) {
+    this.traces.push({ ...record })
+  }
+  async lastTrace(platform: string, channelId: string, triggerMessageId?: string) {
+    return [...this.traces]
+      .reverse()
+      .find(
+        (record) =>
+          record.platform === platform &&
+          record.channelId === channelId &&
+          (!triggerMessageId || record.triggerMessageId === triggerMessageId),
+      )
+  }
+  async tracesSince(since: Date) {
+    return this.traces.filter((record) => record.createdAt >= since)
   }
 }

@@ -128,24 +128,43 @@ export function createProviders(http: HTTP | undefined, settings: ProviderSettin
     }
   }
 
-  let llm: LLM | undefined
-  if (settings.llm.provider !== 'rules') {
-    try {
-      const remote = new ResilientLLM(remoteLLM(http, settings.llm), resilience('llm', settings.llm.timeout), counters)
-      states.llm = () => remote.breakerState()
-      llm = remote
-      choices.llm.used = settings.llm.provider
-    } catch (error) {
-      if (!(error instanceof ProviderConfigError)) throw error
-      choices.llm.fallback = error.reason
-      logger.debug('%s; using the offline rules', error.message)
-    }
-  }
+  const model = createChatModel(http, settings.llm, settings.retryIntervalSeconds, counters, logger)
+  const llm = model.llm
+  choices.llm = model.choice
+  if (model.llm) states.llm = () => model.llm!.breakerState()
 
   return {
     embedder,
     llm,
     choices,
     states: () => Object.fromEntries(Object.entries(states).map(([name, state]) => [name, state()])),
+  }
+}
+
+/**
+ * One chat model behind its breaker, as the settings name it; none in the rules mode or when it
+ * cannot be built (logged, with the reason in `choice`).
+ */
+export function createChatModel(
+  http: HTTP | undefined,
+  settings: LlmSettings,
+  retryIntervalSeconds: number,
+  counters: Counters,
+  logger: Logger,
+  label = 'llm',
+): { llm?: ResilientLLM; choice: ProviderChoice } {
+  const choice: ProviderChoice = { configured: settings.provider, used: 'rules' }
+  if (settings.provider === 'rules') return { choice }
+  try {
+    const llm = new ResilientLLM(
+      remoteLLM(http, settings),
+      { label, timeoutMs: settings.timeout, halfOpenAfterMs: retryIntervalSeconds * 1000, logger },
+      counters,
+    )
+    return { llm, choice: { ...choice, used: settings.provider } }
+  } catch (error) {
+    if (!(error instanceof ProviderConfigError)) throw error
+    logger.debug('%s; using the offline rules', error.message)
+    return { choice: { ...choice, fallback: error.reason } }
   }
 }

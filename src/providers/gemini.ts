@@ -1,7 +1,7 @@
 import { GoogleGenAI } from '@google/genai'
-import type { EmbedContentParameters, GenerateContentParameters } from '@google/genai'
+import type { Content, EmbedContentParameters, GenerateContentParameters } from '@google/genai'
 import { providerError, scrub } from './errors'
-import type { Embedder, EmbedOptions, GenerateOptions, LLM } from './types'
+import type { ChatOptions, ChatReply, ChatTurn, Embedder, EmbedOptions, GenerateOptions, LLM } from './types'
 import { ProviderError } from './types'
 import { l2normalize } from './vectors'
 
@@ -17,6 +17,7 @@ export interface GeminiModelsPort {
 /** What is read from a generateContent response (`text` is a getter on the SDK's response class). */
 export interface GeminiGenerateResponse {
   text?: string
+  functionCalls?: { id?: string; name?: string; args?: Record<string, unknown> }[]
   promptFeedback?: { blockReason?: string }
   candidates?: { finishReason?: string }[]
 }
@@ -98,6 +99,65 @@ export class GeminiLLM implements LLM {
     const why = blocked ? `prompt blocked (${blocked})` : finish ? `no text (finish reason ${finish})` : 'no text in the answer'
     throw new ProviderError(`${this.id}: ${why}`, this.id)
   }
+
+  /** A conversation with function calling: system turns become the system instruction, tools function declarations. */
+  async chat(turns: ChatTurn[], options: ChatOptions = {}): Promise<ChatReply> {
+    const config: NonNullable<GenerateContentParameters['config']> = {}
+    const system = turns.filter((turn) => turn.role === 'system').map((turn) => turn.content)
+    if (system.length) config.systemInstruction = system.join('\n\n')
+    if (options.temperature !== undefined) config.temperature = options.temperature
+    if (options.maxTokens) config.maxOutputTokens = options.maxTokens
+    if (this.options.thinkingBudget !== undefined) config.thinkingConfig = { thinkingBudget: this.options.thinkingBudget }
+    if (options.signal) config.abortSignal = options.signal
+    if (options.tools?.length)
+      config.tools = [
+        {
+          functionDeclarations: options.tools.map((tool) => ({
+            name: tool.name,
+            description: tool.description,
+            parametersJsonSchema: tool.parameters,
+          })),
+        },
+      ]
+    let response: GeminiGenerateResponse
+    try {
+      response = await this.models.generateContent({ model: this.options.model, contents: geminiContents(turns), config })
+    } catch (error) {
+      throw toProviderError(this.id, error, this.options.apiKey)
+    }
+    const toolCalls = (response.functionCalls ?? [])
+      .filter((call) => call.name)
+      .map((call, index) => ({ id: call.id || `call_${index}`, name: call.name!, arguments: call.args ?? {} }))
+    const text = typeof response.text === 'string' ? response.text : ''
+    if (text.trim() || toolCalls.length) return { text, toolCalls }
+    const blocked = response.promptFeedback?.blockReason
+    const finish = response.candidates?.[0]?.finishReason
+    const why = blocked ? `prompt blocked (${blocked})` : finish ? `no text (finish reason ${finish})` : 'no text in the answer'
+    throw new ProviderError(`${this.id}: ${why}`, this.id)
+  }
+}
+
+/** Turns as Gemini contents: the bot is `model`, a tool result a `functionResponse` part of a user turn. */
+function geminiContents(turns: ChatTurn[]): Content[] {
+  const out: Content[] = []
+  for (const turn of turns) {
+    if (turn.role === 'system') continue
+    if (turn.role === 'tool')
+      out.push({
+        role: 'user',
+        parts: [{ functionResponse: { id: turn.toolCallId, name: turn.name, response: { output: turn.content } } }],
+      })
+    else if (turn.role === 'assistant')
+      out.push({
+        role: 'model',
+        parts: [
+          ...(turn.content ? [{ text: turn.content }] : []),
+          ...(turn.toolCalls ?? []).map((call) => ({ functionCall: { id: call.id, name: call.name, args: call.arguments } })),
+        ],
+      })
+    else out.push({ role: 'user', parts: [{ text: turn.content }] })
+  }
+  return out
 }
 
 /**

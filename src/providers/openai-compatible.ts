@@ -1,5 +1,5 @@
 import { providerError, scrub } from './errors'
-import type { Embedder, EmbedOptions, GenerateOptions, LLM } from './types'
+import type { ChatOptions, ChatReply, ChatTurn, Embedder, EmbedOptions, GenerateOptions, LLM, ToolCall } from './types'
 import { ProviderError } from './types'
 import { l2normalize } from './vectors'
 
@@ -20,7 +20,7 @@ interface HttpFailure {
 
 /** The parts of an OpenAI-compatible answer that are read; servers differ, so every field is checked. */
 interface ChatAnswer {
-  choices?: { message?: { content?: unknown }; finish_reason?: unknown }[]
+  choices?: { message?: { content?: unknown; tool_calls?: unknown }; finish_reason?: unknown }[]
 }
 
 interface EmbeddingAnswer {
@@ -112,6 +112,49 @@ function contentOf(data: ChatAnswer | undefined): string | undefined {
   return undefined
 }
 
+/** A turn as `/chat/completions` takes it. */
+function wireTurn(turn: ChatTurn): Record<string, unknown> {
+  if (turn.role === 'tool') return { role: 'tool', tool_call_id: turn.toolCallId, content: turn.content }
+  if (turn.role === 'assistant' && turn.toolCalls?.length)
+    return {
+      role: 'assistant',
+      content: turn.content || null,
+      tool_calls: turn.toolCalls.map((call) => ({
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+      })),
+    }
+  return { role: turn.role, content: turn.content }
+}
+
+/** `tool_calls` of an answer; arguments arrive as a JSON string (or, from some servers, an object). */
+function toolCallsOf(value: unknown): ToolCall[] {
+  if (!Array.isArray(value)) return []
+  return value.flatMap((call: unknown, index) => {
+    const fn = field(call, 'function')
+    const name = field(fn, 'name')
+    if (typeof name !== 'string' || !name) return []
+    const raw = field(fn, 'arguments')
+    let args: unknown = raw
+    if (typeof raw === 'string') {
+      try {
+        args = raw.trim() ? JSON.parse(raw) : {}
+      } catch {
+        args = {}
+      }
+    }
+    const id = field(call, 'id')
+    return [
+      {
+        id: typeof id === 'string' && id ? id : `call_${index}`,
+        name,
+        arguments: typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {},
+      },
+    ]
+  })
+}
+
 /**
  * A chat model behind any OpenAI-compatible `/chat/completions` endpoint (OpenAI, DeepSeek,
  * Qwen/DashScope, SiliconFlow, Ollama, vLLM…). JSON mode is `response_format: {type: "json_object"}`;
@@ -153,6 +196,29 @@ export class OpenAICompatibleLLM implements LLM {
     }
     const text = contentOf(data)
     if (text && text.trim()) return text
+    const finish = data?.choices?.[0]?.finish_reason
+    throw new ProviderError(`${this.id}: no text in the answer${finish ? ` (finish reason ${finish})` : ''}`, this.id)
+  }
+
+  /** A conversation with function calling (`tools` / `tool_calls`). */
+  async chat(turns: ChatTurn[], options: ChatOptions = {}): Promise<ChatReply> {
+    const body: Record<string, unknown> = { model: this.options.model, messages: turns.map(wireTurn) }
+    if (options.temperature !== undefined) body.temperature = options.temperature
+    if (options.maxTokens) body.max_tokens = options.maxTokens
+    if (options.tools?.length)
+      body.tools = options.tools.map((tool) => ({
+        type: 'function',
+        function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+      }))
+    let data: ChatAnswer | undefined
+    try {
+      data = await this.post(body, options.signal)
+    } catch (error) {
+      throw toProviderError(this.id, error, this.options.apiKey)
+    }
+    const toolCalls = toolCallsOf(data?.choices?.[0]?.message?.tool_calls)
+    const text = contentOf(data) ?? ''
+    if (text.trim() || toolCalls.length) return { text, toolCalls }
     const finish = data?.choices?.[0]?.finish_reason
     throw new ProviderError(`${this.id}: no text in the answer${finish ? ` (finish reason ${finish})` : ''}`, this.id)
   }

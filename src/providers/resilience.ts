@@ -12,7 +12,7 @@ import {
   timeout,
   TimeoutStrategy,
 } from 'cockatiel'
-import type { Embedder, EmbedOptions, GenerateOptions, LLM } from './types'
+import type { ChatOptions, ChatReply, ChatTurn, Embedder, EmbedOptions, GenerateOptions, LLM } from './types'
 import { ProviderError } from './types'
 import type { Logger } from '../core/observability'
 import { Counters } from '../core/observability'
@@ -180,11 +180,18 @@ export class ResilientLLM implements LLM {
   ) {
     this.id = inner.id
     this.resilience = new Resilience(inner.id, { label: 'provider.llm', ...options }, counters)
+    const chat = inner.chat?.bind(inner)
+    if (chat)
+      this.chat = (turns, chatOptions) =>
+        this.resilience.execute((signal) => chat(turns, { ...chatOptions, signal: anySignal(chatOptions?.signal, signal) }))
   }
 
   generate(prompt: string, options?: GenerateOptions): Promise<string> {
     return this.resilience.execute((signal) => this.inner.generate(prompt, { ...options, signal: anySignal(options?.signal, signal) }))
   }
+
+  /** Present only when the wrapped model has it. */
+  readonly chat?: (turns: ChatTurn[], options?: ChatOptions) => Promise<ChatReply>
 
   breakerState(): BreakerState {
     return this.resilience.breakerState()

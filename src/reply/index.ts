@@ -1,0 +1,7 @@
+export { createReplier } from './replier'
+export type { ReplierDeps, ReplyInput, ReplySettings } from './replier'
+export { searchMemoriesTool } from './memory-tool'
+export { promptOf } from './generate'
+export { decideRoute } from './route'
+export type { ReplyTool } from './tool-loop'
+export type { DeepSearch, MemoryKind, ReplyOutcome, ReplyState, RouteDecision, TraceStep } from './state'

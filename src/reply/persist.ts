@@ -1,0 +1,22 @@
+import type { NodeResult, ReplyOutcome, ReplyState } from './state'
+
+/**
+ * The persist node (seed 004 §2.3.3, `persist_node`): the reply is sent. Sending is what records it —
+ * capture stores the bot's message, indexes the exchange as an episode, attaches the reply to the
+ * context log and schedules the post-dialogue memorising — so nothing is written twice here.
+ */
+export interface PersistPorts {
+  /** Renders the outcome in the user's language and sends it; returns the platform's message ids. */
+  deliver(outcome: ReplyOutcome, state: Readonly<ReplyState>): Promise<string[]>
+}
+
+export function persistNode(ports: PersistPorts) {
+  return async (state: Readonly<ReplyState>): Promise<NodeResult> => {
+    const outcome = state.outcome
+    if (!outcome) return { update: {}, chose: 'nothing to send' }
+    const sent = await ports.deliver(outcome, state)
+    const what =
+      outcome.kind === 'model' ? `${outcome.text.length} characters` : outcome.kind === 'offline' ? 'the offline answer' : 'an apology'
+    return { update: { sent }, chose: `sent ${what}` }
+  }
+}

@@ -1,0 +1,61 @@
+import { classifyTurn } from '../text/chat-noise'
+import { isQuestion } from '../text/questions'
+import type { MemoryKind, NodeResult, ReplyState, RouteDecision } from './state'
+
+/**
+ * The route node: whether a message needs memory at all, which kinds, and whether the deep searches
+ * run — by rules, without a model call (seed 004 §2.3.3, `route_node`). Greetings, thanks and
+ * emoji need none; a message that points back in time ("上次说的", "remember when…") gets the deep
+ * searches, as tools when the model can call them.
+ */
+
+/** Words that point at something said before. */
+const PAST_ZH =
+  /之前|以前|上次|上回|刚才|刚刚|那天|那次|前几天|昨天|上周|上个月|去年|记得|记不记得|说过|提过|提到过|聊过|讲过|问过|告诉过|还记/
+const PAST_EN =
+  /\b(?:remember|recall|earlier|before|previously|last (?:time|week|month|year|night)|yesterday|ago|again|(?:did|have) (?:i|we|you) (?:say|said|mention|mentioned|tell|told|talk|talked)|you (?:said|told|mentioned)|i (?:said|told you|mentioned))\b/i
+/** A message about its speaker: their own facts and profile matter. */
+const SELF_ZH = /我|俺|咱/
+const SELF_EN = /\b(?:i|me|my|mine|myself|i'm|i've|i'd)\b/i
+
+export interface RouteOptions {
+  /** The chat model can call tools (function calling). */
+  canCallTools: boolean
+  /** Offer the deep searches as tools: `auto` when a message points back in time or asks, `always`, or `never`. */
+  tools: 'auto' | 'always' | 'never'
+  /** The profile exists in this configuration (knowledge on, a token budget for it). */
+  profile: boolean
+  commandPrefixes: string[]
+}
+
+export function decideRoute(state: Pick<ReplyState, 'target' | 'language'>, options: RouteOptions): RouteDecision {
+  const text = state.target.content.trim()
+  const kind = classifyTurn(text, options.commandPrefixes)
+  if (kind !== 'content') return { needsMemory: false, kinds: [], deep: 'none', reason: kind }
+  const zh = state.language === 'zh'
+  const past = (zh ? PAST_ZH : PAST_EN).test(text) || PAST_ZH.test(text)
+  const asks = isQuestion(text, state.language)
+  const self = (zh ? SELF_ZH : SELF_EN).test(text)
+  const kinds: MemoryKind[] = ['facts', 'episodes', 'context']
+  if (options.profile && (self || asks)) kinds.splice(1, 0, 'profile')
+  const searchable = options.tools === 'always' || (options.tools === 'auto' && past)
+  const deep: RouteDecision['deep'] = searchable
+    ? options.canCallTools
+      ? 'tools'
+      : 'direct'
+    : options.tools === 'auto' && asks && options.canCallTools
+      ? 'tools'
+      : 'none'
+  const reason = [past && 'points back', asks && 'asks', self && 'about the speaker'].filter(Boolean).join(', ') || 'content'
+  return { needsMemory: true, kinds, deep, reason }
+}
+
+export function routeNode(options: RouteOptions) {
+  return async (state: Readonly<ReplyState>): Promise<NodeResult> => {
+    const route = decideRoute(state, options)
+    const chose = route.needsMemory
+      ? `memory: ${route.kinds.join('+')}; deep search: ${route.deep} (${route.reason})`
+      : `no memory (${route.reason})`
+    return { update: { route }, chose }
+  }
+}
