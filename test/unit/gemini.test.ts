@@ -33,6 +33,41 @@ class ScriptedModels implements GeminiModelsPort {
 
 const KEY = 'AIzaSy-test-key-0123456789'
 
+describe('GeminiLLM.chat', () => {
+  it('sends system turns as the instruction, tools as function declarations, tool results as function responses', async () => {
+    const models = new ScriptedModels([
+      { functionCalls: [{ id: 'f1', name: 'search_chat_history', args: { query: '蛋糕' } }] },
+      { text: '草莓味' },
+    ])
+    const llm = new GeminiLLM({ apiKey: KEY, model: 'm' }, models)
+    const tools = [{ name: 'search_chat_history', description: 'd', parameters: { type: 'object' } }]
+    const first = await llm.chat(
+      [
+        { role: 'system', content: 'persona' },
+        { role: 'system', content: 'memories' },
+        { role: 'user', content: '蛋糕什么味？' },
+      ],
+      { tools },
+    )
+    expect(first.toolCalls).toEqual([{ id: 'f1', name: 'search_chat_history', arguments: { query: '蛋糕' } }])
+    expect(models.generateCalls[0].config.systemInstruction).toBe('persona\n\nmemories')
+    expect(models.generateCalls[0].config.tools).toEqual([
+      { functionDeclarations: [{ name: 'search_chat_history', description: 'd', parametersJsonSchema: { type: 'object' } }] },
+    ])
+    const second = await llm.chat([
+      { role: 'user', content: '蛋糕什么味？' },
+      { role: 'assistant', content: '', toolCalls: first.toolCalls },
+      { role: 'tool', toolCallId: 'f1', name: 'search_chat_history', content: 'alice: 草莓蛋糕' },
+    ])
+    expect(second).toEqual({ text: '草莓味', toolCalls: [] })
+    expect(models.generateCalls[1].contents).toEqual([
+      { role: 'user', parts: [{ text: '蛋糕什么味？' }] },
+      { role: 'model', parts: [{ functionCall: { id: 'f1', name: 'search_chat_history', args: { query: '蛋糕' } } }] },
+      { role: 'user', parts: [{ functionResponse: { id: 'f1', name: 'search_chat_history', response: { output: 'alice: 草莓蛋糕' } } }] },
+    ])
+  })
+})
+
 describe('GeminiLLM', () => {
   it('sends JSON mode, schema, temperature and system instruction, and returns the text', async () => {
     const models = new ScriptedModels([{ text: '{"should_remember": true}' }])

@@ -30,6 +30,62 @@ const chat = (content: unknown, finish = 'stop') => ({
   choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: finish }],
 })
 
+describe('OpenAICompatibleLLM.chat', () => {
+  const tools = [{ name: 'search_memories', description: 'd', parameters: { type: 'object', properties: {} } }]
+
+  it('offers tools, reads tool calls (arguments as a JSON string, or broken), and sends the results back paired', async () => {
+    const http = new ScriptedHttp([
+      {
+        choices: [
+          {
+            message: {
+              content: null,
+              tool_calls: [
+                { id: 'a', type: 'function', function: { name: 'search_memories', arguments: '{"query":"狗"}' } },
+                { id: 'b', type: 'function', function: { name: 'search_memories', arguments: '{broken' } },
+                { type: 'function', function: { arguments: '{}' } },
+              ],
+            },
+            finish_reason: 'tool_calls',
+          },
+        ],
+      },
+      chat('旺财'),
+    ])
+    const llm = new OpenAICompatibleLLM(http, { baseURL: 'http://x/v1', model: 'm' })
+    const first = await llm.chat([{ role: 'user', content: 'q' }], { tools, temperature: 0.5 })
+    expect(first.toolCalls).toEqual([
+      { id: 'a', name: 'search_memories', arguments: { query: '狗' } },
+      { id: 'b', name: 'search_memories', arguments: {} },
+    ])
+    expect(http.calls[0].data.tools).toEqual([{ type: 'function', function: tools[0] }])
+    expect(http.calls[0].data.temperature).toBe(0.5)
+    const second = await llm.chat([
+      { role: 'user', content: 'q' },
+      { role: 'assistant', content: '', toolCalls: first.toolCalls },
+      { role: 'tool', toolCallId: 'a', name: 'search_memories', content: '- 狗叫旺财' },
+    ])
+    expect(second).toEqual({ text: '旺财', toolCalls: [] })
+    expect(http.calls[1].data.messages.slice(1)).toEqual([
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'a', type: 'function', function: { name: 'search_memories', arguments: '{"query":"狗"}' } },
+          { id: 'b', type: 'function', function: { name: 'search_memories', arguments: '{}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'a', content: '- 狗叫旺财' },
+    ])
+    expect(http.calls[1].data.tools).toBeUndefined()
+  })
+
+  it('throws a ProviderError for an answer with neither text nor tool calls', async () => {
+    const llm = new OpenAICompatibleLLM(new ScriptedHttp([chat('', 'length')]), { baseURL: 'http://x/v1', model: 'm' })
+    await expect(llm.chat([{ role: 'user', content: 'q' }])).rejects.toThrow(/finish reason length/)
+  })
+})
+
 describe('OpenAICompatibleLLM', () => {
   it('posts chat completions with JSON mode, system message, temperature and the bearer key', async () => {
     const http = new ScriptedHttp([chat('{"should_remember": false}')])
