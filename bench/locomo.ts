@@ -158,7 +158,7 @@ export function emitTurn(app: App, conv: Conversation, i: number, channel: strin
 }
 
 /** Emits every turn of a conversation as an incoming group message through Koishi's event system. */
-async function replay(app: App, conv: Conversation, flushEvery: number) {
+export async function replay(app: App, conv: Conversation, flushEvery: number) {
   const channel = `locomo-${conv.id}`
   for (let i = 0; i < conv.turns.length; i++) {
     emitTurn(app, conv, i, channel)

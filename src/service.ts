@@ -223,24 +223,22 @@ export class MemoryService extends Service {
 
   /**
    * Answers a message with memory (seed 004 §2.3): route → recall → retrieve → generate → persist,
-   * with the `chat` settings' model and persona, in the user's language, and sends the answer. A
-   * model failure sends a short apology. The run's trace goes to the context log (`memory.trace`).
+   * with the `chat` settings' model and persona, in the user's language. A session's answer is sent
+   * to it; for a bare target, `deliver` gets the text. A model failure answers with a short
+   * apology. The run's trace goes to the context log (`memory.trace`).
    */
-  reply(session: Session): Promise<ReplyState> {
-    const target = targetOf(session, this.config.capture.placeholders)
-    const fallback = session.locales?.some((locale) => locale.startsWith('en')) ? 'en' : 'zh'
+  reply(message: Session | ContextTarget, options: { deliver?: (text: string) => Promise<string[]> } = {}): Promise<ReplyState> {
+    const session = isSession(message) ? message : undefined
+    const target = session ? targetOf(session, this.config.capture.placeholders) : (message as ContextTarget)
+    const fallback = session?.locales?.some((locale) => locale.startsWith('en')) ? 'en' : 'zh'
     const language = detectLanguage(target.content, fallback)
-    const channel = `${session.platform}:${session.channelId}`
+    const send = options.deliver ?? (async (text: string) => (session ? ((await session.send(text)) ?? []) : []))
     return this.replier.reply({
       target,
       language,
-      system: personaFor(channel, language, this.config.chat),
-      deliver: async (outcome) => {
-        const text = renderOutcome(outcome, language, (locale, path, params) =>
-          this.ctx.i18n.render([locale], [path], params ?? []).join(''),
-        )
-        return (await session.send(text)) ?? []
-      },
+      system: personaFor(`${target.platform}:${target.channelId}`, language, this.config.chat),
+      deliver: (outcome) =>
+        send(renderOutcome(outcome, language, (locale, path, params) => this.ctx.i18n.render([locale], [path], params ?? []).join(''))),
     })
   }
 
