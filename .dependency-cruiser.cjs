@@ -4,7 +4,7 @@ const DOMAINS = '(messages|topics|channel-summaries|topic-summaries|facts|episod
 const BASE = '^src/(core/|text/|scope\\.ts)'
 const PROVIDERS = '^src/providers/'
 const STORE = '^src/store/'
-const FLOWS = '^src/(capture|erase|jobs)/'
+const FLOWS = '^src/(capture|erase|jobs|transfer)/'
 const FACES = '^src/(commands|http)/'
 const ROOT = '^src/(index|service|compose|config|locales)\\.ts$'
 
@@ -42,7 +42,7 @@ module.exports = {
     },
     {
       name: 'flows-below-faces',
-      comment: 'capture, erase and jobs never import commands, http or the service',
+      comment: 'capture, erase, jobs and transfer never import commands, http or the service',
       severity: 'error',
       from: { path: FLOWS },
       to: { path: [FACES, ROOT] },
