@@ -124,9 +124,9 @@ describe('memory.export and memory.import through Koishi', () => {
     }
     writeFileSync(join(b.dir, 'data', 'mem0.json'), JSON.stringify(mem0, null, 2))
     const [reply] = await b.app.mock.client('root').receive('memory.import data/mem0.json')
-    expect(reply).toContain('Imported data/mem0.json (0 records of this plugin, 1 mem0 memories):')
+    expect(reply).toContain('Imported data/mem0.json (records of this plugin: 0, mem0 memories: 1):')
     expect(reply).toContain('- facts: 1 imported, 0 already there')
-    expect(reply).toContain('1 lines were not imported:')
+    expect(reply).toContain('Lines not imported: 1')
     expect(reply).toMatch(/entry 2: a field is missing or wrong \(memory: empty\)/)
     const [row] = await b.app.database.get('memory_fact', { userId: 'carol' })
     expect(row).toMatchObject({ platform: 'mock', guildId: '', content: 'Allergic to peanuts' })
@@ -167,7 +167,8 @@ describe('memory.export and memory.import through Koishi', () => {
     writeFileSync(join(b.dir, 'data', 'notes.txt'), 'shopping list\nmilk\n')
     const [wrong] = await b.app.mock.client('admin').receive('memory.import data/notes.txt')
     expect(wrong).toMatch(/^data\/notes\.txt 中没有本插件能读取的记忆/)
-    expect(wrong).toContain('第 1 行：不是 JSON')
+    // the line is not quoted back: a file of the data folder may not be meant for the chat
+    expect(wrong.split('\n').slice(1)).toEqual(['  第 1 行：不是 JSON', '  第 2 行：不是 JSON'])
   })
 
   it('refuses what a user gets wrong with a clear message, and changes nothing', async () => {
