@@ -4,7 +4,7 @@ const DOMAINS = '(messages|topics|channel-summaries|topic-summaries|facts|episod
 const BASE = '^src/(core/|text/|scope\\.ts)'
 const PROVIDERS = '^src/providers/'
 const STORE = '^src/store/'
-const FLOWS = '^src/(capture|erase|jobs|reply)/'
+const FLOWS = '^src/(capture|erase|jobs|reply|transfer)/'
 const FACES = '^src/(commands|http|chat)/'
 const ROOT = '^src/(index|service|compose|config|locales)\\.ts$'
 
@@ -35,14 +35,14 @@ module.exports = {
     },
     {
       name: 'domains-below-flows',
-      comment: 'a domain never imports capture, erase, jobs, reply, commands, http, chat or the service',
+      comment: 'a domain never imports capture, erase, jobs, reply, transfer, commands, http, chat or the service',
       severity: 'error',
       from: { path: `^src/${DOMAINS}/` },
       to: { path: [FLOWS, FACES, ROOT] },
     },
     {
       name: 'flows-below-faces',
-      comment: 'capture, erase, jobs and reply never import commands, http, chat or the service',
+      comment: 'capture, erase, jobs, reply and transfer never import commands, http, chat or the service',
       severity: 'error',
       from: { path: FLOWS },
       to: { path: [FACES, ROOT] },

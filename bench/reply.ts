@@ -42,7 +42,9 @@ interface Request {
 
 /** What one reply sent: every request's messages, as text. */
 const requestText = (request: Request) =>
-  request.messages.map((message) => [message.content ?? '', ...(message.tool_calls ?? []).map((call) => call.function.arguments)].join('\n'))
+  request.messages.map((message) =>
+    [message.content ?? '', ...(message.tool_calls ?? []).map((call) => call.function.arguments)].join('\n'),
+  )
 
 const tokensOf = (texts: string[]) => texts.reduce((sum, text) => sum + countTokens(text), 0)
 
@@ -78,7 +80,11 @@ async function main() {
               role: 'assistant',
               content: null,
               tool_calls: [
-                { id: 'search', type: 'function', function: { name: 'search_chat_history', arguments: JSON.stringify({ query: question }) } },
+                {
+                  id: 'search',
+                  type: 'function',
+                  function: { name: 'search_chat_history', arguments: JSON.stringify({ query: question }) },
+                },
               ],
             },
             finish_reason: 'tool_calls',
@@ -92,7 +98,12 @@ async function main() {
   const pluginConfig = options.config ? JSON.parse(options.config) : {}
   const config = {
     ...pluginConfig,
-    chat: { enabled: true, tools, ...pluginConfig.chat, model: { provider: 'openai-compatible', baseURL, model: 'scripted', timeout: 60_000 } },
+    chat: {
+      enabled: true,
+      tools,
+      ...pluginConfig.chat,
+      model: { provider: 'openai-compatible', baseURL, model: 'scripted', timeout: 60_000 },
+    },
   }
   const bench = await bootApp(config, { extra: (app) => app.plugin(HTTP) })
   const { app } = bench
@@ -130,7 +141,9 @@ async function main() {
           const chosen = new Set((state.recalled?.context?.messages ?? []).map((m) => ids.get(m.messageId)))
           const byId = evidence.filter((id) => chosen.has(id)).length / evidence.length
           const ctxText = state.prompt.map((t) => t.content).join('\n')
-          log(`q byId=${byId.toFixed(2)} ctxText=${evidenceIn(conv, evidence, ctxText).toFixed(2)} all=${recall.toFixed(2)} deep=${state.route?.deep}`)
+          log(
+            `q byId=${byId.toFixed(2)} ctxText=${evidenceIn(conv, evidence, ctxText).toFixed(2)} all=${recall.toFixed(2)} deep=${state.route?.deep}`,
+          )
         }
         ours.recall.push(recall)
         // the baselines send the same persona and question around their history
@@ -151,7 +164,9 @@ async function main() {
         ours_tokens: round4(mean(mine.tokens)),
         whole_tokens: round4(mean(mine.whole)),
       }
-      log(`${conv.id}: ${mine.recall.length} questions, recall ${round4(mean(mine.recall))}, ${Math.round(mean(mine.tokens))} tokens a reply`)
+      log(
+        `${conv.id}: ${mine.recall.length} questions, recall ${round4(mean(mine.recall))}, ${Math.round(mean(mine.tokens))} tokens a reply`,
+      )
     }
   } finally {
     await bench.stop()

@@ -33,7 +33,7 @@ import {
   memorize,
   Retriever,
 } from './facts'
-import { createGroupMemories } from './group'
+import { createGroupMemories, KoishiGroupStore } from './group'
 import {
   defineKnowledgeTables,
   entityIndexKind,
@@ -57,8 +57,9 @@ import { startTimers } from './jobs/timers'
 import { DatabaseIndex, defineVectorTables } from './store/database-index'
 import { LanceIndex, lanceLoadFailure } from './store/lance-index'
 import { defineOutboxTable, KoishiOutbox } from './store/outbox'
-import { createTopicSummaries } from './topic-summaries'
+import { createTopicSummaries, KoishiTopicSummaryStore } from './topic-summaries'
 import { defineTopicTable, KoishiTopicStore, LlmTopicJudge, TopicAttributor } from './topics'
+import { MemoryTransfer } from './transfer'
 
 /**
  * The composition root: declares every table and builds every part of the memory from the console
@@ -239,6 +240,22 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
       minMessages: config.summaries.minMessages,
       searchWeights: { keyword: config.summaries.keywordWeight, vector: config.summaries.vectorWeight },
     },
+  })
+
+  // export and import go through each domain's own store and index, as a learnt row does
+  const transfer = new MemoryTransfer({
+    facts,
+    factIndex,
+    groups: new KoishiGroupStore(ctx),
+    groupIndex: groups.index,
+    topics,
+    summaries: new KoishiTopicSummaryStore(ctx),
+    summaryIndex: summaries.index,
+    knowledge: knowledgeStore,
+    entityIndex,
+    embedderId: embedder.id,
+    newId: newFactId,
+    now: () => new Date(),
   })
 
   const channelSummaries = new KoishiChannelSummaries(ctx)
@@ -511,6 +528,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     capture,
     eraser,
     outbox,
+    transfer,
   }
 }
 

@@ -108,6 +108,7 @@ export interface Config {
   authority: {
     listOthers: number
     stats: number
+    transfer: number
   }
 }
 
@@ -283,6 +284,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
   authority: Schema.object({
     listOthers: Schema.natural().max(5).default(3),
     stats: Schema.natural().max(5).default(3),
+    transfer: Schema.natural().max(5).default(4),
   }).collapse(),
 }).i18n({
   'zh-CN': locales['zh-CN']._config,

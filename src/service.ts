@@ -22,6 +22,7 @@ import { truncateToTokens } from './text/token-count'
 import type { Scope } from './scope'
 import { sessionScope } from './scope'
 import type { DrainResult, RebuildResult } from './store/index-sync'
+import type { ExportResult, ExportSelection, ImportOptions, ImportResult } from './transfer'
 
 declare module 'koishi' {
   interface Context {
@@ -166,6 +167,24 @@ export class MemoryService extends Service {
   /** Erases every fact and every captured message of a user on a platform. */
   forgetAll(owner: UserRef): Promise<number> {
     return this.parts.eraser.forgetAll(owner)
+  }
+
+  /**
+   * One user's memory (`{ user: { platform, userId } }`), one group's (`{ group: { platform, guildId } }`)
+   * or everything (`{ all: true }`) as JSON Lines: facts with their versions and sources, group memories
+   * with their history and change log, topics and their summaries, profiles, entities and relations.
+   */
+  exportMemory(selection: ExportSelection): Promise<ExportResult> {
+    return this.parts.transfer.export(selection)
+  }
+
+  /**
+   * Re-creates what an export holds (ours, or mem0's memories as JSON, `{results}` or JSON Lines: facts of
+   * their `user_id`, or of `options.userId`, on `options.platform`), stored and indexed like learnt rows.
+   * Duplicates are skipped and counted; a bad line is reported with its number and the rest imported.
+   */
+  importMemory(text: string, options: ImportOptions = {}): Promise<ImportResult> {
+    return this.parts.transfer.import(text, options)
   }
 
   /** Carries out the index work waiting in the outbox (one drain at a time). */

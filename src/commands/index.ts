@@ -10,6 +10,7 @@ import { registerKnowledgeCommands } from './knowledge'
 import { registerReindexCommand } from './reindex'
 import { parseUser } from './users'
 import { registerTopicCommands } from './topics'
+import { registerTransferCommands } from './transfer'
 
 /** `2026-11-26`, in the server's local time. */
 const day = (time: Date) =>
@@ -21,6 +22,7 @@ export function registerCommands(ctx: Context, config: Config) {
   registerTopicCommands(ctx)
   registerReindexCommand(ctx)
   registerKnowledgeCommands(ctx, config)
+  registerTransferCommands(ctx, config)
 
   root.subcommand('.recall <query:text>').action(async ({ session }, query) => {
     if (!session?.userId) return

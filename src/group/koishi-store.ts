@@ -164,6 +164,16 @@ export class KoishiGroupStore implements GroupMemoryStore {
     const rows = await this.db.get('memory_group', { status: 'active', supersededBy: '' }, ['id'])
     return rows.map((row) => row.id)
   }
+
+  /** Every version of every memory of a group, or of every group (an export). */
+  memoriesOf(group?: GroupRef) {
+    return this.db.get('memory_group', group ? { platform: group.platform, guildId: group.guildId } : {})
+  }
+
+  /** The whole change log of a group, or of every group (an export). */
+  changesOf(group?: GroupRef) {
+    return this.db.get('memory_group_change', group ? { platform: group.platform, guildId: group.guildId } : {})
+  }
 }
 
 export interface CreateGroupMemoriesOptions extends Omit<GroupMemoriesDeps, 'store' | 'vector'> {

@@ -81,6 +81,13 @@ export class KoishiKnowledgeStore implements KnowledgeStore {
     return [...new Map(rows.map((row) => [row.id, row])).values()]
   }
 
+  /** Relations by id (an import checks the ids it would keep). */
+  async relations(ids: string[]) {
+    const rows: RelationRow[] = []
+    for (const part of chunks(ids)) rows.push(...(await this.ctx.database.get('memory_relation', { id: { $in: part } })))
+    return rows
+  }
+
   async relationsFrom(platform: string, sourceIds: string[]) {
     return sourceIds.length ? naming(await this.ctx.database.get('memory_relation', { platform: cleanId(platform) }), sourceIds) : []
   }
@@ -104,6 +111,15 @@ export class KoishiKnowledgeStore implements KnowledgeStore {
 
   async upsertProfile(row: ProfileRow) {
     await this.ctx.database.upsert('memory_profile', [row])
+  }
+
+  /** Profiles of a user (in every guild), of a guild, or every profile (an export). */
+  profilesOf(filter?: { platform: string; userId?: string; guildId?: string }): Promise<ProfileRow[]> {
+    if (!filter) return this.ctx.database.get('memory_profile', {})
+    const where: Partial<Record<'platform' | 'userId' | 'guildId', string>> = { platform: cleanId(filter.platform) }
+    if (filter.userId !== undefined) where.userId = cleanId(filter.userId)
+    if (filter.guildId !== undefined) where.guildId = cleanId(filter.guildId)
+    return this.ctx.database.get('memory_profile', where)
   }
 
   async removeProfiles(platform: string, userId: string) {

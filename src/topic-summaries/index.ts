@@ -1,5 +1,5 @@
 export { defineTopicSummaryTable } from './table'
 export { createTopicSummaries, KoishiTopicSummaryStore } from './koishi-store'
-export { TopicSummaries } from './summaries'
+export { summaryId, TopicSummaries } from './summaries'
 export type { SearchSummaries, SummaryHit } from './search'
-export type { TopicSummaryRow } from './types'
+export type { TopicSummaryRow, TopicSummaryStore } from './types'

@@ -2,7 +2,7 @@ import type { Context } from 'koishi'
 import type { TopicSummariesDeps } from './summaries'
 import { TopicSummaries } from './summaries'
 import type { SummaryChannel, TopicSummaryRow, TopicSummaryStore } from './types'
-import { dbWhere } from '../scope'
+import { cleanId, dbWhere } from '../scope'
 import type { Outbox } from '../store/outbox'
 import { KoishiOutbox } from '../store/outbox'
 import { defineTopicSummaryTable } from './table'
@@ -65,6 +65,11 @@ export class KoishiTopicSummaryStore implements TopicSummaryStore {
   async latestIds() {
     const rows = await this.ctx.database.get('memory_summary', {}, ['id', 'topicId', 'version'])
     return newestPerTopic(rows as TopicSummaryRow[]).map((row) => row.id)
+  }
+
+  /** Every version of every summary of a guild's topics, or of every topic (an export). */
+  inGuild(guild?: { platform: string; guildId: string }): Promise<TopicSummaryRow[]> {
+    return this.ctx.database.get('memory_summary', guild ? { platform: cleanId(guild.platform), guildId: cleanId(guild.guildId) } : {})
   }
 
   async removeTopics(topicIds: string[]) {

@@ -1,7 +1,7 @@
 import type { Context } from 'koishi'
 import type { TopicStore } from './store'
 import type { ChannelRef } from '../messages'
-import { dbWhere } from '../scope'
+import { cleanId, dbWhere } from '../scope'
 import type { TopicRow } from './table'
 
 /** `TopicStore` on the Koishi table `memory_topic` (declare it with `defineTopicTable`). */
@@ -48,6 +48,11 @@ export class KoishiTopicStore implements TopicStore {
   async activeAnywhere(limit: number): Promise<TopicRow[]> {
     if (limit <= 0) return []
     return this.ctx.database.get('memory_topic', { active: true, archived: false }, { limit, sort: { lastMessageAt: 'desc' } })
+  }
+
+  /** Every topic of a guild (`''`: the private chats), or of every channel (an export). */
+  inGuild(guild?: { platform: string; guildId: string }): Promise<TopicRow[]> {
+    return this.ctx.database.get('memory_topic', guild ? { platform: cleanId(guild.platform), guildId: cleanId(guild.guildId) } : {})
   }
 
   async closeIdle(before: Date, limit: number) {
