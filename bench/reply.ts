@@ -18,6 +18,8 @@
  *    Baselines, scored the same way: `whole_history` (persona, every turn, the question) and
  *    `last_50` (persona, the newest 50 turns, the question).
  *    `prompt_token_share` is mean prompt tokens ÷ mean whole-history prompt tokens.
+ *    `context_evidence_recall`: the evidence among the chat lines recall chose (by message id), so
+ *    the rest of `evidence_recall` is what the deep search added.
  */
 import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
@@ -29,7 +31,7 @@ import { intOption, parseArgs } from './lib/args'
 import { mean, round4 } from './lib/metrics'
 import { countTokens, renderLine, TOKENIZER } from './lib/tokenizer'
 import type { Conversation } from './locomo'
-import { loadConversations, replay } from './locomo'
+import { loadConversations, messageIdOf, replay } from './locomo'
 
 const ROOT = path.resolve(__dirname, '..')
 const ASKER = { userId: 'locomo-asker', userName: 'asker' }
@@ -109,7 +111,7 @@ async function main() {
   const { app } = bench
   const conversations = loadConversations(dataDir)
 
-  const ours = { recall: [] as number[], tokens: [] as number[], firstTokens: [] as number[], ms: [] as number[], toolCalls: 0, failed: 0 }
+  const ours = { contextRecall: [] as number[], recall: [] as number[], tokens: [] as number[], firstTokens: [] as number[], ms: [] as number[], toolCalls: 0, failed: 0 }
   const whole = { recall: [] as number[], tokens: [] as number[] }
   const last = { recall: [] as number[], tokens: [] as number[] }
   const perConversation: Record<string, { questions: number; ours_recall: number; ours_tokens: number; whole_tokens: number }> = {}
@@ -119,6 +121,7 @@ async function main() {
       await replay(app, conv, 1)
       const channel = `locomo-${conv.id}`
       const lines = conv.turns.map((turn) => renderLine(turn.speaker, turn.content))
+      const messageIds = new Map(conv.turns.map((turn, i) => [turn.diaId, messageIdOf(conv, i)]))
       const askAt = new Date(conv.turns.at(-1)!.time.getTime() + 60_000)
       log(`${conv.id}: replayed ${conv.turns.length} turns in ${Math.round(performance.now() - t0)} ms`)
       const mine = { recall: [] as number[], tokens: [] as number[], whole: [] as number[] }
@@ -136,16 +139,10 @@ async function main() {
         ours.tokens.push(tokens)
         ours.firstTokens.push(current[0] ? tokensOf(requestText(current[0])) : 0)
         const recall = evidenceIn(conv, evidence, texts.join('\n'))
-        if (process.env.DEBUG_REPLY) {
-          const ids = new Map(conv.turns.map((turn, i) => [`${conv.id}-t${i}`, turn.diaId]))
-          const chosen = new Set((state.recalled?.context?.messages ?? []).map((m) => ids.get(m.messageId)))
-          const byId = evidence.filter((id) => chosen.has(id)).length / evidence.length
-          const ctxText = state.prompt.map((t) => t.content).join('\n')
-          log(
-            `q byId=${byId.toFixed(2)} ctxText=${evidenceIn(conv, evidence, ctxText).toFixed(2)} all=${recall.toFixed(2)} deep=${state.route?.deep}`,
-          )
-        }
         ours.recall.push(recall)
+        // what recall alone chose, by message id: the deep search's share is the rest
+        const chosen = new Set(state.recalled?.context?.messages.map((message) => message.messageId))
+        ours.contextRecall.push(evidence.filter((id) => chosen.has(messageIds.get(id)!)).length / evidence.length)
         // the baselines send the same persona and question around their history
         const frame = [state.prompt[0]?.role === 'system' ? state.prompt[0].content : '', renderLine(ASKER.userName, q.question)]
         const wholeText = [...frame, ...lines]
@@ -180,6 +177,7 @@ async function main() {
       tokenizer: TOKENIZER,
       questions: ours.recall.length,
       evidence_recall: round4(mean(ours.recall)),
+      context_evidence_recall: round4(mean(ours.contextRecall)),
       prompt_token_share: round4(mean(ours.tokens) / wholeMean),
       prompt_tokens_mean: round4(mean(ours.tokens)),
       first_request_tokens_mean: round4(mean(ours.firstTokens)),

@@ -7,7 +7,7 @@ import type { Counters, Logger } from './core/observability'
 import { episodeScope } from './episodes'
 import { knowledgeScope } from './knowledge'
 import { createChatModel } from './providers/factory'
-import { createReplier, searchMemoriesTool } from './reply'
+import { createReplier, foundLines, searchMemoriesTool } from './reply'
 import type { ReplyTool } from './reply'
 import { truncateToTokens } from './text/token-count'
 
@@ -54,9 +54,11 @@ export function composeReplier(ctx: Context, config: Config, parts: MemoryParts,
       },
     },
     retrieve: {
-      async searchHistory(state, query) {
-        const found = await parts.searchTool({ platform: state.target.platform, channelId: state.target.channelId }).handler({ query })
-        return found.result.excerpts.length || found.result.summaries.length ? found.text : ''
+      async searchHistory(state, query, maxTokens) {
+        const channel = { platform: state.target.platform, channelId: state.target.channelId }
+        const found = await parts.searchTool(channel, { around: 0, limit: 12 }).handler({ query })
+        const chosen = new Set(state.recalled?.context?.messages.map((message) => message.id))
+        return foundLines(found.result, chosen, maxTokens)
       },
       async searchKnowledge(state, query) {
         const known = new Set(state.recalled?.context?.longTerm.map((memory) => memory.content))

@@ -17,6 +17,7 @@ import {
   TermStats,
   topicSearchTool,
 } from './context'
+import type { TopicSearchOptions } from './context'
 import { definedOnly } from './core/defined'
 import { KeyedLock } from './core/keyed-lock'
 import type { Counters, Logger } from './core/observability'
@@ -477,7 +478,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   }
 
   /** `topicSearch` of a channel as an LLM tool definition (name, JSON schema, handler). */
-  const searchTool = (channel: { platform: string; channelId?: string }) =>
+  const searchTool = (channel: { platform: string; channelId?: string }, options?: TopicSearchOptions) =>
     topicSearchTool(
       {
         search: quickSearch(messageIndex),
@@ -494,6 +495,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
         summaries: summaries.searchSummaries,
       },
       channel,
+      options,
     )
 
   /** The knowledge tools of a session's scope and user (`searchEntities`, `getUserProfile`, `queryGraph`). */

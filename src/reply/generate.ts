@@ -79,7 +79,7 @@ export function generateNode(ports: GeneratePorts, settings: GenerateSettings) {
     }
     const finish = (text: string) => clip(text.trim(), settings.maxLength)
     if (model.chat) {
-      const tools = state.route?.deep === 'tools' ? ports.tools(state) : []
+      const tools = state.route?.deep === 'tools' || state.route?.deep === 'both' ? ports.tools(state) : []
       const result = await runToolLoop(model.chat.bind(model), prompt, tools, {
         maxCalls: tools.length ? settings.maxToolCalls : 0,
         resultTokens: settings.toolResultTokens,

@@ -1,6 +1,7 @@
 export { createReplier } from './replier'
 export type { ReplierDeps, ReplyInput, ReplySettings } from './replier'
 export { searchMemoriesTool } from './memory-tool'
+export { foundLines } from './found-lines'
 export { promptOf } from './generate'
 export { decideRoute } from './route'
 export type { ReplyTool } from './tool-loop'

@@ -8,30 +8,22 @@ import type { NodeResult, ReplyState } from './state'
  */
 
 export interface RetrievePorts {
-  /** Earlier messages and topics of the channel for a query, as lines; '' when nothing matches. */
-  searchHistory(state: Readonly<ReplyState>, query: string): Promise<string>
+  /** Earlier messages and topics of the channel for a query, as lines, leaving out what recall chose; '' when nothing matches. */
+  searchHistory(state: Readonly<ReplyState>, query: string, maxTokens: number): Promise<string>
   /** Facts, preferences and relations for a query, as lines, beyond those recall already chose. */
   searchKnowledge(state: Readonly<ReplyState>, query: string): Promise<string>
 }
 
 export function retrieveNode(ports: RetrievePorts, options: { maxTokens: number }) {
   return async (state: Readonly<ReplyState>): Promise<NodeResult> => {
-    if (state.route?.deep !== 'direct') return { update: {}, chose: `skipped: deep search ${state.route?.deep ?? 'none'}` }
+    const deep = state.route?.deep
+    if (deep !== 'direct' && deep !== 'both') return { update: {}, chose: `skipped: deep search ${deep ?? 'none'}` }
     const query = state.target.content
-    const [history, knowledge] = await Promise.all([
-      ports.searchHistory(state, query).catch(() => ''),
-      ports.searchKnowledge(state, query).catch(() => ''),
-    ])
-    const blocks = [knowledge, history].filter((text) => text.trim())
-    const retrieved: string[] = []
-    let left = options.maxTokens
-    for (const block of blocks) {
-      if (left <= 0) break
-      const kept = truncateToTokens(block, left)
-      left -= countTokens(kept)
-      if (kept.trim()) retrieved.push(kept)
-    }
-    const tokens = options.maxTokens - left
+    const knowledge = truncateToTokens(await ports.searchKnowledge(state, query).catch(() => ''), Math.floor(options.maxTokens / 3))
+    const left = options.maxTokens - countTokens(knowledge)
+    const history = truncateToTokens(await ports.searchHistory(state, query, left).catch(() => ''), left)
+    const retrieved = [knowledge, history].filter((text) => text.trim())
+    const tokens = retrieved.reduce((sum, text) => sum + countTokens(text), 0)
     return {
       update: { retrieved },
       chose: retrieved.length

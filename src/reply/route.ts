@@ -1,12 +1,12 @@
 import { classifyTurn } from '../text/chat-noise'
 import { isQuestion } from '../text/questions'
-import type { MemoryKind, NodeResult, ReplyState, RouteDecision } from './state'
+import type { DeepSearch, MemoryKind, NodeResult, ReplyState, RouteDecision } from './state'
 
 /**
  * The route node: whether a message needs memory at all, which kinds, and whether the deep searches
  * run — by rules, without a model call (seed 004 §2.3.3, `route_node`). Greetings, thanks and
- * emoji need none; a message that points back in time ("上次说的", "remember when…") gets the deep
- * searches, as tools when the model can call them.
+ * emoji need none; a question or a message that points back in time ("上次说的", "remember when…")
+ * gets the deep searches.
  */
 
 /** Words that point at something said before. */
@@ -21,7 +21,7 @@ const SELF_EN = /\b(?:i|me|my|mine|myself|i'm|i've|i'd)\b/i
 export interface RouteOptions {
   /** The chat model can call tools (function calling). */
   canCallTools: boolean
-  /** Offer the deep searches as tools: `auto` when a message points back in time or asks, `always`, or `never`. */
+  /** `auto`: the deep searches for questions and look-backs, as tools too for look-backs; `always`: tools for every message; `never`: no deep search. */
   tools: 'auto' | 'always' | 'never'
   /** The profile exists in this configuration (knowledge on, a token budget for it). */
   profile: boolean
@@ -38,16 +38,21 @@ export function decideRoute(state: Pick<ReplyState, 'target' | 'language'>, opti
   const self = (zh ? SELF_ZH : SELF_EN).test(text)
   const kinds: MemoryKind[] = ['facts', 'episodes', 'context']
   if (options.profile && (self || asks)) kinds.splice(1, 0, 'profile')
-  const searchable = options.tools === 'always' || (options.tools === 'auto' && past)
-  const deep: RouteDecision['deep'] = searchable
-    ? options.canCallTools
-      ? 'tools'
-      : 'direct'
-    : options.tools === 'auto' && asks && options.canCallTools
-      ? 'tools'
-      : 'none'
+  const deep = deepSearch(options, asks, past)
   const reason = [past && 'points back', asks && 'asks', self && 'about the speaker'].filter(Boolean).join(', ') || 'content'
   return { needsMemory: true, kinds, deep, reason }
+}
+
+/**
+ * A question or a look back gets the direct searches (local, no model call); a model that can call
+ * tools is also offered them when the message points back in time, to look further on its own.
+ */
+function deepSearch(options: RouteOptions, asks: boolean, past: boolean): DeepSearch {
+  if (options.tools === 'never') return 'none'
+  const offer = options.canCallTools && (past || options.tools === 'always')
+  if (asks || past) return offer ? 'both' : 'direct'
+  if (options.tools === 'always') return options.canCallTools ? 'tools' : 'direct'
+  return 'none'
 }
 
 export function routeNode(options: RouteOptions) {

@@ -11,8 +11,8 @@ import type { Language } from '../text/language'
 /** What recall may bring: the user's facts, their profile, earlier exchanges, the channel's relevant chat. */
 export type MemoryKind = 'facts' | 'profile' | 'episodes' | 'context'
 
-/** `direct`: the deep searches run before the model; `tools`: the model may call them; `none`: neither. */
-export type DeepSearch = 'none' | 'direct' | 'tools'
+/** `direct`: the deep searches run before the model; `tools`: the model may call them; `both`; or `none`. */
+export type DeepSearch = 'none' | 'direct' | 'tools' | 'both'
 
 export interface RouteDecision {
   needsMemory: boolean
