@@ -50,6 +50,8 @@ import type { KnowledgeScope, ProfileRef } from './knowledge'
 import { Maintenance } from './jobs/maintenance'
 import { KeyedQueue } from './jobs/queue'
 import { defineMessageTable, defineWatermarkTable, KoishiMessageStore, KoishiWatermarks, MessageIndex } from './messages'
+import type { ChatLunaService } from './providers/chatluna'
+import { chatlunaInstalled } from './providers/chatluna'
 import { createProviders } from './providers/factory'
 import type { DrainResult } from './store/index-sync'
 import { IndexedTable, IndexRegistry } from './store/index-sync'
@@ -81,6 +83,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     { embedding: config.embedding, llm: config.llm, retryIntervalSeconds: config.store.retryIntervalSeconds },
     counters,
     log,
+    // ChatLuna (optional) starts on `ready`, usually after the memory: its models are looked up at each call
+    { installed: chatlunaInstalled(), source: () => ctx.get('chatluna') as ChatLunaService | undefined },
   )
   const { embedder, llm } = providers
   for (const [part, choice] of Object.entries(providers.choices)) {

@@ -117,21 +117,25 @@ export type ConfigInput = DeepPartial<Config>
 
 export const Config: Schema<ConfigInput, Config> = Schema.object({
   embedding: Schema.object({
-    provider: Schema.union(['offline', 'gemini', 'openai-compatible']).default('offline'),
+    provider: Schema.union(['offline', 'gemini', 'openai-compatible', 'chatluna']).default('offline'),
     model: Schema.string().default(''),
     apiKey: Schema.string().role('secret').default(''),
     baseURL: Schema.string().role('link').default(''),
     dims: Schema.natural().min(8).max(4096).default(512),
     sendDimensions: Schema.boolean().default(false),
     timeout: Schema.natural().role('ms').default(15_000),
+    // the embedding models ChatLuna lists, as its own settings offer them
+    chatlunaModel: Schema.dynamic('embeddings'),
   }),
   llm: Schema.object({
-    provider: Schema.union(['rules', 'gemini', 'openai-compatible']).default('rules'),
+    provider: Schema.union(['rules', 'gemini', 'openai-compatible', 'chatluna']).default('rules'),
     model: Schema.string().default(''),
     apiKey: Schema.string().role('secret').default(''),
     baseURL: Schema.string().role('link').default(''),
     temperature: Schema.number().min(0).max(2).step(0.1).default(0.2),
     timeout: Schema.natural().role('ms').default(30_000),
+    // the chat models ChatLuna lists, as its own settings offer them
+    chatlunaModel: Schema.dynamic('model'),
   }),
   prompts: Schema.object({
     extractionZh: Schema.string().role('textarea').default(DEFAULT_PROMPTS.extraction.zh),

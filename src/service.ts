@@ -66,7 +66,7 @@ const CAPTURE_SETTLE_MS = 500
 
 /** The `memory` service: the public API over the parts `composeMemory` builds. */
 export class MemoryService extends Service {
-  static inject = { database: { required: true }, http: { required: false } }
+  static inject = { database: { required: true }, http: { required: false }, chatluna: { required: false } }
 
   readonly counters = new Counters()
   private readonly parts: MemoryParts

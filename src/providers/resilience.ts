@@ -12,7 +12,7 @@ import {
   timeout,
   TimeoutStrategy,
 } from 'cockatiel'
-import type { Embedder, EmbedOptions, GenerateOptions, LLM } from './types'
+import type { ChatOptions, ChatReply, ChatTurn, Embedder, EmbedOptions, GenerateOptions, LLM } from './types'
 import { ProviderError } from './types'
 import type { Logger } from '../core/observability'
 import { Counters } from '../core/observability'
@@ -172,6 +172,8 @@ export class Resilience {
 export class ResilientLLM implements LLM {
   readonly id: string
   readonly resilience: Resilience
+  /** The wrapped model's `chat` behind the same policies; absent when the model has none. */
+  declare readonly chat?: (turns: ChatTurn[], options?: ChatOptions) => Promise<ChatReply>
 
   constructor(
     readonly inner: LLM,
@@ -180,6 +182,12 @@ export class ResilientLLM implements LLM {
   ) {
     this.id = inner.id
     this.resilience = new Resilience(inner.id, { label: 'provider.llm', ...options }, counters)
+    const chat = inner.chat?.bind(inner)
+    // only a model that has function calling gets `chat`, so callers can tell
+    if (chat) {
+      this.chat = (turns, chatOptions) =>
+        this.resilience.execute((signal) => chat(turns, { ...chatOptions, signal: anySignal(chatOptions?.signal, signal) }))
+    }
   }
 
   generate(prompt: string, options?: GenerateOptions): Promise<string> {
