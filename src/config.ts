@@ -108,6 +108,14 @@ export interface Config {
     listOthers: number
     stats: number
   }
+  /** The bridge to ChatLuna (`src/reply/chatluna`), when ChatLuna is loaded. */
+  chatluna: {
+    enabled: boolean
+    /** Add the memory's context to ChatLuna's conversations. */
+    prompt: boolean
+    /** Register the memory's search tools with ChatLuna. */
+    tools: boolean
+  }
 }
 
 type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] extends object ? DeepPartial<T[K]> : T[K] }
@@ -241,6 +249,11 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
   authority: Schema.object({
     listOthers: Schema.natural().max(5).default(3),
     stats: Schema.natural().max(5).default(3),
+  }).collapse(),
+  chatluna: Schema.object({
+    enabled: Schema.boolean().default(true),
+    prompt: Schema.boolean().default(true),
+    tools: Schema.boolean().default(true),
   }).collapse(),
 }).i18n({
   'zh-CN': locales['zh-CN']._config,
