@@ -111,7 +111,15 @@ async function main() {
   const { app } = bench
   const conversations = loadConversations(dataDir)
 
-  const ours = { contextRecall: [] as number[], recall: [] as number[], tokens: [] as number[], firstTokens: [] as number[], ms: [] as number[], toolCalls: 0, failed: 0 }
+  const ours = {
+    contextRecall: [] as number[],
+    recall: [] as number[],
+    tokens: [] as number[],
+    firstTokens: [] as number[],
+    ms: [] as number[],
+    toolCalls: 0,
+    failed: 0,
+  }
   const whole = { recall: [] as number[], tokens: [] as number[] }
   const last = { recall: [] as number[], tokens: [] as number[] }
   const perConversation: Record<string, { questions: number; ours_recall: number; ours_tokens: number; whole_tokens: number }> = {}

@@ -31,7 +31,10 @@ export function composeReplier(ctx: Context, config: Config, parts: MemoryParts,
           config.store.retryIntervalSeconds,
           counters,
           log,
-          'chat',
+          {
+            label: 'chat',
+            chatluna: parts.providers.chatluna,
+          },
         )
   if (model.choice.fallback) log.warn(ctx.i18n.text([], [`memory.log.fallback-chat-${model.choice.fallback}`], [model.choice.configured]))
 
@@ -39,6 +42,16 @@ export function composeReplier(ctx: Context, config: Config, parts: MemoryParts,
   const scopeOf = (target: ContextTarget) => ({ platform: target.platform, userId: target.userId, guildId: target.guildId || undefined })
   const knowledgeOn = config.knowledge.enabled
   const tokenBudget = config.context.tokenBudget
+
+  /** The deep-search tools of a message, each bound to its scope: the model chooses only what to look for. */
+  const toolsFor = (target: ContextTarget): ReplyTool[] => {
+    const tools: ReplyTool[] = [
+      parts.searchTool({ platform: target.platform, channelId: target.channelId }),
+      searchMemoriesTool((query, limit, history) => parts.recallFacts(scopeOf(target), query, limit, undefined, { history })),
+    ]
+    if (knowledgeOn) tools.push(...parts.knowledgeTools(knowledgeScope(userOf(target)), userOf(target)))
+    return tools
+  }
 
   const replier = createReplier({
     model: model.llm,
@@ -69,15 +82,7 @@ export function composeReplier(ctx: Context, config: Config, parts: MemoryParts,
           .join('\n')
       },
     },
-    tools(state) {
-      const { target } = state
-      const tools: ReplyTool[] = [
-        parts.searchTool({ platform: target.platform, channelId: target.channelId }),
-        searchMemoriesTool((query, limit) => parts.recallFacts(scopeOf(target), query, limit)),
-      ]
-      if (knowledgeOn) tools.push(...parts.knowledgeTools(knowledgeScope(userOf(target)), userOf(target)))
-      return tools
-    },
+    tools: (state) => toolsFor(state.target),
     settings: {
       tokenBudget,
       retrieveTokens: Math.floor(tokenBudget / 4),
@@ -91,5 +96,5 @@ export function composeReplier(ctx: Context, config: Config, parts: MemoryParts,
     },
     trace: (record) => contextLog.trace(record),
   })
-  return { reply: replier, model: model.choice }
+  return { reply: replier, tools: toolsFor, model: model.choice }
 }

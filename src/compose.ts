@@ -51,6 +51,8 @@ import type { KnowledgeScope, ProfileRef } from './knowledge'
 import { Maintenance } from './jobs/maintenance'
 import { KeyedQueue } from './jobs/queue'
 import { defineMessageTable, defineWatermarkTable, KoishiMessageStore, KoishiWatermarks, MessageIndex } from './messages'
+import type { ChatLunaService } from './providers/chatluna'
+import { chatlunaInstalled } from './providers/chatluna'
 import { createProviders } from './providers/factory'
 import type { DrainResult } from './store/index-sync'
 import { IndexedTable, IndexRegistry } from './store/index-sync'
@@ -78,11 +80,14 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   defineVectorTables(ctx)
   defineKnowledgeTables(ctx)
 
+  // ChatLuna (optional) starts on `ready`, usually after the memory: its models are looked up at each call
+  const chatluna = { installed: chatlunaInstalled(), source: () => ctx.get('chatluna') as ChatLunaService | undefined }
   const providers = createProviders(
     ctx.http,
     { embedding: config.embedding, llm: config.llm, retryIntervalSeconds: config.store.retryIntervalSeconds },
     counters,
     log,
+    chatluna,
   )
   const { embedder, llm } = providers
   for (const [part, choice] of Object.entries(providers.choices)) {
@@ -510,7 +515,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     knowledge,
     stop,
     drainOutbox,
-    providers: { ...providers, judge },
+    providers: { ...providers, judge, chatluna },
     engine,
     maintenance,
     index,

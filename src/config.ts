@@ -110,6 +110,14 @@ export interface Config {
     stats: number
     transfer: number
   }
+  /** The bridge to ChatLuna (`src/chat/chatluna`), when ChatLuna is loaded. */
+  chatluna: {
+    enabled: boolean
+    /** Add the memory's context to ChatLuna's conversations. */
+    prompt: boolean
+    /** Register the memory's search tools with ChatLuna. */
+    tools: boolean
+  }
 }
 
 /** The built-in chat (seed 004 §2.3): when it answers, with which model, in which voice. */
@@ -140,21 +148,25 @@ export type ConfigInput = DeepPartial<Config>
 
 export const Config: Schema<ConfigInput, Config> = Schema.object({
   embedding: Schema.object({
-    provider: Schema.union(['offline', 'gemini', 'openai-compatible']).default('offline'),
+    provider: Schema.union(['offline', 'gemini', 'openai-compatible', 'chatluna']).default('offline'),
     model: Schema.string().default(''),
     apiKey: Schema.string().role('secret').default(''),
     baseURL: Schema.string().role('link').default(''),
     dims: Schema.natural().min(8).max(4096).default(512),
     sendDimensions: Schema.boolean().default(false),
     timeout: Schema.natural().role('ms').default(15_000),
+    // the embedding models ChatLuna lists, as its own settings offer them
+    chatlunaModel: Schema.dynamic('embeddings'),
   }),
   llm: Schema.object({
-    provider: Schema.union(['rules', 'gemini', 'openai-compatible']).default('rules'),
+    provider: Schema.union(['rules', 'gemini', 'openai-compatible', 'chatluna']).default('rules'),
     model: Schema.string().default(''),
     apiKey: Schema.string().role('secret').default(''),
     baseURL: Schema.string().role('link').default(''),
     temperature: Schema.number().min(0).max(2).step(0.1).default(0.2),
     timeout: Schema.natural().role('ms').default(30_000),
+    // the chat models ChatLuna lists, as its own settings offer them
+    chatlunaModel: Schema.dynamic('model'),
   }),
   prompts: Schema.object({
     extractionZh: Schema.string().role('textarea').default(DEFAULT_PROMPTS.extraction.zh),
@@ -256,8 +268,9 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
   chat: Schema.object({
     enabled: Schema.boolean().default(false),
     model: Schema.object({
-      provider: Schema.union(['memory', 'gemini', 'openai-compatible']).default('memory'),
+      provider: Schema.union(['memory', 'gemini', 'openai-compatible', 'chatluna']).default('memory'),
       model: Schema.string().default(''),
+      chatlunaModel: Schema.dynamic('model'),
       apiKey: Schema.string().role('secret').default(''),
       baseURL: Schema.string().role('link').default(''),
       temperature: Schema.number().min(0).max(2).step(0.1).default(0.7),
@@ -285,6 +298,11 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     listOthers: Schema.natural().max(5).default(3),
     stats: Schema.natural().max(5).default(3),
     transfer: Schema.natural().max(5).default(4),
+  }).collapse(),
+  chatluna: Schema.object({
+    enabled: Schema.boolean().default(true),
+    prompt: Schema.boolean().default(true),
+    tools: Schema.boolean().default(true),
   }).collapse(),
 }).i18n({
   'zh-CN': locales['zh-CN']._config,

@@ -5,6 +5,7 @@ import { mountGroupApi } from './http/group-routes'
 import { mountKnowledgeApi } from './http/knowledge-routes'
 import { Config } from './config'
 import { locales } from './locales'
+import * as chatlunaBridge from './chat/chatluna'
 import { MemoryService } from './service'
 
 export const name = 'memory'
@@ -29,6 +30,8 @@ export function apply(ctx: Context, config: Config) {
   }, DATABASE_WAIT_MS)
   ctx.inject(['database'], () => waiting())
   ctx.plugin(MemoryService, config)
+  // the ChatLuna bridge waits for ChatLuna and the memory; without ChatLuna it never runs
+  if (config.chatluna.enabled) ctx.plugin(chatlunaBridge, config.chatluna)
   ctx.inject(['memory'], (ctx) => {
     registerCommands(ctx, config)
     mountGroupApi(ctx, () => ctx.memory.groups, { token: config.api.token, prefix: config.api.prefix })

@@ -16,7 +16,7 @@ import type { UserRef } from './erase/eraser'
 import type { EntityDetails, FoundEntity, Graph, GraphOptions, KnowledgeScope, ProfileRef, ProfileRow, RecalledItem } from './knowledge'
 import { knowledgeScope } from './knowledge'
 import type { EntityType } from './knowledge'
-import type { ReplyState } from './reply'
+import type { ReplyState, ReplyTool } from './reply'
 import { detectLanguage } from './text/language'
 import { truncateToTokens } from './text/token-count'
 import type { Scope } from './scope'
@@ -71,7 +71,7 @@ const CAPTURE_SETTLE_MS = 500
 
 /** The `memory` service: the public API over the parts `composeMemory` builds. */
 export class MemoryService extends Service {
-  static inject = { database: { required: true }, http: { required: false } }
+  static inject = { database: { required: true }, http: { required: false }, chatluna: { required: false } }
 
   readonly counters = new Counters()
   private readonly parts: MemoryParts
@@ -259,6 +259,15 @@ export class MemoryService extends Service {
       deliver: (outcome) =>
         send(renderOutcome(outcome, language, (locale, path, params) => this.ctx.i18n.render([locale], [path], params ?? []).join(''))),
     })
+  }
+
+  /**
+   * The deep-search tools for a message (`search_chat_history`, `search_memories` and, with
+   * knowledge on, `search_entities`, `get_user_profile`, `query_knowledge_graph`), each bound to the
+   * message's scope: for a chat plugin's function calling (the built-in chat and the ChatLuna bridge use them).
+   */
+  replyTools(message: Session | ContextTarget): ReplyTool[] {
+    return this.replier.tools(isSession(message) ? targetOf(message, this.config.capture.placeholders) : message)
   }
 
   /** The newest reply trace of a channel (of one trigger message there, when given). */

@@ -1,5 +1,7 @@
 import type { HTTP } from 'koishi'
 import type { Counters, Logger } from '../core/observability'
+import type { ChatLunaSource } from './chatluna'
+import { ChatLunaEmbedder, ChatLunaLLM } from './chatluna'
 import { GeminiEmbedder, GeminiLLM } from './gemini'
 import { OfflineEmbedder } from './offline-embedder'
 import { OpenAICompatibleEmbedder, OpenAICompatibleLLM } from './openai-compatible'
@@ -8,8 +10,17 @@ import { ResilientEmbedder, ResilientLLM } from './resilience'
 import type { EmbeddingSettings, LlmSettings } from './settings'
 import type { Embedder, LLM } from './types'
 
-/** Why a configured provider could not be used: no key, no base URL or model, no http service, an unknown name. */
-export type FallbackReason = 'no-key' | 'no-endpoint' | 'no-http' | 'unknown'
+/**
+ * Why a configured provider could not be used: no key, no base URL or model, no http service, an
+ * unknown name; for ChatLuna's models, ChatLuna not installed or no model chosen.
+ */
+export type FallbackReason = 'no-key' | 'no-endpoint' | 'no-http' | 'unknown' | 'no-chatluna' | 'no-model'
+
+/** How the providers reach ChatLuna: whether its package is installed, and its service once it is loaded. */
+export interface ChatLunaAccess {
+  installed: boolean
+  source: ChatLunaSource
+}
 
 /** The provider the settings name, and the one in use (the offline one when it could not be built). */
 export interface ProviderChoice {
@@ -42,7 +53,14 @@ function requireHttp(http: HTTP | undefined, what: string) {
   return http
 }
 
-function remoteEmbedder(http: HTTP | undefined, settings: EmbeddingSettings): Embedder {
+function requireChatLuna(chatluna: ChatLunaAccess | undefined, model: unknown, what: string) {
+  if (!chatluna?.installed) throw new ProviderConfigError(`${what} needs koishi-plugin-chatluna; it is not installed`, 'no-chatluna')
+  if (typeof model !== 'string' || !model.includes('/'))
+    throw new ProviderConfigError(`${what} needs one of ChatLuna's models (platform/model)`, 'no-model')
+  return { source: chatluna.source, model }
+}
+
+function remoteEmbedder(http: HTTP | undefined, settings: EmbeddingSettings, chatluna?: ChatLunaAccess): Embedder {
   const { provider, model, apiKey, baseURL, dims, timeout } = settings
   switch (provider) {
     case 'gemini':
@@ -58,6 +76,10 @@ function remoteEmbedder(http: HTTP | undefined, settings: EmbeddingSettings): Em
         sendDimensions: settings.sendDimensions,
         timeoutMs: timeout,
       })
+    case 'chatluna': {
+      const { source, model } = requireChatLuna(chatluna, settings.chatlunaModel, "ChatLuna's embedder")
+      return new ChatLunaEmbedder(source, { model, dims })
+    }
     case 'offline':
       return new OfflineEmbedder({ dims })
     default:
@@ -65,7 +87,7 @@ function remoteEmbedder(http: HTTP | undefined, settings: EmbeddingSettings): Em
   }
 }
 
-function remoteLLM(http: HTTP | undefined, settings: LlmSettings): LLM {
+function remoteLLM(http: HTTP | undefined, settings: LlmSettings, chatluna?: ChatLunaAccess): LLM {
   const { provider, model, apiKey, baseURL, timeout } = settings
   switch (provider) {
     case 'gemini':
@@ -79,6 +101,10 @@ function remoteLLM(http: HTTP | undefined, settings: LlmSettings): LLM {
         model,
         timeoutMs: timeout,
       })
+    case 'chatluna': {
+      const { source, model } = requireChatLuna(chatluna, settings.chatlunaModel, "ChatLuna's model")
+      return new ChatLunaLLM(source, { model })
+    }
     case 'rules':
       throw new ProviderConfigError('the rules mode has no model', 'unknown')
     default:
@@ -96,8 +122,15 @@ export interface ProviderSettings {
 /**
  * Builds the embedder and the chat model the settings ask for, each behind its own breaker. A
  * provider that cannot be built (no key, no URL, an unknown name) is logged and the offline one used.
+ * ChatLuna's models are looked up at each call (ChatLuna may load after the memory, or go away).
  */
-export function createProviders(http: HTTP | undefined, settings: ProviderSettings, counters: Counters, logger: Logger): Providers {
+export function createProviders(
+  http: HTTP | undefined,
+  settings: ProviderSettings,
+  counters: Counters,
+  logger: Logger,
+  chatluna?: ChatLunaAccess,
+): Providers {
   const states: Record<string, () => BreakerState> = {}
   const resilience = (label: string, timeoutMs: number) => ({
     label,
@@ -114,7 +147,7 @@ export function createProviders(http: HTTP | undefined, settings: ProviderSettin
   if (settings.embedding.provider !== 'offline') {
     try {
       const remote = new ResilientEmbedder(
-        remoteEmbedder(http, settings.embedding),
+        remoteEmbedder(http, settings.embedding, chatluna),
         resilience('embedder', settings.embedding.timeout),
         counters,
       )
@@ -128,7 +161,7 @@ export function createProviders(http: HTTP | undefined, settings: ProviderSettin
     }
   }
 
-  const model = createChatModel(http, settings.llm, settings.retryIntervalSeconds, counters, logger)
+  const model = createChatModel(http, settings.llm, settings.retryIntervalSeconds, counters, logger, { chatluna })
   const llm = model.llm
   choices.llm = model.choice
   if (model.llm) states.llm = () => model.llm!.breakerState()
@@ -151,13 +184,13 @@ export function createChatModel(
   retryIntervalSeconds: number,
   counters: Counters,
   logger: Logger,
-  label = 'llm',
+  { label = 'llm', chatluna }: { label?: string; chatluna?: ChatLunaAccess } = {},
 ): { llm?: ResilientLLM; choice: ProviderChoice } {
   const choice: ProviderChoice = { configured: settings.provider, used: 'rules' }
   if (settings.provider === 'rules') return { choice }
   try {
     const llm = new ResilientLLM(
-      remoteLLM(http, settings),
+      remoteLLM(http, settings, chatluna),
       { label, timeoutMs: settings.timeout, halfOpenAfterMs: retryIntervalSeconds * 1000, logger },
       counters,
     )

@@ -172,6 +172,8 @@ export class Resilience {
 export class ResilientLLM implements LLM {
   readonly id: string
   readonly resilience: Resilience
+  /** The wrapped model's `chat` behind the same policies; absent when the model has none. */
+  declare readonly chat?: (turns: ChatTurn[], options?: ChatOptions) => Promise<ChatReply>
 
   constructor(
     readonly inner: LLM,
@@ -189,9 +191,6 @@ export class ResilientLLM implements LLM {
   generate(prompt: string, options?: GenerateOptions): Promise<string> {
     return this.resilience.execute((signal) => this.inner.generate(prompt, { ...options, signal: anySignal(options?.signal, signal) }))
   }
-
-  /** Present only when the wrapped model has it. */
-  readonly chat?: (turns: ChatTurn[], options?: ChatOptions) => Promise<ChatReply>
 
   breakerState(): BreakerState {
     return this.resilience.breakerState()

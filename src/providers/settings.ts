@@ -1,5 +1,5 @@
-export type EmbeddingProvider = 'offline' | 'gemini' | 'openai-compatible'
-export type LLMProvider = 'rules' | 'gemini' | 'openai-compatible'
+export type EmbeddingProvider = 'offline' | 'gemini' | 'openai-compatible' | 'chatluna'
+export type LLMProvider = 'rules' | 'gemini' | 'openai-compatible' | 'chatluna'
 
 /** The embedding model the console configures. */
 export interface EmbeddingSettings {
@@ -10,6 +10,8 @@ export interface EmbeddingSettings {
   dims: number
   sendDimensions: boolean
   timeout: number
+  /** With `chatluna`: ChatLuna's embedding model, `platform/model`. */
+  chatlunaModel?: string
 }
 
 /** The chat model the console configures (`rules`: none, offline rules). */
@@ -20,4 +22,6 @@ export interface LlmSettings {
   baseURL: string
   temperature: number
   timeout: number
+  /** With `chatluna`: ChatLuna's chat model, `platform/model`. */
+  chatlunaModel?: string
 }

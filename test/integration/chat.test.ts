@@ -105,7 +105,7 @@ describe('the built-in chat answers with memory', () => {
     expect(toolTurn.content).toContain('旺财')
     const trace = await h.app.memory.lastTrace({ platform: 'mock', channelId: 'private:owner' })
     expect(trace?.toolCalls).toBe(1)
-    expect(trace?.steps[0].chose).toContain('deep search: tools')
+    expect(trace?.steps[0].chose).toContain('deep search: both')
   })
 
   it('stops a model that keeps calling tools at its bound, and still answers', async () => {

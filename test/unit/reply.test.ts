@@ -53,15 +53,17 @@ describe('route', () => {
       expect(decideRoute(state(text), routeOptions)).toMatchObject({ needsMemory: false, deep: 'none' })
   })
 
-  it('sends a message that points back in time to the deep search: as tools when the model can call them', () => {
+  it('searches directly for a question or a look back, and offers tools too for a look back when the model can call them', () => {
     expect(decideRoute(state('上次我说的那家餐厅叫什么？'), routeOptions).deep).toBe('direct')
-    expect(decideRoute(state('do you remember my sister?'), { ...routeOptions, canCallTools: true }).deep).toBe('tools')
+    expect(decideRoute(state('I went hiking before, do you remember'), { ...routeOptions, canCallTools: true }).deep).toBe('both')
     expect(decideRoute(state('上次我说的那家餐厅叫什么？'), { ...routeOptions, tools: 'never' }).deep).toBe('none')
+    expect(decideRoute(state('今天天气不错'), routeOptions).deep).toBe('none')
   })
 
-  it('offers tools for a question only to a model that can call them, and adds the profile for the speaker', () => {
-    expect(decideRoute(state('周末去哪里玩比较好？'), routeOptions)).toMatchObject({ needsMemory: true, deep: 'none' })
-    expect(decideRoute(state('周末去哪里玩比较好？'), { ...routeOptions, canCallTools: true }).deep).toBe('tools')
+  it('offers tools to every message only when told to, and adds the profile for the speaker', () => {
+    expect(decideRoute(state('周末去哪里玩比较好？'), { ...routeOptions, canCallTools: true }).deep).toBe('direct')
+    expect(decideRoute(state('今天天气不错'), { ...routeOptions, canCallTools: true, tools: 'always' }).deep).toBe('tools')
+    expect(decideRoute(state('今天天气不错'), { ...routeOptions, tools: 'always' }).deep).toBe('direct')
     expect(decideRoute(state('我今天好累'), routeOptions).kinds).toEqual(['facts', 'profile', 'episodes', 'context'])
     expect(decideRoute(state('今天天气不错'), routeOptions).kinds).toEqual(['facts', 'episodes', 'context'])
     expect(decideRoute(state('我今天好累'), { ...routeOptions, profile: false }).kinds).not.toContain('profile')
