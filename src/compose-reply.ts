@@ -71,7 +71,8 @@ export function composeReplier(ctx: Context, config: Config, parts: MemoryParts,
         const channel = { platform: state.target.platform, channelId: state.target.channelId }
         const found = await parts.searchTool(channel, { around: 0, limit: 12 }).handler({ query })
         const chosen = new Set(state.recalled?.context?.messages.map((message) => message.id))
-        return foundLines(found.result, chosen, maxTokens)
+        const current = state.target.messageId
+        return foundLines(found.result, (message) => chosen.has(message.id) || (!!current && message.messageId === current), maxTokens)
       },
       async searchKnowledge(state, query) {
         const known = new Set(state.recalled?.context?.longTerm.map((memory) => memory.content))

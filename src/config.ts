@@ -146,28 +146,41 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] ex
 /** What a user may write: every field has a default. */
 export type ConfigInput = DeepPartial<Config>
 
+/**
+ * The model list ChatLuna offers its own settings (its dynamic schemas `model` and `embeddings`),
+ * shown only when `provider` is `chatluna`.
+ */
+function chatlunaChoice(list: 'model' | 'embeddings') {
+  return Schema.union([
+    Schema.object({ provider: Schema.const('chatluna').required(), chatlunaModel: Schema.dynamic(list) }),
+    Schema.object({}),
+  ])
+}
+
 export const Config: Schema<ConfigInput, Config> = Schema.object({
-  embedding: Schema.object({
-    provider: Schema.union(['offline', 'gemini', 'openai-compatible', 'chatluna']).default('offline'),
-    model: Schema.string().default(''),
-    apiKey: Schema.string().role('secret').default(''),
-    baseURL: Schema.string().role('link').default(''),
-    dims: Schema.natural().min(8).max(4096).default(512),
-    sendDimensions: Schema.boolean().default(false),
-    timeout: Schema.natural().role('ms').default(15_000),
-    // the embedding models ChatLuna lists, as its own settings offer them
-    chatlunaModel: Schema.dynamic('embeddings'),
-  }),
-  llm: Schema.object({
-    provider: Schema.union(['rules', 'gemini', 'openai-compatible', 'chatluna']).default('rules'),
-    model: Schema.string().default(''),
-    apiKey: Schema.string().role('secret').default(''),
-    baseURL: Schema.string().role('link').default(''),
-    temperature: Schema.number().min(0).max(2).step(0.1).default(0.2),
-    timeout: Schema.natural().role('ms').default(30_000),
-    // the chat models ChatLuna lists, as its own settings offer them
-    chatlunaModel: Schema.dynamic('model'),
-  }),
+  embedding: Schema.intersect([
+    Schema.object({
+      provider: Schema.union(['offline', 'gemini', 'openai-compatible', 'chatluna']).default('offline'),
+      model: Schema.string().default(''),
+      apiKey: Schema.string().role('secret').default(''),
+      baseURL: Schema.string().role('link').default(''),
+      dims: Schema.natural().min(8).max(4096).default(512),
+      sendDimensions: Schema.boolean().default(false),
+      timeout: Schema.natural().role('ms').default(15_000),
+    }),
+    chatlunaChoice('embeddings'),
+  ]),
+  llm: Schema.intersect([
+    Schema.object({
+      provider: Schema.union(['rules', 'gemini', 'openai-compatible', 'chatluna']).default('rules'),
+      model: Schema.string().default(''),
+      apiKey: Schema.string().role('secret').default(''),
+      baseURL: Schema.string().role('link').default(''),
+      temperature: Schema.number().min(0).max(2).step(0.1).default(0.2),
+      timeout: Schema.natural().role('ms').default(30_000),
+    }),
+    chatlunaChoice('model'),
+  ]),
   prompts: Schema.object({
     extractionZh: Schema.string().role('textarea').default(DEFAULT_PROMPTS.extraction.zh),
     extractionEn: Schema.string().role('textarea').default(DEFAULT_PROMPTS.extraction.en),
@@ -267,15 +280,17 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
   }).collapse(),
   chat: Schema.object({
     enabled: Schema.boolean().default(false),
-    model: Schema.object({
-      provider: Schema.union(['memory', 'gemini', 'openai-compatible', 'chatluna']).default('memory'),
-      model: Schema.string().default(''),
-      chatlunaModel: Schema.dynamic('model'),
-      apiKey: Schema.string().role('secret').default(''),
-      baseURL: Schema.string().role('link').default(''),
-      temperature: Schema.number().min(0).max(2).step(0.1).default(0.7),
-      timeout: Schema.natural().role('ms').default(30_000),
-    }),
+    model: Schema.intersect([
+      Schema.object({
+        provider: Schema.union(['memory', 'gemini', 'openai-compatible', 'chatluna']).default('memory'),
+        model: Schema.string().default(''),
+        apiKey: Schema.string().role('secret').default(''),
+        baseURL: Schema.string().role('link').default(''),
+        temperature: Schema.number().min(0).max(2).step(0.1).default(0.7),
+        timeout: Schema.natural().role('ms').default(30_000),
+      }),
+      chatlunaChoice('model'),
+    ]),
     private: Schema.boolean().default(true),
     mention: Schema.boolean().default(true),
     reply: Schema.boolean().default(true),

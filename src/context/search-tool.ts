@@ -53,6 +53,8 @@ export interface TopicSearchOptions {
 
 export interface FoundMessage {
   id: string
+  /** The platform's id of the message. */
+  messageId: string
   userName: string
   content: string
   createdAt: Date
@@ -143,6 +145,7 @@ async function findExcerpts(
   return groups.map((group) =>
     group.map((row) => ({
       id: row.id,
+      messageId: row.messageId,
       userName: row.userName,
       content: row.content,
       createdAt: row.createdAt,

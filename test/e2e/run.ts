@@ -20,6 +20,7 @@ import { chromium } from 'playwright-core'
 import type { Dirs, Footprint } from './app'
 import {
   appConfig,
+  merge,
   childEnv,
   ensureDirs,
   footprint,
@@ -34,6 +35,7 @@ import {
 import type { Fact, Script } from './facts'
 import { GROUP_B, mentioned, ownEntries, PRIVATE_A, statusCounts } from './facts'
 import { Sandbox } from './sandbox'
+import { chat, json, ScriptedServer } from '../integration/scripted-server'
 
 const REPO = resolve(__dirname, '../..')
 const CHROMIUM = process.env.E2E_CHROMIUM || '/usr/bin/chromium'
@@ -52,6 +54,8 @@ const SETTLE_MS = 20_000
 /** Said just before Koishi is stopped, and what memory.list must show of it after the next start. */
 const LAST_WORDS = '我的生日是10月25日'
 const LAST_FACT = /生日.*10月25|10月25.*生日/
+/** The word that makes the built-in chat answer in the group (overrides.yml), and what B asks with it. */
+const CHAT_QUESTION = '小记，我下周三要去哪里出差来着？'
 const SCREENSHOTS = resolve(REPO, process.env.E2E_SCREENSHOTS || 'docs/screenshots')
 const VIEWPORT = { width: 1280, height: 960 }
 
@@ -301,6 +305,9 @@ async function drive(context: BrowserContext, base: string): Promise<string> {
       leaked.length === 0,
       leaked.map((fact) => fact.name).join(', ') || listAGroup.replace(/\n/g, ' ⏎ '),
     )
+
+    await sandbox.selectUser(b)
+    await askTheChat(sandbox, page, b)
   })
 
   await step('console: the plugin settings page', async () => {
@@ -332,6 +339,49 @@ async function drive(context: BrowserContext, base: string): Promise<string> {
     await screenshot(page, 'console-memory-settings.png')
   })
   return speaker
+}
+
+// ── the built-in chat's model ───────────────────────────────────────────────
+
+/** What the chat model was sent, request by request. */
+const chatRequests: string[] = []
+
+/**
+ * The built-in chat's model: an OpenAI-compatible server on loopback that answers with the long-term
+ * memories its prompt holds, so what a user reads in the sandbox is what the memory gave the model.
+ */
+const chatModel = new ScriptedServer((path, body, res) => {
+  if (path !== '/chat/completions') return json(res, 404, {})
+  const messages = (body.messages ?? []) as { role: string; content: string | null }[]
+  chatRequests.push(messages.map((message) => message.content ?? '').join('\n'))
+  const memories = messages.find((message) => message.role === 'system' && /^(关于用户的长期记忆：|Long-term memories)/.test(message.content ?? ''))
+  chat(res, memories ? `我记得：${memories.content!.split('\n').slice(1).join(' ')}` : '我还不知道。')
+})
+
+async function askTheChat(sandbox: Sandbox, page: Page, asker: string) {
+  await step('the built-in chat answers with memory', async () => {
+    const asked = chatRequests.length
+    const answer = await sandbox.command(CHAT_QUESTION)
+    console.log(`${asker} (group) asked the built-in chat: ${answer.replace(/\n/g, ' ⏎ ')}`)
+    const sent = chatRequests.slice(asked).join('\n')
+    check('chat: the model was asked once', chatRequests.length - asked === 1, `${chatRequests.length - asked} requests`)
+    check(`chat: the model got ${asker}'s trip to 上海`, /上海/.test(sent), sent.slice(0, 300).replace(/\n/g, ' ⏎ '))
+    check(
+      "chat: the model got nothing of the other user's private chat",
+      !PRIVATE_A.facts.some((fact) => fact.pattern.test(sent)),
+      PRIVATE_A.facts.filter((fact) => fact.pattern.test(sent)).map((fact) => fact.name).join(', '),
+    )
+    check('chat: the answer in the sandbox carries the memory', /上海/.test(answer), answer.replace(/\n/g, ' ⏎ '))
+    await screenshot(page, 'sandbox-group-chat-reply.png')
+    const trace = await sandbox.command('/memory.trace')
+    console.log(`memory.trace:\n  ${trace.replace(/\n/g, '\n  ')}`)
+    check(
+      'chat: memory.trace shows the five steps of the reply',
+      ['route', 'recall', 'retrieve', 'generate', 'persist'].every((node) => trace.includes(node)),
+      trace.replace(/\n/g, ' ⏎ '),
+    )
+    await screenshot(page, 'sandbox-memory-trace.png')
+  })
 }
 
 // ── main ─────────────────────────────────────────────────────────────────────
@@ -389,7 +439,9 @@ async function main(): Promise<void> {
     const port = await freePort()
     const example = readFileSync(join(REPO, 'koishi.yml.example'), 'utf8')
     const overrides = yaml.load(readFileSync(join(__dirname, 'overrides.yml'), 'utf8')) as { memory?: Record<string, unknown> }
-    const { text, databaseKey } = appConfig(example, port, overrides?.memory ?? {})
+    const chatModelURL = await chatModel.start()
+    const chatOverrides = { chat: { model: { provider: 'openai-compatible', baseURL: chatModelURL, model: 'scripted' } } }
+    const { text, databaseKey } = appConfig(example, port, merge(overrides?.memory ?? {}, chatOverrides))
     writeFileSync(join(dirs.app, 'koishi.yml'), text)
 
     app = await step('start Koishi', () => startApp(dirs, env, port))
@@ -454,6 +506,7 @@ async function main(): Promise<void> {
     check('the e2e ran to its end', false, (error as Error).message)
   } finally {
     await context?.close().catch(() => undefined)
+    await chatModel.stop()
     if (app) {
       await stopTree(app.child)
       if (failed) console.log(`\nthe end of koishi.log:\n${tail(app.log, 30)}`)

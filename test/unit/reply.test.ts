@@ -11,6 +11,7 @@ import type { ReplyTool } from '../../src/reply/tool-loop'
 import { runToolLoop } from '../../src/reply/tool-loop'
 import { Cooldown, shouldAnswer } from '../../src/chat/triggers'
 import { personaFor, renderOutcome } from '../../src/chat/render'
+import { foundLines } from '../../src/reply/found-lines'
 
 const target = (content: string): ContextTarget => ({
   platform: 'p',
@@ -128,6 +129,41 @@ describe('retrieve', () => {
     )
     const result = await node(state('上次去哪了？', { route: { needsMemory: true, kinds: [], deep: 'direct', reason: '' } }))
     expect(result.update.retrieved).toEqual([])
+  })
+})
+
+describe('found lines', () => {
+  const message = (id: string, content: string, similarity?: number) => ({
+    id,
+    messageId: `m-${id}`,
+    userName: 'bob',
+    content,
+    createdAt: new Date(Date.UTC(2026, 0, 2, 3, 4)),
+    hit: similarity !== undefined,
+    similarity,
+  })
+  const result = {
+    topics: [],
+    summaries: [{ topicId: 't', title: '旅行', summary: 'bob 计划去成都', score: 1 }],
+    excerpts: [
+      [message('a', '早上好'), message('b', '我去过西安', 0.2)],
+      [message('c', '下周去成都', 0.9)],
+      [message('d', '现在的问题', 0.95)],
+    ],
+  }
+
+  it('puts the best hits first with their times, skips what it is told to, then adds summaries within the tokens', () => {
+    const text = foundLines(result, (found) => found.messageId === 'm-d', 200)
+    expect(text.split('\n')).toEqual([
+      '[2026-01-02 03:04] bob: 下周去成都',
+      '[2026-01-02 03:04] bob: 早上好',
+      '[2026-01-02 03:04] bob: 我去过西安',
+      '(旅行) bob 计划去成都',
+    ])
+    expect(foundLines(result, (found) => found.id === 'c' || found.id === 'd', 200)).not.toContain('下周去成都')
+    const tight = foundLines(result, () => false, 22)
+    expect(tight.split('\n')[0]).toBe('[2026-01-02 03:04] bob: 现在的问题')
+    expect(tight).not.toContain('下周去成都')
   })
 })
 
