@@ -354,7 +354,9 @@ const chatModel = new ScriptedServer((path, body, res) => {
   if (path !== '/chat/completions') return json(res, 404, {})
   const messages = (body.messages ?? []) as { role: string; content: string | null }[]
   chatRequests.push(messages.map((message) => message.content ?? '').join('\n'))
-  const memories = messages.find((message) => message.role === 'system' && /^(关于用户的长期记忆：|Long-term memories)/.test(message.content ?? ''))
+  const memories = messages.find(
+    (message) => message.role === 'system' && /^(关于用户的长期记忆：|Long-term memories)/.test(message.content ?? ''),
+  )
   chat(res, memories ? `我记得：${memories.content!.split('\n').slice(1).join(' ')}` : '我还不知道。')
 })
 
@@ -369,7 +371,10 @@ async function askTheChat(sandbox: Sandbox, page: Page, asker: string) {
     check(
       "chat: the model got nothing of the other user's private chat",
       !PRIVATE_A.facts.some((fact) => fact.pattern.test(sent)),
-      PRIVATE_A.facts.filter((fact) => fact.pattern.test(sent)).map((fact) => fact.name).join(', '),
+      PRIVATE_A.facts
+        .filter((fact) => fact.pattern.test(sent))
+        .map((fact) => fact.name)
+        .join(', '),
     )
     check('chat: the answer in the sandbox carries the memory', /上海/.test(answer), answer.replace(/\n/g, ' ⏎ '))
     await screenshot(page, 'sandbox-group-chat-reply.png')
