@@ -27,7 +27,7 @@ export function composeReplier(ctx: Context, config: Config, parts: MemoryParts,
       ? { llm: parts.providers.llm, choice: parts.providers.choices.llm }
       : createChatModel(
           ctx.http,
-          { ...settings.model, provider: settings.model.provider },
+          { ...settings.model, provider: settings.model.provider, chatlunaModel: config.chatluna.model },
           config.store.retryIntervalSeconds,
           counters,
           log,

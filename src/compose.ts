@@ -84,7 +84,11 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const chatluna = { installed: chatlunaInstalled(), source: () => ctx.get('chatluna') as ChatLunaService | undefined }
   const providers = createProviders(
     ctx.http,
-    { embedding: config.embedding, llm: config.llm, retryIntervalSeconds: config.store.retryIntervalSeconds },
+    {
+      embedding: { ...config.embedding, chatlunaModel: config.chatluna.embeddings },
+      llm: { ...config.llm, chatlunaModel: config.chatluna.model },
+      retryIntervalSeconds: config.store.retryIntervalSeconds,
+    },
     counters,
     log,
     chatluna,

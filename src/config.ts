@@ -117,6 +117,10 @@ export interface Config {
     prompt: boolean
     /** Register the memory's search tools with ChatLuna. */
     tools: boolean
+    /** ChatLuna's chat model (`platform/model`) when a model's provider is `chatluna`. */
+    model?: string
+    /** ChatLuna's embedding model when the embedder's provider is `chatluna`. */
+    embeddings?: string
   }
 }
 
@@ -146,41 +150,24 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] ex
 /** What a user may write: every field has a default. */
 export type ConfigInput = DeepPartial<Config>
 
-/**
- * The model list ChatLuna offers its own settings (its dynamic schemas `model` and `embeddings`),
- * shown only when `provider` is `chatluna`.
- */
-function chatlunaChoice(list: 'model' | 'embeddings') {
-  return Schema.union([
-    Schema.object({ provider: Schema.const('chatluna').required(), chatlunaModel: Schema.dynamic(list) }),
-    Schema.object({}),
-  ])
-}
-
 export const Config: Schema<ConfigInput, Config> = Schema.object({
-  embedding: Schema.intersect([
-    Schema.object({
-      provider: Schema.union(['offline', 'gemini', 'openai-compatible', 'chatluna']).default('offline'),
-      model: Schema.string().default(''),
-      apiKey: Schema.string().role('secret').default(''),
-      baseURL: Schema.string().role('link').default(''),
-      dims: Schema.natural().min(8).max(4096).default(512),
-      sendDimensions: Schema.boolean().default(false),
-      timeout: Schema.natural().role('ms').default(15_000),
-    }),
-    chatlunaChoice('embeddings'),
-  ]),
-  llm: Schema.intersect([
-    Schema.object({
-      provider: Schema.union(['rules', 'gemini', 'openai-compatible', 'chatluna']).default('rules'),
-      model: Schema.string().default(''),
-      apiKey: Schema.string().role('secret').default(''),
-      baseURL: Schema.string().role('link').default(''),
-      temperature: Schema.number().min(0).max(2).step(0.1).default(0.2),
-      timeout: Schema.natural().role('ms').default(30_000),
-    }),
-    chatlunaChoice('model'),
-  ]),
+  embedding: Schema.object({
+    provider: Schema.union(['offline', 'gemini', 'openai-compatible', 'chatluna']).default('offline'),
+    model: Schema.string().default(''),
+    apiKey: Schema.string().role('secret').default(''),
+    baseURL: Schema.string().role('link').default(''),
+    dims: Schema.natural().min(8).max(4096).default(512),
+    sendDimensions: Schema.boolean().default(false),
+    timeout: Schema.natural().role('ms').default(15_000),
+  }),
+  llm: Schema.object({
+    provider: Schema.union(['rules', 'gemini', 'openai-compatible', 'chatluna']).default('rules'),
+    model: Schema.string().default(''),
+    apiKey: Schema.string().role('secret').default(''),
+    baseURL: Schema.string().role('link').default(''),
+    temperature: Schema.number().min(0).max(2).step(0.1).default(0.2),
+    timeout: Schema.natural().role('ms').default(30_000),
+  }),
   prompts: Schema.object({
     extractionZh: Schema.string().role('textarea').default(DEFAULT_PROMPTS.extraction.zh),
     extractionEn: Schema.string().role('textarea').default(DEFAULT_PROMPTS.extraction.en),
@@ -280,17 +267,14 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
   }).collapse(),
   chat: Schema.object({
     enabled: Schema.boolean().default(false),
-    model: Schema.intersect([
-      Schema.object({
-        provider: Schema.union(['memory', 'gemini', 'openai-compatible', 'chatluna']).default('memory'),
-        model: Schema.string().default(''),
-        apiKey: Schema.string().role('secret').default(''),
-        baseURL: Schema.string().role('link').default(''),
-        temperature: Schema.number().min(0).max(2).step(0.1).default(0.7),
-        timeout: Schema.natural().role('ms').default(30_000),
-      }),
-      chatlunaChoice('model'),
-    ]),
+    model: Schema.object({
+      provider: Schema.union(['memory', 'gemini', 'openai-compatible', 'chatluna']).default('memory'),
+      model: Schema.string().default(''),
+      apiKey: Schema.string().role('secret').default(''),
+      baseURL: Schema.string().role('link').default(''),
+      temperature: Schema.number().min(0).max(2).step(0.1).default(0.7),
+      timeout: Schema.natural().role('ms').default(30_000),
+    }),
     private: Schema.boolean().default(true),
     mention: Schema.boolean().default(true),
     reply: Schema.boolean().default(true),
@@ -318,6 +302,9 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     enabled: Schema.boolean().default(true),
     prompt: Schema.boolean().default(true),
     tools: Schema.boolean().default(true),
+    // the model lists ChatLuna offers its own settings (its dynamic schemas)
+    model: Schema.dynamic('model'),
+    embeddings: Schema.dynamic('embeddings'),
   }).collapse(),
 }).i18n({
   'zh-CN': locales['zh-CN']._config,

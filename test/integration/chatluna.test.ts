@@ -100,8 +100,9 @@ describe('ChatLuna bridge', () => {
     const baseURL = await server.start()
     h = await boot(
       {
-        llm: { provider: 'chatluna', chatlunaModel: 'scripted/chat-model' },
-        embedding: { provider: 'chatluna', chatlunaModel: 'scripted/embed-model', dims: DIMS },
+        llm: { provider: 'chatluna' },
+        embedding: { provider: 'chatluna', dims: DIMS },
+        chatluna: { model: 'scripted/chat-model', embeddings: 'scripted/embed-model' },
         topics: { enabled: false },
       },
       (app) => {
