@@ -10,6 +10,7 @@ import { registerKnowledgeCommands } from './knowledge'
 import { registerReindexCommand } from './reindex'
 import { parseUser } from './users'
 import { registerTopicCommands } from './topics'
+import { registerTraceCommand } from './trace'
 import { registerTransferCommands } from './transfer'
 
 /** `2026-11-26`, in the server's local time. */
@@ -23,6 +24,7 @@ export function registerCommands(ctx: Context, config: Config) {
   registerReindexCommand(ctx)
   registerKnowledgeCommands(ctx, config)
   registerTransferCommands(ctx, config)
+  registerTraceCommand(ctx, config)
 
   root.subcommand('.recall <query:text>').action(async ({ session }, query) => {
     if (!session?.userId) return
@@ -115,33 +117,6 @@ export function registerCommands(ctx: Context, config: Config) {
       skipped: (r.recallSkippedRate * 100).toFixed(0),
       failures: r.failures,
     })}`
-  })
-
-  root.subcommand('.trace [messageId:string]', { authority: config.authority.stats }).action(async ({ session }, messageId) => {
-    if (!session?.channelId) return
-    const trace = await ctx.memory.lastTrace({ platform: session.platform, channelId: session.channelId }, messageId)
-    if (!trace) return session.text('.none')
-    const ms = (value: number) => (value < 10 ? value.toFixed(1) : Math.round(value))
-    const lines = [
-      session.text('.head', {
-        message: trace.triggerMessageId || '?',
-        outcome: trace.outcome,
-        ms: ms(trace.totalMs),
-        prompt: trace.promptTokens,
-        reply: trace.replyTokens,
-        tools: trace.toolCalls,
-      }),
-    ]
-    trace.steps.forEach((step, i) => {
-      const tokens = step.tokensIn || step.tokensOut ? session.text('.tokens', { in: step.tokensIn ?? 0, out: step.tokensOut ?? 0 }) : ''
-      lines.push(session.text('.step', { n: i + 1, node: step.node, ms: ms(step.ms), chose: step.chose }) + tokens)
-      for (const call of step.toolCalls ?? [])
-        lines.push(
-          session.text('.tool', { name: call.name, args: JSON.stringify(call.arguments), ms: ms(call.ms), tokens: call.resultTokens }),
-        )
-      if (step.error) lines.push(session.text('.error', [step.error]))
-    })
-    return lines.join('\n')
   })
 
   root

@@ -30,7 +30,7 @@ export interface ContextRecord {
 export interface TraceStepRecord {
   node: string
   ms: number
-  chose: string
+  chose: { code: string; params?: Record<string, string | number> }
   tokensIn?: number
   tokensOut?: number
   toolCalls?: { name: string; arguments: Record<string, unknown>; ms: number; resultTokens: number; error?: string }[]

@@ -73,7 +73,7 @@ export function generateNode(ports: GeneratePorts, settings: GenerateSettings) {
       const related = context?.messages.filter((message) => message.messageId !== state.target.messageId).length ?? 0
       return {
         update: { prompt, outcome: { kind: 'offline', memories, related } },
-        chose: `offline answer: ${memories.length} memories`,
+        chose: { code: 'offline', params: { memories: memories.length } },
         tokensIn,
       }
     }
@@ -88,7 +88,7 @@ export function generateNode(ports: GeneratePorts, settings: GenerateSettings) {
       const text = finish(result.text)
       return {
         update: { prompt, outcome: { kind: 'model', text } },
-        chose: `${model.id}${tools.length ? `, ${tools.length} tools offered, ${result.calls.length} called` : ''}`,
+        chose: { code: 'model', params: { model: model.id, offered: tools.length, called: result.calls.length } },
         tokensIn: result.tokensIn,
         tokensOut: countTokens(text),
         toolCalls: result.calls,
@@ -96,6 +96,11 @@ export function generateNode(ports: GeneratePorts, settings: GenerateSettings) {
     }
     const { system, prompt: flat } = flatten(prompt)
     const text = finish(await model.generate(flat, { system, temperature: settings.temperature }))
-    return { update: { prompt, outcome: { kind: 'model', text } }, chose: model.id, tokensIn, tokensOut: countTokens(text) }
+    return {
+      update: { prompt, outcome: { kind: 'model', text } },
+      chose: { code: 'model', params: { model: model.id, offered: 0, called: 0 } },
+      tokensIn,
+      tokensOut: countTokens(text),
+    }
   }
 }

@@ -13,10 +13,9 @@ export interface PersistPorts {
 export function persistNode(ports: PersistPorts) {
   return async (state: Readonly<ReplyState>): Promise<NodeResult> => {
     const outcome = state.outcome
-    if (!outcome) return { update: {}, chose: 'nothing to send' }
+    if (!outcome) return { update: {}, chose: { code: 'nothing' } }
     const sent = await ports.deliver(outcome, state)
-    const what =
-      outcome.kind === 'model' ? `${outcome.text.length} characters` : outcome.kind === 'offline' ? 'the offline answer' : 'an apology'
-    return { update: { sent }, chose: `sent ${what}` }
+    const characters = outcome.kind === 'model' ? outcome.text.length : 0
+    return { update: { sent }, chose: { code: 'sent', params: { what: outcome.kind, characters } } }
   }
 }

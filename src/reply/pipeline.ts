@@ -24,7 +24,7 @@ export async function runReply(initial: ReplyState, nodes: [NodeName, ReplyNode]
     } catch (error) {
       const message = (error as Error)?.message ?? String(error)
       if (name === 'generate') state = { ...state, outcome: { kind: 'failed', error: message } }
-      state.trace.push({ node: name, ms: now() - started, chose: 'failed', error: message })
+      state.trace.push({ node: name, ms: now() - started, chose: { code: 'failed' }, error: message })
     }
   }
   return state

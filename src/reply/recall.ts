@@ -18,7 +18,7 @@ export interface RecallPorts {
 export function recallNode(ports: RecallPorts, options: { tokenBudget: number }) {
   return async (state: Readonly<ReplyState>): Promise<NodeResult> => {
     const route = state.route
-    if (!route?.needsMemory) return { update: {}, chose: 'skipped: the message needs no memory' }
+    if (!route?.needsMemory) return { update: {}, chose: { code: 'skipped' } }
     const wants = new Set(route.kinds)
     const { target } = state
     const [context, episodes, profile] = await Promise.all([
@@ -29,18 +29,18 @@ export function recallNode(ports: RecallPorts, options: { tokenBudget: number })
       wants.has('profile') ? ports.profile(target).catch(() => undefined) : undefined,
     ])
     const earlier = episodes.filter((episode) => episode.userMessageId !== target.messageId)
-    const parts = [
-      context && `${context.messages.length} messages`,
-      context && `${context.longTerm.length} memories`,
-      context?.group?.length && `${context.group.length} group memories`,
-      context?.summary && 'summary',
-      earlier.length && `${earlier.length} earlier exchanges`,
-      profile && 'profile',
-      context?.fallback && 'recent window (fallback)',
-    ].filter(Boolean)
+    const found = {
+      messages: context?.messages.length ?? 0,
+      memories: context?.longTerm.length ?? 0,
+      group: context?.group?.length ?? 0,
+      episodes: earlier.length,
+      summary: context?.summary ? 1 : 0,
+      profile: profile ? 1 : 0,
+      fallback: context?.fallback ? 1 : 0,
+    }
     return {
       update: { recalled: { context, episodes: earlier, profile } },
-      chose: parts.join(', ') || 'nothing found',
+      chose: Object.values(found).some(Boolean) ? { code: 'found', params: found } : { code: 'nothing' },
       tokensOut: context?.tokens,
     }
   }

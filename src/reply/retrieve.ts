@@ -17,7 +17,7 @@ export interface RetrievePorts {
 export function retrieveNode(ports: RetrievePorts, options: { maxTokens: number }) {
   return async (state: Readonly<ReplyState>): Promise<NodeResult> => {
     const deep = state.route?.deep
-    if (deep !== 'direct' && deep !== 'both') return { update: {}, chose: `skipped: deep search ${deep ?? 'none'}` }
+    if (deep !== 'direct' && deep !== 'both') return { update: {}, chose: { code: 'skipped', params: { deep: deep ?? 'none' } } }
     const query = state.target.content
     const knowledge = truncateToTokens(await ports.searchKnowledge(state, query).catch(() => ''), Math.floor(options.maxTokens / 3))
     const left = options.maxTokens - countTokens(knowledge)
@@ -27,8 +27,8 @@ export function retrieveNode(ports: RetrievePorts, options: { maxTokens: number 
     return {
       update: { retrieved },
       chose: retrieved.length
-        ? `found ${[knowledge && 'memories', history && 'earlier messages'].filter(Boolean).join(' and ')}`
-        : 'nothing found',
+        ? { code: 'found', params: { memories: knowledge.trim() ? 1 : 0, history: history.trim() ? 1 : 0 } }
+        : { code: 'nothing' },
       tokensOut: tokens,
     }
   }

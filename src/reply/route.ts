@@ -1,6 +1,6 @@
 import { classifyTurn } from '../text/chat-noise'
 import { isQuestion } from '../text/questions'
-import type { DeepSearch, MemoryKind, NodeResult, ReplyState, RouteDecision } from './state'
+import type { Choice, DeepSearch, MemoryKind, NodeResult, ReplyState, RouteDecision } from './state'
 
 /**
  * The route node: whether a message needs memory at all, which kinds, and whether the deep searches
@@ -31,7 +31,7 @@ export interface RouteOptions {
 export function decideRoute(state: Pick<ReplyState, 'target' | 'language'>, options: RouteOptions): RouteDecision {
   const text = state.target.content.trim()
   const kind = classifyTurn(text, options.commandPrefixes)
-  if (kind !== 'content') return { needsMemory: false, kinds: [], deep: 'none', reason: kind }
+  if (kind !== 'content') return { needsMemory: false, kinds: [], deep: 'none', reasons: [kind] }
   const zh = state.language === 'zh'
   const past = (zh ? PAST_ZH : PAST_EN).test(text) || PAST_ZH.test(text)
   const asks = isQuestion(text, state.language)
@@ -39,8 +39,8 @@ export function decideRoute(state: Pick<ReplyState, 'target' | 'language'>, opti
   const kinds: MemoryKind[] = ['facts', 'episodes', 'context']
   if (options.profile && (self || asks)) kinds.splice(1, 0, 'profile')
   const deep = deepSearch(options, asks, past)
-  const reason = [past && 'points back', asks && 'asks', self && 'about the speaker'].filter(Boolean).join(', ') || 'content'
-  return { needsMemory: true, kinds, deep, reason }
+  const reasons = [past && 'past', asks && 'asks', self && 'self'].filter((reason): reason is string => Boolean(reason))
+  return { needsMemory: true, kinds, deep, reasons }
 }
 
 /**
@@ -58,9 +58,10 @@ function deepSearch(options: RouteOptions, asks: boolean, past: boolean): DeepSe
 export function routeNode(options: RouteOptions) {
   return async (state: Readonly<ReplyState>): Promise<NodeResult> => {
     const route = decideRoute(state, options)
-    const chose = route.needsMemory
-      ? `memory: ${route.kinds.join('+')}; deep search: ${route.deep} (${route.reason})`
-      : `no memory (${route.reason})`
+    const why = route.reasons.join(',')
+    const chose: Choice = route.needsMemory
+      ? { code: 'memory', params: { kinds: route.kinds.join(','), deep: route.deep, why } }
+      : { code: 'no-memory', params: { why } }
     return { update: { route }, chose }
   }
 }

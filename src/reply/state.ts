@@ -18,8 +18,11 @@ export interface RouteDecision {
   needsMemory: boolean
   kinds: MemoryKind[]
   deep: DeepSearch
-  /** Why, in a few words, for the trace. */
-  reason: string
+  /**
+   * Why, for the trace: the kind of chat noise (`ack`, `emoji`, `empty`, `command`) when no memory is
+   * needed; else `past` (points back in time), `asks`, `self` (about the speaker), or none.
+   */
+  reasons: string[]
 }
 
 export interface ToolTrace {
@@ -33,11 +36,23 @@ export interface ToolTrace {
 
 export type NodeName = 'route' | 'recall' | 'retrieve' | 'generate' | 'persist'
 
+/**
+ * What a node chose, as a code and its figures (the `memory.trace` command words it in the reader's
+ * language): route `no-memory` {why} or `memory` {kinds, deep, why}; recall `skipped`, `nothing` or
+ * `found` {messages, memories, group, episodes, summary, profile, fallback}; retrieve `skipped` {deep},
+ * `nothing` or `found` {memories, history}; generate `offline` {memories} or `model` {model, offered,
+ * called}; persist `sent` {what, characters} or `nothing`; any node `failed`.
+ */
+export interface Choice {
+  code: string
+  params?: Record<string, string | number>
+}
+
 /** One node of one run: how long it took, what it chose, the tokens it sent and got, the tools it called. */
 export interface TraceStep {
   node: NodeName
   ms: number
-  chose: string
+  chose: Choice
   tokensIn?: number
   tokensOut?: number
   toolCalls?: ToolTrace[]
@@ -71,7 +86,7 @@ export interface ReplyState {
 /** What a node adds to the state, and what it tells the trace. */
 export interface NodeResult {
   update: Partial<Omit<ReplyState, 'trace' | 'target'>>
-  chose: string
+  chose: Choice
   tokensIn?: number
   tokensOut?: number
   toolCalls?: ToolTrace[]

@@ -71,7 +71,7 @@ describe('the built-in chat answers with memory', () => {
     const trace = await h.app.memory.lastTrace({ platform: 'mock', channelId: 'private:greeter' })
     expect(trace?.recallSkipped).toBe(true)
     expect(trace?.steps.map((step) => step.node)).toEqual(['route', 'recall', 'retrieve', 'generate', 'persist'])
-    expect(trace?.steps[1].chose).toMatch(/^skipped/)
+    expect(trace?.steps[1].chose).toEqual({ code: 'skipped' })
   })
 
   it('finds what a user said weeks ago, in the prompt and through a tool call', async () => {
@@ -105,7 +105,7 @@ describe('the built-in chat answers with memory', () => {
     expect(toolTurn.content).toContain('旺财')
     const trace = await h.app.memory.lastTrace({ platform: 'mock', channelId: 'private:owner' })
     expect(trace?.toolCalls).toBe(1)
-    expect(trace?.steps[0].chose).toContain('deep search: both')
+    expect(trace?.steps[0].chose.params?.deep).toBe('both')
   })
 
   it('stops a model that keeps calling tools at its bound, and still answers', async () => {
@@ -152,5 +152,16 @@ describe('the built-in chat answers with memory', () => {
     await h.app.database.setUser('mock', 'ann', { authority: 4 })
     const [stats] = await h.app.mock.client('ann').receive('memory.stats')
     expect(stats).toMatch(/内置聊天：回答 \d+ 次/)
+    const [trace] = await h.app.mock.client('ann', 'g2').receive('memory.trace')
+    expect(trace.split('\n')).toEqual([
+      expect.stringMatching(/^对 .+ 的回答：模型回答，[\d.]+ 毫秒，提示词 \d+ token，回答 \d+ token，调用工具 0 次$/),
+      expect.stringMatching(/^1\. route [\d.]+ 毫秒：查长期记忆、用户画像、往来对话、相关聊天；深度搜索：直接搜索（提问）$/),
+      expect.stringMatching(/^2\. recall [\d.]+ 毫秒：/),
+      expect.stringMatching(/^3\. retrieve [\d.]+ 毫秒：/),
+      expect.stringMatching(
+        /^4\. generate [\d.]+ 毫秒：openai-compatible:scripted，提供 0 个工具，调用 0 次（输入 \d+ \/ 输出 \d+ token）$/,
+      ),
+      expect.stringMatching(/^5\. persist [\d.]+ 毫秒：发送了 7 个字符$/),
+    ])
   })
 })

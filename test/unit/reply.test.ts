@@ -72,7 +72,7 @@ describe('route', () => {
 
   it('says its choice for the trace', async () => {
     const result = await routeNode(routeOptions)(state('上次说的电影叫什么？'))
-    expect(result.chose).toMatch(/deep search: direct \(points back/)
+    expect(result.chose).toEqual({ code: 'memory', params: { kinds: 'facts,profile,episodes,context', deep: 'direct', why: 'past,asks' } })
   })
 })
 
@@ -89,16 +89,16 @@ describe('recall', () => {
   it('is skipped when the route needs no memory', async () => {
     const p = ports()
     const result = await recallNode(p, { tokenBudget: 1000 })(
-      state('ok', { route: { needsMemory: false, kinds: [], deep: 'none', reason: 'ack' } }),
+      state('ok', { route: { needsMemory: false, kinds: [], deep: 'none', reasons: ['ack'] } }),
     )
-    expect(result.chose).toMatch(/^skipped/)
+    expect(result.chose).toEqual({ code: 'skipped' })
     expect(p.buildContext).not.toHaveBeenCalled()
   })
 
   it('fetches only the kinds asked for, drops the current exchange, and survives a failing part', async () => {
     const p = ports()
     p.profile.mockRejectedValueOnce(new Error('down'))
-    const route = { needsMemory: true, kinds: ['context', 'episodes', 'profile'] as never, deep: 'none' as const, reason: '' }
+    const route = { needsMemory: true, kinds: ['context', 'episodes', 'profile'] as never, deep: 'none' as const, reasons: [] }
     const result = await recallNode(p, { tokenBudget: 800 })(state('hi there friend', { route }))
     expect(p.buildContext).toHaveBeenCalledWith(expect.anything(), { tokenBudget: 800, longTerm: false })
     expect(result.update.recalled?.episodes.map((episode) => episode.id)).toEqual(['e2'])
@@ -114,10 +114,10 @@ describe('retrieve', () => {
       searchKnowledge: vi.fn(async () => '- ann 住在成都'),
     }
     const node = retrieveNode(ports, { maxTokens: 50 })
-    const skipped = await node(state('上次去哪了？', { route: { needsMemory: true, kinds: [], deep: 'tools', reason: '' } }))
-    expect(skipped.chose).toMatch(/^skipped/)
+    const skipped = await node(state('上次去哪了？', { route: { needsMemory: true, kinds: [], deep: 'tools', reasons: [] } }))
+    expect(skipped.chose).toEqual({ code: 'skipped', params: { deep: 'tools' } })
     expect(ports.searchHistory).not.toHaveBeenCalled()
-    const found = await node(state('上次去哪了？', { route: { needsMemory: true, kinds: [], deep: 'direct', reason: '' } }))
+    const found = await node(state('上次去哪了？', { route: { needsMemory: true, kinds: [], deep: 'direct', reasons: [] } }))
     expect(found.update.retrieved?.[0]).toBe('- ann 住在成都')
     expect(found.tokensOut).toBeLessThanOrEqual(50)
   })
@@ -127,7 +127,7 @@ describe('retrieve', () => {
       { searchHistory: async () => Promise.reject(new Error('x')), searchKnowledge: async () => '' },
       { maxTokens: 50 },
     )
-    const result = await node(state('上次去哪了？', { route: { needsMemory: true, kinds: [], deep: 'direct', reason: '' } }))
+    const result = await node(state('上次去哪了？', { route: { needsMemory: true, kinds: [], deep: 'direct', reasons: [] } }))
     expect(result.update.retrieved).toEqual([])
   })
 })
@@ -290,7 +290,7 @@ describe('generate', () => {
       state('周末去哪？', {
         recalled,
         retrieved: ['- bob: 青城山很凉快'],
-        route: { needsMemory: true, kinds: [], deep: 'direct', reason: '' },
+        route: { needsMemory: true, kinds: [], deep: 'direct', reasons: [] },
       }),
     )
     const turns = requests[0].turns
@@ -321,14 +321,17 @@ describe('pipeline', () => {
     const result = await runReply(
       state('hello there, how are you?'),
       [
-        ['route', async () => ({ update: { route: { needsMemory: true, kinds: [], deep: 'none', reason: '' } }, chose: 'memory' })],
+        [
+          'route',
+          async () => ({ update: { route: { needsMemory: true, kinds: [], deep: 'none', reasons: [] } }, chose: { code: 'memory' } }),
+        ],
         ['recall', async () => Promise.reject(new Error('database gone'))],
         ['generate', async () => Promise.reject(new Error('HTTP 500 at /srv/x.py'))],
         [
           'persist',
           async (s) => {
             await deliver()
-            return { update: { sent: ['s1'] }, chose: `sent ${s.outcome?.kind}` }
+            return { update: { sent: ['s1'] }, chose: { code: 'sent', params: { what: s.outcome!.kind } } }
           },
         ],
       ],
@@ -336,10 +339,10 @@ describe('pipeline', () => {
     )
     expect(result.outcome).toEqual({ kind: 'failed', error: 'HTTP 500 at /srv/x.py' })
     expect(result.trace.map((step) => [step.node, step.chose, step.ms])).toEqual([
-      ['route', 'memory', 5],
-      ['recall', 'failed', 5],
-      ['generate', 'failed', 5],
-      ['persist', 'sent failed', 5],
+      ['route', { code: 'memory' }, 5],
+      ['recall', { code: 'failed' }, 5],
+      ['generate', { code: 'failed' }, 5],
+      ['persist', { code: 'sent', params: { what: 'failed' } }, 5],
     ])
     expect(result.trace[1].error).toBe('database gone')
     expect(result.sent).toEqual(['s1'])
