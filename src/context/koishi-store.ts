@@ -47,26 +47,15 @@ export class KoishiContextLog implements ContextLogStore {
   }
 
   async prune(before: Date, keep: number) {
-    const old = await this.ctx.database.get('memory_context', { createdAt: { $lt: before } }, ['id'])
-    const surplus = await this.ctx.database.get(
-      'memory_context',
-      {},
-      { fields: ['id'], sort: { createdAt: 'desc' }, offset: keep, limit: 100_000 },
-    )
-    const ids = [...new Set([...old, ...surplus].map((row) => row.id))]
-    for (const part of chunks(ids)) await this.ctx.database.remove('memory_context', { id: { $in: part } })
-    return ids.length + (await this.pruneTraces(before, keep))
+    return (await this.pruneTable('memory_context', before, keep)) + (await this.pruneTable('memory_reply_trace', before, keep))
   }
 
-  private async pruneTraces(before: Date, keep: number) {
-    const old = await this.ctx.database.get('memory_reply_trace', { createdAt: { $lt: before } }, ['id'])
-    const surplus = await this.ctx.database.get(
-      'memory_reply_trace',
-      {},
-      { fields: ['id'], sort: { createdAt: 'desc' }, offset: keep, limit: 100_000 },
-    )
+  /** Drops a log table's rows older than `before`, and the oldest beyond `keep`. */
+  private async pruneTable(table: 'memory_context' | 'memory_reply_trace', before: Date, keep: number) {
+    const old = await this.ctx.database.get(table, { createdAt: { $lt: before } }, ['id'])
+    const surplus = await this.ctx.database.get(table, {}, { fields: ['id'], sort: { createdAt: 'desc' }, offset: keep, limit: 100_000 })
     const ids = [...new Set([...old, ...surplus].map((row) => row.id))]
-    for (const part of chunks(ids)) await this.ctx.database.remove('memory_reply_trace', { id: { $in: part } })
+    for (const part of chunks(ids)) await this.ctx.database.remove(table, { id: { $in: part } })
     return ids.length
   }
 }
