@@ -1,11 +1,10 @@
 import { chunks } from '../core/chunks'
 import type { FactRow } from '../facts'
-import type { GroupChangeRow, GroupMemoryRow } from '../group'
-import type { EntityRow, KnowledgeScope, RelationRow } from '../knowledge'
+import type { GroupChangeRow } from '../group'
+import type { KnowledgeScope, RelationRow } from '../knowledge'
 import { profileId } from '../knowledge'
 import type { TopicSummaryRow } from '../topic-summaries'
 import { summaryId } from '../topic-summaries'
-import type { TopicRow } from '../topics'
 import type { Mem0Options } from './mem0'
 import { isMem0, mem0Fact } from './mem0'
 import type { TransferPorts } from './ports'
@@ -200,6 +199,37 @@ class Importer {
     throw new Error('could not make a fresh id')
   }
 
+  /**
+   * The rows of a kind other rows point at (group memories, topics, entities), each kept under its own
+   * id or a fresh one, or skipped as the twin of a row already there or earlier in the file; `ids`
+   * learns where each file id went.
+   */
+  private async place<K extends 'group-memory' | 'topic' | 'entity'>(kind: K, items: Item<K>[], how: Placement<RecordRows[K]>) {
+    const fileIds = new Set(items.map((item) => item.data.id))
+    const seen = new Map<string, string>()
+    const planned: Item<K>[] = []
+    for (const { line, data } of items) {
+      if (how.ids.has(data.id)) {
+        this.skip(kind)
+        continue
+      }
+      const existing = data.id.length <= how.maxLength ? await how.get(data.id) : undefined
+      const twin = (row: RecordRows[K]) => how.sameAs(row, data)
+      const inFile = how.fileKey(data)
+      const earlier = (existing && twin(existing) ? existing.id : undefined) ?? (await how.around(data)).find(twin)?.id ?? seen.get(inFile)
+      if (earlier) {
+        how.ids.set(data.id, earlier)
+        this.skip(kind)
+        continue
+      }
+      const id = await this.idFor(data.id, how.maxLength, Boolean(existing), fileIds, async (id) => Boolean(await how.get(id)))
+      how.ids.set(data.id, id)
+      seen.set(inFile, id)
+      planned.push({ line, data: { ...data, id } })
+    }
+    return planned
+  }
+
   /** Stores each row, reporting the lines the database refuses; returns the rows stored. */
   private async store<K extends RecordKind>(kind: K, rows: Item<K>[], write: (row: RecordRows[K]) => Promise<void>) {
     const stored: RecordRows[K][] = []
@@ -259,40 +289,17 @@ class Importer {
 
   private async importGroupMemories(items: Item<'group-memory'>[]) {
     const { groups, groupIndex } = this.ports
-    const fileIds = new Set(items.map((item) => item.data.id))
-    const known = new Map<string, Promise<GroupMemoryRow[]>>()
-    const ofGroup = (row: GroupMemoryRow) => {
-      const group = key(row.platform, row.guildId)
-      if (!known.has(group)) known.set(group, groups.memoriesOf({ platform: row.platform, guildId: row.guildId }))
-      return known.get(group)!
-    }
-    const seen = new Map<string, string>()
-    const planned: Item<'group-memory'>[] = []
-    for (const { line, data } of items) {
-      if (this.memories.has(data.id)) {
-        this.skip('group-memory')
-        continue
-      }
-      const [existing] = data.id.length <= ID_LENGTH.group ? await groups.getMemories([data.id]) : []
-      const sameAs = (row: GroupMemoryRow) => sameGuild(row, data) && row.statement === data.statement && row.version === data.version
-      const inFile = key(data.platform, data.guildId, data.statement, data.version)
-      const earlier = (existing && sameAs(existing) ? existing.id : undefined) ?? (await ofGroup(data)).find(sameAs)?.id ?? seen.get(inFile)
-      if (earlier) {
-        this.memories.set(data.id, earlier)
-        this.skip('group-memory')
-        continue
-      }
-      const id = await this.idFor(
-        data.id,
-        ID_LENGTH.group,
-        Boolean(existing),
-        fileIds,
-        async (id) => (await groups.getMemories([id])).length > 0,
-      )
-      this.memories.set(data.id, id)
-      seen.set(inFile, id)
-      planned.push({ line, data: { ...data, id } })
-    }
+    const planned = await this.place('group-memory', items, {
+      ids: this.memories,
+      maxLength: ID_LENGTH.group,
+      get: async (id) => (await groups.getMemories([id]))[0],
+      around: cachedBy(
+        (row) => key(row.platform, row.guildId),
+        (row) => groups.memoriesOf({ platform: row.platform, guildId: row.guildId }),
+      ),
+      sameAs: (row, data) => sameGuild(row, data) && row.statement === data.statement && row.version === data.version,
+      fileKey: (data) => key(data.platform, data.guildId, data.statement, data.version),
+    })
     const remap = (id: string) => (id ? (this.memories.get(id) ?? id) : id)
     for (const { data } of planned) {
       data.parentId = remap(data.parentId)
@@ -305,12 +312,10 @@ class Importer {
   private async importGroupChanges(items: Item<'group-change'>[]) {
     const { groups } = this.ports
     const fileIds = new Set(items.map((item) => item.data.id))
-    const known = new Map<string, Promise<GroupChangeRow[]>>()
-    const ofGroup = (row: GroupChangeRow) => {
-      const group = key(row.platform, row.guildId)
-      if (!known.has(group)) known.set(group, groups.changesOf({ platform: row.platform, guildId: row.guildId }))
-      return known.get(group)!
-    }
+    const ofGroup = cachedBy(
+      (row: GroupChangeRow) => key(row.platform, row.guildId),
+      (row) => groups.changesOf({ platform: row.platform, guildId: row.guildId }),
+    )
     const done = new Set<string>()
     const seen = new Set<string>()
     const planned: Item<'group-change'>[] = []
@@ -350,38 +355,21 @@ class Importer {
 
   private async importTopics(items: Item<'topic'>[]) {
     const { topics } = this.ports
-    const fileIds = new Set(items.map((item) => item.data.id))
-    const known = new Map<string, Promise<TopicRow[]>>()
-    const ofGuild = (row: TopicRow) => {
-      const guild = key(row.platform, row.guildId)
-      if (!known.has(guild)) known.set(guild, topics.inGuild({ platform: row.platform, guildId: row.guildId }))
-      return known.get(guild)!
-    }
-    const seen = new Map<string, string>()
-    const planned: Item<'topic'>[] = []
-    for (const { line, data } of items) {
-      if (this.topics.has(data.id)) {
-        this.skip('topic')
-        continue
-      }
-      const existing = data.id.length <= ID_LENGTH.topic ? await topics.get(data.id) : undefined
-      const sameAs = (row: TopicRow) =>
+    const planned = await this.place('topic', items, {
+      ids: this.topics,
+      maxLength: ID_LENGTH.topic,
+      get: (id) => topics.get(id),
+      around: cachedBy(
+        (row) => key(row.platform, row.guildId),
+        (row) => topics.inGuild({ platform: row.platform, guildId: row.guildId }),
+      ),
+      sameAs: (row, data) =>
         row.platform === data.platform &&
         row.channelId === data.channelId &&
         row.title === data.title &&
-        row.createdAt.getTime() === data.createdAt.getTime()
-      const inFile = key(data.platform, data.channelId, data.title, data.createdAt.getTime())
-      const earlier = (existing && sameAs(existing) ? existing.id : undefined) ?? (await ofGuild(data)).find(sameAs)?.id ?? seen.get(inFile)
-      if (earlier) {
-        this.topics.set(data.id, earlier)
-        this.skip('topic')
-        continue
-      }
-      const id = await this.idFor(data.id, ID_LENGTH.topic, Boolean(existing), fileIds, async (id) => Boolean(await topics.get(id)))
-      this.topics.set(data.id, id)
-      seen.set(inFile, id)
-      planned.push({ line, data: { ...data, id } })
-    }
+        row.createdAt.getTime() === data.createdAt.getTime(),
+      fileKey: (data) => key(data.platform, data.channelId, data.title, data.createdAt.getTime()),
+    })
     await this.store('topic', planned, (row) => topics.create(row))
   }
 
@@ -438,40 +426,17 @@ class Importer {
 
   private async importEntities(items: Item<'entity'>[]) {
     const { knowledge, entityIndex } = this.ports
-    const fileIds = new Set(items.map((item) => item.data.id))
-    const known = new Map<string, Promise<EntityRow[]>>()
-    const ofScope = (row: KnowledgeScope) => {
-      const scope = key(row.platform, row.guildId, row.userId)
-      if (!known.has(scope)) known.set(scope, knowledge.entitiesOf({ platform: row.platform, guildId: row.guildId, userId: row.userId }))
-      return known.get(scope)!
-    }
-    const seen = new Map<string, string>()
-    const planned: Item<'entity'>[] = []
-    for (const { line, data } of items) {
-      if (this.entities.has(data.id)) {
-        this.skip('entity')
-        continue
-      }
-      const [existing] = data.id.length <= ID_LENGTH.entity ? await knowledge.entities([data.id]) : []
-      const sameAs = (row: EntityRow) => sameKnowledgeScope(row, data) && row.key === data.key
-      const inFile = key(data.platform, data.guildId, data.userId, data.key)
-      const earlier = (existing && sameAs(existing) ? existing.id : undefined) ?? (await ofScope(data)).find(sameAs)?.id ?? seen.get(inFile)
-      if (earlier) {
-        this.entities.set(data.id, earlier)
-        this.skip('entity')
-        continue
-      }
-      const id = await this.idFor(
-        data.id,
-        ID_LENGTH.entity,
-        Boolean(existing),
-        fileIds,
-        async (id) => (await knowledge.entities([id])).length > 0,
-      )
-      this.entities.set(data.id, id)
-      seen.set(inFile, id)
-      planned.push({ line, data: { ...data, id } })
-    }
+    const planned = await this.place('entity', items, {
+      ids: this.entities,
+      maxLength: ID_LENGTH.entity,
+      get: async (id) => (await knowledge.entities([id]))[0],
+      around: cachedBy(
+        (row) => key(row.platform, row.guildId, row.userId),
+        (row) => knowledge.entitiesOf({ platform: row.platform, guildId: row.guildId, userId: row.userId }),
+      ),
+      sameAs: (row, data) => sameKnowledgeScope(row, data) && row.key === data.key,
+      fileKey: (data) => key(data.platform, data.guildId, data.userId, data.key),
+    })
     const stored = await this.store('entity', planned, (row) => knowledge.upsertEntities([row]))
     await this.index(stored, (rows) => entityIndex.put(rows))
   }
@@ -516,6 +481,29 @@ class Importer {
       planned.push({ line, data: row })
     }
     await this.store('relation', planned, (row) => knowledge.upsertRelations([row]))
+  }
+}
+
+/** How `place` finds a row's twins and tells whether an id is taken, for one kind. */
+interface Placement<Row extends { id: string }> {
+  /** File id → the id it was stored under, or of its twin. */
+  ids: Map<string, string>
+  maxLength: number
+  get(id: string): Promise<Row | undefined>
+  /** The rows already there a row may be the twin of (its group, guild or scope). */
+  around(row: Row): Promise<Row[]>
+  sameAs(existing: Row, row: Row): boolean
+  /** What makes two lines of the file the same row. */
+  fileKey(row: Row): string
+}
+
+/** `load`, asked once per key. */
+function cachedBy<Row, T>(keyOf: (row: Row) => string, load: (row: Row) => Promise<T>): (row: Row) => Promise<T> {
+  const known = new Map<string, Promise<T>>()
+  return (row) => {
+    const at = keyOf(row)
+    if (!known.has(at)) known.set(at, load(row))
+    return known.get(at)!
   }
 }
 
