@@ -234,6 +234,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
       includeBotMessages: config.group.includeBotMessages,
       temperature: config.llm.temperature,
       searchThreshold: config.group.searchThreshold || undefined,
+      mode: config.group.mode,
+      expiryMs: config.group.reviewExpiryHours * 3_600_000,
     },
   })
   const summaries = createTopicSummaries(ctx, {
@@ -465,6 +467,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
         evolveGroups: () => void maintenance.evolveDueGroups(),
         endQuietDialogues: () => capture.sweep(),
         reconcileIndexes: () => void registry.reconcile().then(() => drainOutbox()),
+        expireReviews: () => void maintenance.expireReviews(),
         // the same hourly timer promotes hot mid-term topics into long-term knowledge
         consolidateProfiles: () =>
           void profiles

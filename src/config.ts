@@ -91,6 +91,10 @@ export interface Config {
     includeBotMessages: boolean
     searchThreshold: number
     authority: number
+    /** `review`: an evolution's operations wait for an admin (`memory.review`); a group's own mode (`memory.review.mode`) wins. */
+    mode: 'auto' | 'review'
+    /** Proposals not decided within this many hours expire. */
+    reviewExpiryHours: number
   }
   knowledge: {
     enabled: boolean
@@ -256,6 +260,8 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     includeBotMessages: Schema.boolean().default(false),
     searchThreshold: Schema.number().min(0).max(1).step(0.01).default(0),
     authority: Schema.natural().max(5).default(3),
+    mode: Schema.union(['auto', 'review']).default('auto'),
+    reviewExpiryHours: Schema.natural().min(1).max(8760).default(72),
   }).collapse(),
   knowledge: Schema.object({
     enabled: Schema.boolean().default(true),

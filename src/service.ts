@@ -13,6 +13,7 @@ import { episodeScope } from './episodes'
 import type { Dialogue, FactRow, ListOptions, MemorizeOutcome, RetrievedMemory } from './facts'
 import { formatForPrompt } from './facts'
 import type { UserRef } from './erase/eraser'
+import type { EvolutionMode, GroupRef, ReviewDecision, ReviewQueueResponse } from './group'
 import type { EntityDetails, FoundEntity, Graph, GraphOptions, KnowledgeScope, ProfileRef, ProfileRow, RecalledItem } from './knowledge'
 import { knowledgeScope } from './knowledge'
 import type { EntityType } from './knowledge'
@@ -338,6 +339,38 @@ export class MemoryService extends Service {
   /** Evolves a group's long-term memory now (seed 002); `group` is `{platform, guildId}` or `platform:guildId`. */
   evolve(group: { platform: string; guildId: string } | string, options: { days?: number } = {}) {
     return this.groups.evolve(group, options)
+  }
+
+  /**
+   * A moderated group's pending proposals (seed 002's operations waiting for an admin), oldest first,
+   * with the group's mode; `group` is `{platform, guildId}` or `platform:guildId`.
+   */
+  reviewQueue(group: GroupRef | string): Promise<ReviewQueueResponse> {
+    return this.groups.pendingReviews(group)
+  }
+
+  /**
+   * Applies a pending proposal as an evolution would (a new version, the change log naming `by`), or with
+   * `statement` instead of the proposed text. With `group`, a proposal of another group is refused, as the
+   * commands refuse it. Refusals are `ReviewError`s (unknown, other group, decided, expired, stale, changed).
+   */
+  approveReview(id: string, options: { by: string; statement?: string; group?: GroupRef | string }): Promise<ReviewDecision> {
+    return this.groups.approveReview(id, options)
+  }
+
+  /** Turns a pending proposal down, keeping `by` and `reason` on it; nothing else changes. */
+  rejectReview(id: string, options: { by: string; reason?: string; group?: GroupRef | string }): Promise<ReviewDecision> {
+    return this.groups.rejectReview(id, options)
+  }
+
+  /** Sets a group's evolution mode (`review`: its evolutions wait in the queue); it then no longer follows `group.mode`. */
+  setReviewMode(group: GroupRef | string, mode: EvolutionMode, options: { by?: string } = {}): Promise<EvolutionMode> {
+    return this.groups.setMode(group, mode, options.by)
+  }
+
+  /** A group's evolution mode: its own, else `group.mode`. */
+  reviewMode(group: GroupRef | string): Promise<EvolutionMode> {
+    return this.groups.mode(group)
   }
 
   /** Queues an evolution of every group with new messages; returns how many were queued. */

@@ -27,7 +27,7 @@ async function resolveGroup(ctx: Context, session: Session, named: string | unde
  * Runs a group memory call on the group the command acts on (see `resolveGroup`), turning a caller's
  * mistake into its locale text.
  */
-async function inGroup(
+export async function inGroup(
   ctx: Context,
   session: Session,
   named: string | undefined,
@@ -55,12 +55,15 @@ export function registerGroupCommands(ctx: Context, config: Config) {
       if (!session) return
       return inGroup(ctx, session, named, authority, async (target) => {
         const result = await ctx.memory.evolve(target, { days: options!.days })
-        if (result.status !== 'evolved') return session.text(`.${result.status}`, [result.message ?? ''])
         const issues = result.issues.invalid_lines + result.issues.rejected_ops
-        return (
-          session.text('.evolved', result.stats) +
-          (issues ? session.text('.issues', { invalid: result.issues.invalid_lines, rejected: result.issues.rejected_ops }) : '')
-        )
+        const suffix = issues ? session.text('.issues', { invalid: result.issues.invalid_lines, rejected: result.issues.rejected_ops }) : ''
+        // a moderated group: the plan waits in its review queue
+        if (result.status === 'queued') {
+          const queued = result.review?.queued ?? 0
+          return session.text(queued ? '.queued' : '.queued-none', { queued, kept: result.stats.kept }) + suffix
+        }
+        if (result.status !== 'evolved') return session.text(`.${result.status}`, [result.message ?? ''])
+        return session.text('.evolved', result.stats) + suffix
       })
     })
 

@@ -8,6 +8,7 @@ import { clip } from '../text/clip'
 import { registerGroupCommands } from './group'
 import { registerKnowledgeCommands } from './knowledge'
 import { registerReindexCommand } from './reindex'
+import { registerReviewCommands } from './review'
 import { parseUser } from './users'
 import { registerTopicCommands } from './topics'
 import { registerTraceCommand } from './trace'
@@ -20,6 +21,7 @@ const day = (time: Date) =>
 export function registerCommands(ctx: Context, config: Config) {
   const root = ctx.command('memory')
   registerGroupCommands(ctx, config)
+  registerReviewCommands(ctx, config)
   registerTopicCommands(ctx)
   registerReindexCommand(ctx)
   registerKnowledgeCommands(ctx, config)

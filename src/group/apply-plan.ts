@@ -21,6 +21,11 @@ export interface PlannedOp {
   reason: string
   tags?: string[]
   strength?: number
+  /** The statement and version of the row updated or deleted, when the plan was made (what a reviewer compares). */
+  oldStatement?: string
+  oldVersion?: number
+  /** In a plan for review: the id of the proposal this operation becomes. */
+  reviewId?: string
 }
 
 export interface EvolutionPlan {
@@ -36,6 +41,10 @@ export interface EvolutionPlan {
   input: { memories: number; messages: number }
   issues: EvolutionIssues
   ops: PlannedOp[]
+  /** The operations are queued for review instead of applied (the group's mode when the plan was made). */
+  review?: boolean
+  /** Who the change-log rows name as having made the changes (an approver); left out: the model. */
+  actor?: string
 }
 
 export interface ApplyOutcome {
@@ -63,7 +72,10 @@ export function makePlan(args: {
   issues: EvolutionIssues
   ops: ResolvedOp[]
   newId: () => string
+  /** Plan for the review queue: every operation also gets the id of its proposal. */
+  review?: boolean
 }): EvolutionPlan {
+  const forReview = (op: PlannedOp): PlannedOp => (args.review ? { ...op, reviewId: args.newId() } : op)
   return {
     runId: args.runId,
     platform: args.group.platform,
@@ -73,9 +85,12 @@ export function makePlan(args: {
     kept: args.kept,
     input: args.input,
     issues: args.issues,
+    ...(args.review ? { review: true } : {}),
     ops: args.ops.map((op, index): PlannedOp => {
-      if (op.action === 'delete') return { index, action: 'delete', oldId: op.old.id, newId: '', statement: '', reason: op.reason }
-      return {
+      const old = op.action === 'create' || !args.review ? {} : { oldStatement: op.old.statement, oldVersion: op.old.version }
+      if (op.action === 'delete')
+        return forReview({ index, action: 'delete', oldId: op.old.id, newId: '', statement: '', reason: op.reason, ...old })
+      return forReview({
         index,
         action: op.action,
         oldId: op.action === 'update' ? op.old.id : '',
@@ -84,7 +99,8 @@ export function makePlan(args: {
         reason: op.reason,
         tags: op.tags,
         strength: op.strength,
-      }
+        ...old,
+      })
     }),
   }
 }
@@ -155,6 +171,7 @@ export async function applyPlan(store: GroupMemoryStore, plan: EvolutionPlan, no
       reason: op.reason,
       version,
       runId,
+      ...(plan.actor ? { actor: plan.actor } : {}),
       createdAt: now,
     })
 

@@ -3,10 +3,11 @@ import type { LLM } from '../providers/types'
 import type { Counters, Logger } from '../core/observability'
 import { ProviderError } from '../providers/types'
 import { detectLanguage } from '../text/language'
-import type { EvolutionPlan } from './apply-plan'
+import type { ApplyOutcome, EvolutionPlan } from './apply-plan'
 import { applyPlan, makePlan } from './apply-plan'
 import { checkGroup, groupId } from './group-id'
 import type { GroupIndex } from './group-index'
+import type { GroupReview } from './review'
 import { KeyedLock } from '../core/keyed-lock'
 import { parseEvolutionAnswer, resolveOps } from './ops'
 import type { EvolutionPrompts } from './prompts'
@@ -53,6 +54,8 @@ export interface EvolverDeps {
   store: GroupMemoryStore
   /** The LanceDB side; left out, nothing is indexed. */
   index?: GroupIndex
+  /** The review queue: a group in `review` mode queues its plan there. Left out, every group is `auto`. */
+  review?: Pick<GroupReview, 'modeOf' | 'queue'>
   /** The chat model, looked up on every run (it may be configured later); undefined: evolution is unavailable. */
   llm: () => LLM | undefined
   prompts?: () => EvolutionPrompts
@@ -150,9 +153,30 @@ export class GroupEvolver {
     return this.lock.held(groupId(group))
   }
 
+  /**
+   * Runs `task` holding the group as an evolution does: after this process's evolution of it, under
+   * the group's lease (another instance evolving it: `{ held: false }`). Review decisions use it.
+   */
+  exclusive<T>(group: GroupRef, task: () => Promise<T>): Promise<{ held: true; value: T } | { held: false }> {
+    const checked = checkGroup(group)
+    return this.lock.run(groupId(checked), async () => {
+      const { store, logger } = this.deps
+      const now = this.now()
+      const owner = `${this.instanceId}:${this.newId()}`
+      if (!(await store.acquireLease(checked, owner, now, new Date(now.getTime() + this.options.leaseMs)))) return { held: false }
+      try {
+        return { held: true, value: await task() }
+      } finally {
+        await store.patchLease(checked, owner, { owner: '', expiresAt: EPOCH }).catch((error: Error) => {
+          logger.warn('could not release the lease of %s (it expires by itself): %s', groupId(checked), error.message)
+        })
+      }
+    })
+  }
+
   private result(group: GroupRef, now: Date, status: EvolutionStatus, message?: string): EvolutionResult {
     return {
-      success: status === 'evolved' || status === 'no-new-messages',
+      success: status === 'evolved' || status === 'queued' || status === 'no-new-messages',
       group_id: groupId(group),
       evolution_time: now.toISOString(),
       status,
@@ -206,7 +230,8 @@ export class GroupEvolver {
       if (!(await store.patchLease(group, owner, { pending: '' }))) return this.lost(group, now)
     }
     if (interrupted) {
-      const outcome = await this.apply(interrupted, now)
+      // a plan made for review is queued, whatever the group's mode is now
+      const outcome = interrupted.review ? await this.queue(interrupted) : await this.apply(interrupted, now)
       watermark = new Date(interrupted.watermark)
       if (!(await store.patchLease(group, owner, { pending: '', watermark, lastEvolvedAt: now }))) return this.lost(group, now)
       counters.inc('group.repaired')
@@ -270,7 +295,9 @@ export class GroupEvolver {
       }
     }
 
+    const review = this.deps.review && (await this.deps.review.modeOf(group)) === 'review'
     const plan = makePlan({
+      review,
       runId: this.newId(),
       group,
       now,
@@ -284,14 +311,36 @@ export class GroupEvolver {
     // Written down before anything changes; refused when another instance took the lease meanwhile.
     const until = new Date(this.now().getTime() + this.options.leaseMs)
     if (!(await store.patchLease(group, owner, { pending: JSON.stringify(plan), expiresAt: until }))) return this.lost(group, now)
-    const outcome = await this.apply(plan, now)
+    const outcome = plan.review ? await this.queue(plan) : await this.apply(plan, now)
     issues.stale_ops = outcome.stale
     if (!(await store.patchLease(group, owner, { pending: '', watermark: new Date(plan.watermark), lastEvolvedAt: now }))) {
       // Another instance took the group over and replays the same plan (same ids): nothing is doubled.
       logger.info('group %s: the lease passed to another instance while applying; it completes the run', id)
     }
-    counters.inc('group.evolved')
     const { stats, changes } = outcome
+    if (outcome.review) {
+      counters.inc('group.evolve-queued')
+      logger.info(
+        'group %s evolved for review: %d proposals queued (%d repeats left out), %d kept',
+        id,
+        outcome.review.queued,
+        outcome.review.duplicates,
+        stats.kept,
+      )
+      return {
+        success: true,
+        group_id: id,
+        evolution_time: now.toISOString(),
+        status: 'queued',
+        stats,
+        changes,
+        issues,
+        input: plan.input,
+        ...(repaired ? { repaired } : {}),
+        review: outcome.review,
+      }
+    }
+    counters.inc('group.evolved')
     logger.info(
       'group %s evolved: %d kept, %d updated, %d created, %d deleted',
       id,
@@ -313,11 +362,19 @@ export class GroupEvolver {
     }
   }
 
-  private async apply(plan: EvolutionPlan, now: Date) {
+  private async apply(plan: EvolutionPlan, now: Date): Promise<ApplyOutcome & { review?: undefined }> {
     const outcome = await applyPlan(this.deps.store, plan, now)
     if (outcome.stale) this.deps.counters.inc('group.ops-stale', outcome.stale)
     await this.deps.index?.sync(outcome.upserts, outcome.deletes)
     return outcome
+  }
+
+  /** Queues a review plan's operations (nothing changes in the memories; the shown ones all count as kept). */
+  private async queue(plan: EvolutionPlan) {
+    if (!this.deps.review) throw new Error('a plan for review, but no review queue')
+    const review = await this.deps.review.queue(plan)
+    const stats: EvolutionStats = { kept: plan.kept, updated: 0, created: 0, deleted: 0 }
+    return { stats, changes: [] as EvolutionResult['changes'], stale: 0, review }
   }
 
   private lost(group: GroupRef, now: Date): EvolutionResult {

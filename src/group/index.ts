@@ -1,7 +1,18 @@
 export { defineGroupTables } from './tables'
-export { createGroupMemories, KoishiGroupStore } from './koishi-store'
+export { createGroupMemories, KoishiGroupStore, KoishiReviewStore } from './koishi-store'
 export { GroupMemories } from './memories'
 export { groupId } from './group-id'
-export { GroupMemoryError } from './types'
-export type { EvolutionStatus, GroupChangeRow, GroupMemoryRow, GroupMemoryStore, GroupRef } from './types'
+export { GroupMemoryError, ReviewError } from './types'
+export type {
+  EvolutionMode,
+  EvolutionStatus,
+  GroupChangeRow,
+  GroupMemoryRow,
+  GroupMemoryStore,
+  GroupRef,
+  ReviewDecision,
+  ReviewProblem,
+  ReviewQueueResponse,
+  ReviewView,
+} from './types'
 export { DEFAULT_EVOLUTION_PROMPTS } from './prompts'

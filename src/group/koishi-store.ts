@@ -5,7 +5,18 @@ import { KoishiMessageStore } from '../messages'
 import { groupId } from './group-id'
 import type { GroupMemoriesDeps } from './memories'
 import { GroupMemories } from './memories'
-import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow, GroupMemoryStore, GroupMessage, GroupRef, ListStatus } from './types'
+import type {
+  GroupChangeRow,
+  GroupLeaseRow,
+  GroupMemoryRow,
+  GroupMemoryStore,
+  GroupMessage,
+  GroupRef,
+  GroupSettingRow,
+  ListStatus,
+  ReviewRow,
+  ReviewStore,
+} from './types'
 import { defineGroupTables } from './tables'
 import type { Outbox } from '../store/outbox'
 import { KoishiOutbox } from '../store/outbox'
@@ -176,7 +187,60 @@ export class KoishiGroupStore implements GroupMemoryStore {
   }
 }
 
-export interface CreateGroupMemoriesOptions extends Omit<GroupMemoriesDeps, 'store' | 'vector'> {
+/** The review queue and the per-group settings in the Koishi database (tables in `tables.ts`). */
+export class KoishiReviewStore implements ReviewStore {
+  constructor(private ctx: Context) {}
+
+  private get db() {
+    return this.ctx.database
+  }
+
+  async getReviews(ids: string[]) {
+    const unique = [...new Set(ids.filter(Boolean))]
+    const rows: ReviewRow[] = []
+    for (const part of chunks(unique)) rows.push(...(await this.db.get('memory_group_review', { id: { $in: part } })))
+    return rows
+  }
+
+  async addReviews(rows: ReviewRow[]) {
+    if (!rows.length) return
+    const stored = new Set((await this.getReviews(rows.map((row) => row.id))).map((row) => row.id))
+    const fresh = rows.filter((row) => !stored.has(row.id))
+    if (fresh.length) await this.db.upsert('memory_group_review', fresh)
+  }
+
+  pendingReviews(group: GroupRef, limit: number) {
+    return this.db.get(
+      'memory_group_review',
+      { platform: group.platform, guildId: group.guildId, status: 'pending' },
+      { limit, sort: { createdAt: 'asc', opIndex: 'asc' } },
+    )
+  }
+
+  async decideReview(id: string, patch: Partial<ReviewRow>) {
+    const { id: _, ...rest } = patch
+    await this.db.set('memory_group_review', { id, status: 'pending' }, rest)
+    // read back (what a driver reports as matched rows differs between drivers); decisions are made
+    // holding the group's lease, so a row in the asked-for state is this call's
+    const [row] = await this.db.get('memory_group_review', { id }, ['status', 'decidedBy'])
+    return Boolean(row && row.status === rest.status && row.decidedBy === rest.decidedBy)
+  }
+
+  overdueReviews(before: Date, limit: number) {
+    return this.db.get('memory_group_review', { status: 'pending', createdAt: { $lt: before } }, { limit, sort: { createdAt: 'asc' } })
+  }
+
+  async getSetting(group: GroupRef) {
+    const [row] = await this.db.get('memory_group_setting', { id: groupId(group) })
+    return row
+  }
+
+  async putSetting(row: GroupSettingRow) {
+    await this.db.upsert('memory_group_setting', [row])
+  }
+}
+
+export interface CreateGroupMemoriesOptions extends Omit<GroupMemoriesDeps, 'store' | 'vector' | 'reviews'> {
   /** The vector index (the service's `LanceIndex`); left out, search scans the database. */
   index?: VectorIndex
   /** LanceDB table name. Default `group_memories`. */
@@ -195,6 +259,7 @@ export function createGroupMemories(ctx: Context, options: CreateGroupMemoriesOp
   return new GroupMemories({
     ...rest,
     store: new KoishiGroupStore(ctx),
+    reviews: new KoishiReviewStore(ctx),
     vector: index ? { index, outbox: outbox ?? new KoishiOutbox(ctx), table } : undefined,
   })
 }

@@ -2,14 +2,28 @@ import type { Embedder } from '../providers/types'
 import type { VectorSide } from '../store/index-sync'
 import type { EvolutionOptions, EvolverDeps } from './evolution'
 import { GroupEvolver, newGroupId } from './evolution'
-import { checkGroup, groupCandidates } from './group-id'
+import { checkGroup, groupCandidates, groupId } from './group-id'
 import { GroupIndex } from './group-index'
 import type { ListOptions, SearchOptions } from './queries'
 import { GroupQueries } from './queries'
-import type { ChangesResponse, EvolutionResult, GroupRef, HistoryResponse, ListResponse, ManualResponse, SearchResponse } from './types'
+import type { ReviewOptions } from './review'
+import { GroupReview } from './review'
+import type {
+  ChangesResponse,
+  EvolutionMode,
+  EvolutionResult,
+  GroupRef,
+  HistoryResponse,
+  ListResponse,
+  ManualResponse,
+  ReviewDecision,
+  ReviewQueueResponse,
+  ReviewStore,
+  SearchResponse,
+} from './types'
 import { GroupMemoryError } from './types'
 
-export interface GroupMemoriesOptions extends EvolutionOptions {
+export interface GroupMemoriesOptions extends EvolutionOptions, Partial<ReviewOptions> {
   /**
    * Default minimum similarity of `search`. Left out: 0.3 with the offline (lexical) embedder, whose
    * similarities run low, and the seed's 0.7 with a real embedding model.
@@ -20,6 +34,8 @@ export interface GroupMemoriesOptions extends EvolutionOptions {
 /** The evolver's dependencies (handed on to it), and what search needs besides. */
 export interface GroupMemoriesDeps extends Omit<EvolverDeps, 'index' | 'options'> {
   embedder: Embedder
+  /** The review queue and per-group modes; left out, every group evolves automatically and there is no queue. */
+  reviews?: ReviewStore
   /** The LanceDB side; left out, search compares the group's active memories directly. */
   vector?: VectorSide
   options?: Partial<GroupMemoriesOptions>
@@ -35,6 +51,8 @@ type GroupArg = GroupRef | string
 export class GroupMemories {
   readonly evolver: GroupEvolver
   readonly queries: GroupQueries
+  /** The review queue of moderated groups (undefined without a `ReviewStore`). */
+  readonly review?: GroupReview
   readonly index?: GroupIndex
   readonly searchThreshold: number
   private readonly now: () => Date
@@ -52,9 +70,25 @@ export class GroupMemories {
         table,
       )
     }
+    if (deps.reviews) {
+      this.review = new GroupReview({
+        store: deps.store,
+        reviews: deps.reviews,
+        index: this.index,
+        counters: deps.counters,
+        logger: deps.logger,
+        now,
+        exclusive: (group, task) => this.evolver.exclusive(group, task),
+        options: {
+          ...(deps.options?.mode ? { mode: deps.options.mode } : {}),
+          ...(deps.options?.expiryMs ? { expiryMs: deps.options.expiryMs } : {}),
+        },
+      })
+    }
     this.evolver = new GroupEvolver({
       store: deps.store,
       index: this.index,
+      review: this.review,
       llm: deps.llm,
       prompts: deps.prompts,
       counters: deps.counters,
@@ -124,6 +158,47 @@ export class GroupMemories {
       this.deps.logger.debug('group memory recall failed: %s', (error as Error).message)
       return []
     }
+  }
+
+  /** The group's evolution mode: its own, else the configured one (`auto` without a review queue). */
+  async mode(group: GroupArg): Promise<EvolutionMode> {
+    const target = await this.toGroup(group)
+    return this.review ? this.review.modeOf(target) : 'auto'
+  }
+
+  /** Sets the group's evolution mode; `by` is recorded with it. */
+  async setMode(group: GroupArg, mode: EvolutionMode, by?: string): Promise<EvolutionMode> {
+    const target = await this.toGroup(group)
+    // a setting is never stored for a group that does not exist
+    if (!(await this.deps.store.knows(target))) throw new GroupMemoryError(groupId(target).slice(0, 80), 'unknown-group')
+    return this.reviewQueue().setMode(target, mode, by)
+  }
+
+  /** The group's mode and its pending proposals, oldest first. */
+  async pendingReviews(group: GroupArg): Promise<ReviewQueueResponse> {
+    return this.reviewQueue().pending(await this.toGroup(group))
+  }
+
+  /** Approves a proposal (with `statement`: the admin's own text); with `group`, only one of that group. */
+  async approveReview(id: string, options: { by: string; statement?: string; group?: GroupArg }): Promise<ReviewDecision> {
+    const group = options.group === undefined ? undefined : await this.toGroup(options.group)
+    return this.reviewQueue().approve(id, { ...options, group })
+  }
+
+  /** Rejects a proposal; with `group`, only one of that group. */
+  async rejectReview(id: string, options: { by: string; reason?: string; group?: GroupArg }): Promise<ReviewDecision> {
+    const group = options.group === undefined ? undefined : await this.toGroup(options.group)
+    return this.reviewQueue().reject(id, { ...options, group })
+  }
+
+  /** Closes the proposals older than the expiry; returns how many (0 without a review queue). */
+  async expireReviews(): Promise<number> {
+    return this.review ? this.review.expire() : 0
+  }
+
+  private reviewQueue(): GroupReview {
+    if (!this.review) throw new GroupMemoryError('this group memory has no review queue', 'bad-request')
+    return this.review
   }
 
   /** The group a memory id belongs to, for callers allowed to act on any group (the HTTP API's token holder). */

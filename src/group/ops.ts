@@ -195,7 +195,7 @@ export function shownIndex(id: number | string): number | undefined {
   return match ? Number(match[1]) : undefined
 }
 
-const sameText = (a: string, b: string) => a.replace(/\s+/g, ' ').trim() === b.replace(/\s+/g, ' ').trim()
+export const sameText = (a: string, b: string) => a.replace(/\s+/g, ' ').trim() === b.replace(/\s+/g, ' ').trim()
 
 /**
  * Maps the model's ids back to the rows it was shown (`shown[0]` was id 1). Rejected: ids that were

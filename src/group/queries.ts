@@ -108,6 +108,7 @@ export function changeView(row: GroupChangeRow): ChangeView {
     new_statement: row.newStatement,
     change_reason: row.reason,
     version: row.version,
+    actor: row.actor || null,
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Context } from 'koishi'
-import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow } from './types'
+import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow, GroupSettingRow, ReviewRow } from './types'
 
 /**
  * Koishi tables of group memory (seed 002). The database is the truth; LanceDB table
@@ -10,6 +10,9 @@ import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow } from './types'
  * - `memory_group_change`: the change log (the seed's `memory_change_log`).
  * - `memory_group_lease`: one row per group: the evolution lease (owner, expiry), the watermark of
  *   messages already folded in, and the plan of a run being applied (replayed after a crash).
+ * - `memory_group_review`: the review queue of moderated groups: each operation an evolution proposed,
+ *   pending until an admin approves or rejects it, or it expires.
+ * - `memory_group_setting`: per-group settings (the evolution mode, when it differs from the console's).
  */
 
 declare module 'koishi' {
@@ -17,6 +20,8 @@ declare module 'koishi' {
     memory_group: GroupMemoryRow
     memory_group_change: GroupChangeRow
     memory_group_lease: GroupLeaseRow
+    memory_group_review: ReviewRow
+    memory_group_setting: GroupSettingRow
   }
 }
 
@@ -61,6 +66,7 @@ export function defineGroupTables(ctx: Context) {
       reason: 'text',
       version: 'unsigned',
       runId: 'string(31)',
+      actor: 'string(255)',
       createdAt: 'timestamp',
     },
     {
@@ -81,6 +87,54 @@ export function defineGroupTables(ctx: Context) {
       lastEvolvedAt: 'timestamp',
       // MEDIUMTEXT on MySQL: a plan of many long statements can pass TEXT's 64 KB
       pending: { type: 'text', length: 16_777_215 },
+    },
+    {
+      primary: 'id',
+    },
+  )
+
+  ctx.model.extend(
+    'memory_group_review',
+    {
+      id: 'string(31)',
+      platform: 'string(63)',
+      guildId: 'string(127)',
+      runId: 'string(31)',
+      opIndex: 'unsigned',
+      action: 'string(15)',
+      targetId: 'string(31)',
+      targetVersion: 'unsigned',
+      oldStatement: 'text',
+      statement: 'text',
+      reason: 'text',
+      extras: 'json',
+      newId: 'string(31)',
+      status: 'string(15)',
+      createdAt: 'timestamp',
+      decidedAt: 'timestamp',
+      decidedBy: 'string(255)',
+      note: 'text',
+      appliedStatement: 'text',
+      memoryId: 'string(31)',
+    },
+    {
+      primary: 'id',
+      indexes: [
+        ['platform', 'guildId', 'status'],
+        ['status', 'createdAt'],
+      ],
+    },
+  )
+
+  ctx.model.extend(
+    'memory_group_setting',
+    {
+      id: 'string(255)',
+      platform: 'string(63)',
+      guildId: 'string(127)',
+      mode: 'string(15)',
+      updatedAt: 'timestamp',
+      updatedBy: 'string(255)',
     },
     {
       primary: 'id',

@@ -61,6 +61,8 @@ export interface GroupChangeRow {
   reason: string
   version: number
   runId: string
+  /** Who made the change when it was not the model on its own: the approver of a reviewed proposal (`platform:userId`). */
+  actor?: string
   createdAt: Date
 }
 
@@ -190,7 +192,8 @@ export interface EvolutionIssues {
   stale_ops: number
 }
 
-export type EvolutionStatus = 'evolved' | 'no-new-messages' | 'busy' | 'no-llm' | 'failed'
+/** `queued`: the group is moderated (`review` mode) and the plan's operations wait in its review queue. */
+export type EvolutionStatus = 'evolved' | 'queued' | 'no-new-messages' | 'busy' | 'no-llm' | 'failed'
 
 export interface EvolutionResult {
   success: boolean
@@ -206,6 +209,8 @@ export interface EvolutionResult {
   input: { memories: number; messages: number }
   /** Set when an interrupted earlier run was completed first. */
   repaired?: { run_id: string; stats: EvolutionStats; changes: EvolutionChange[] }
+  /** In `review` mode: the proposals queued (their ids), and those left out as repeats of proposals already waiting. */
+  review?: { queued: number; duplicates: number; ids: string[] }
 }
 
 export interface MemoryView {
@@ -270,6 +275,8 @@ export interface ChangeView {
   new_statement: string
   change_reason: string
   version: number
+  /** Who approved the change (a reviewed proposal), else null. */
+  actor: string | null
 }
 
 export interface ChangesResponse {
@@ -286,6 +293,143 @@ export interface ManualResponse {
   memory: MemoryView
 }
 
+// ── moderated evolution (review mode) ───────────────────────────────────────
+
+/** `auto`: an evolution applies its plan; `review`: its operations wait for an admin in the review queue. */
+export type EvolutionMode = 'auto' | 'review'
+
+/**
+ * `pending` waits for a decision; `approved` was applied; `rejected` was turned down; `expired` waited
+ * longer than the expiry; `stale` can no longer apply (its memory was deleted since, or its statement
+ * exists already).
+ */
+export type ReviewStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'stale'
+
+/** One proposed operation of a moderated evolution (table `memory_group_review`). */
+export interface ReviewRow {
+  /** Short random id, as long as a memory id (what the commands take). */
+  id: string
+  platform: string
+  guildId: string
+  /** The evolution run that proposed it, and its place in that run's plan. */
+  runId: string
+  opIndex: number
+  action: 'update' | 'create' | 'delete'
+  /** The memory version an update or delete was proposed for; `''` for a create. */
+  targetId: string
+  /** That version's number and statement when the plan was made (0 and `''` for a create). */
+  targetVersion: number
+  oldStatement: string
+  /** The proposed statement; `''` for a delete. */
+  statement: string
+  reason: string
+  /** The model's tags and strength, when it gave them. */
+  extras: { tags?: string[]; strength?: number }
+  /** The id the approved version gets (fixed in advance, so an interrupted approval finishes without a second version). */
+  newId: string
+  status: ReviewStatus
+  createdAt: Date
+  /** When and by whom it was decided (`platform:userId`, or `expiry`); epoch and `''` while pending. */
+  decidedAt: Date
+  decidedBy: string
+  /** A rejection's reason, or why the proposal is stale or expired. */
+  note: string
+  /** The statement applied (the admin's own text when they edited it); `''` unless approved. */
+  appliedStatement: string
+  /** The memory version the approval wrote (or deleted). */
+  memoryId: string
+}
+
+/** Per-group settings (table `memory_group_setting`). */
+export interface GroupSettingRow {
+  /** `platform:guildId`. */
+  id: string
+  platform: string
+  guildId: string
+  /** `''`: the console's `group.mode`. */
+  mode: EvolutionMode | ''
+  updatedAt: Date
+  updatedBy: string
+}
+
+/** Where the review queue and the per-group modes live (the Koishi database, or memory in tests). */
+export interface ReviewStore {
+  getReviews(ids: string[]): Promise<ReviewRow[]>
+  /** Inserts the rows whose id is not stored yet (a replayed plan never reopens a decided proposal). */
+  addReviews(rows: ReviewRow[]): Promise<void>
+  /** A group's pending proposals, oldest first, at most `limit`. */
+  pendingReviews(group: GroupRef, limit: number): Promise<ReviewRow[]>
+  /** Changes a proposal only while it is pending; returns whether it did. */
+  decideReview(
+    id: string,
+    patch: Partial<Pick<ReviewRow, 'status' | 'decidedAt' | 'decidedBy' | 'note' | 'appliedStatement' | 'memoryId'>>,
+  ): Promise<boolean>
+  /** Pending proposals created before `before`, oldest first, at most `limit`. */
+  overdueReviews(before: Date, limit: number): Promise<ReviewRow[]>
+  getSetting(group: GroupRef): Promise<GroupSettingRow | undefined>
+  putSetting(row: GroupSettingRow): Promise<void>
+}
+
+/** A proposal as the API shows it. */
+export interface ReviewView {
+  review_id: string
+  group_id: string
+  run_id: string
+  action: ReviewRow['action']
+  /** The memory an update or delete targets; null for a create. */
+  memory_id: string | null
+  /** Its version and statement when the plan was made. */
+  old_version: number | null
+  old_statement: string
+  statement: string
+  reason: string
+  status: ReviewStatus
+  created_at: string
+  /** When a pending proposal expires. */
+  expires_at: string
+  decided_at: string | null
+  decided_by: string | null
+  note: string
+  applied_statement: string
+  /** The version the approval wrote (or deleted). */
+  applied_memory_id: string | null
+}
+
+export interface ReviewQueueResponse {
+  success: true
+  group_id: string
+  mode: EvolutionMode
+  /** Pending proposals, oldest first. */
+  reviews: ReviewView[]
+}
+
+export interface ReviewDecision {
+  success: true
+  group_id: string
+  review: ReviewView
+  /** What an approval changed. */
+  change?: EvolutionChange
+}
+
+/** Why a decision on a proposal cannot be made; `kind` names the locale text, `params` fill it. */
+export type ReviewProblem =
+  /** No proposal has this id. */
+  | 'unknown'
+  /** It belongs to another group than the one named. */
+  | 'other-group'
+  /** It was decided already (`params[1]`: its status). */
+  | 'decided'
+  /** It waited longer than the expiry. */
+  | 'expired'
+  /** Its memory was deleted since, or its statement exists already: it was closed as stale. */
+  | 'stale'
+  /** Its memory changed since the plan (`params[1]`, `params[2]`: the current version's id and statement). */
+  | 'changed'
+  /** A delete was given a text, or the text is empty or too long. */
+  | 'bad-text'
+  /** Another instance holds the group's lease (it is evolving it). */
+  | 'busy'
+
 /** A request the caller got wrong (unknown memory, bad parameter, wrong state); HTTP 400/404/409. */
 export class GroupMemoryError extends Error {
   constructor(
@@ -294,5 +438,16 @@ export class GroupMemoryError extends Error {
   ) {
     super(message)
     this.name = 'GroupMemoryError'
+  }
+}
+
+/** A decision the queue refused; its `code` maps to HTTP as any `GroupMemoryError`'s does. */
+export class ReviewError extends GroupMemoryError {
+  constructor(
+    readonly problem: ReviewProblem,
+    readonly params: string[],
+    message: string,
+  ) {
+    super(message, problem === 'unknown' || problem === 'other-group' ? 'not-found' : problem === 'bad-text' ? 'bad-request' : 'conflict')
   }
 }

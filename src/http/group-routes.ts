@@ -90,6 +90,8 @@ const ID_MAX = 256
 
 const EVOLVE_STATUS: Record<EvolutionStatus, number> = {
   evolved: 200,
+  // a moderated group's plan waits in its review queue
+  queued: 202,
   'no-new-messages': 200,
   busy: 409,
   'no-llm': 503,

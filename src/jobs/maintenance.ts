@@ -18,7 +18,7 @@ export interface MaintenanceDeps {
   promoteTopics?(topics: HotTopic[], limit: number): Promise<number>
   /** What makes a topic hot: messages and speakers. */
   hotTopic: { minMessages: number; minParticipants: number }
-  groups: Pick<GroupMemories, 'groupsWithNewMessages' | 'evolve'>
+  groups: Pick<GroupMemories, 'groupsWithNewMessages' | 'evolve' | 'expireReviews'>
   /** Whether a chat model is configured (group evolution needs one). */
   hasModel: boolean
   summariesEnabled: boolean
@@ -31,7 +31,7 @@ export interface MaintenanceDeps {
 /** Most hot topics promoted into long-term knowledge per run (the run is hourly). */
 const HOT_TOPICS_PER_RUN = 5
 
-/** The background work the timers start: closing idle topics, summaries, group evolution. */
+/** The background work the timers start: closing idle topics, summaries, group evolution and its review queue. */
 export class Maintenance {
   constructor(private readonly deps: MaintenanceDeps) {}
 
@@ -92,6 +92,16 @@ export class Maintenance {
       return queued
     } catch (error) {
       logger.warn('scheduled group evolution failed: %s', (error as Error).message)
+      return 0
+    }
+  }
+
+  /** Closes the review proposals that waited past `group.reviewExpiryHours` (logged per group). Never throws. */
+  async expireReviews(): Promise<number> {
+    try {
+      return await this.deps.groups.expireReviews()
+    } catch (error) {
+      this.deps.logger.warn('expiring group memory proposals failed: %s', (error as Error).message)
       return 0
     }
   }

@@ -16,6 +16,8 @@ export interface TimedJobs {
   reconcileIndexes(): void
   /** User profiles with enough new knowledge, or a day old, are rewritten. */
   consolidateProfiles(): void
+  /** Group memory proposals that waited past their expiry are closed. */
+  expireReviews(): void
 }
 
 export interface TimerSettings {
@@ -42,11 +44,14 @@ const MAX_DELAY_MS = 2 ** 31 - 1
 export function startTimers(ctx: Context, settings: TimerSettings, jobs: TimedJobs): void {
   const every = (ms: number, job: () => void) => ctx.setInterval(job, Math.min(ms, MAX_DELAY_MS))
   jobs.drainOutbox()
+  jobs.expireReviews()
   every(settings.retryIntervalSeconds * 1000, () => jobs.drainOutbox())
   every(settings.closeIntervalMinutes * 60_000, () => jobs.closeIdleTopics())
   every(RECONCILE_MS, () => jobs.reconcileIndexes())
   // due profiles (past the threshold, or a day old) are found hourly, so none waits more than an hour past its due
   every(CONSOLIDATE_MS, () => jobs.consolidateProfiles())
+  // review proposals expire within the hour after their expiry (a decision refuses an overdue one at once)
+  every(CONSOLIDATE_MS, () => jobs.expireReviews())
   // checked a few times per quiet period, at most every 30 s
   if (settings.quietSeconds > 0) every(Math.min(30_000, Math.max(1000, settings.quietSeconds * 250)), () => jobs.endQuietDialogues())
   if (settings.summaryIntervalMinutes > 0) every(settings.summaryIntervalMinutes * 60_000, () => jobs.summarizeTopics())

@@ -120,6 +120,8 @@ const groupChange = z.object({
   reason: optionalText,
   version: count.default(1),
   runId: optionalName,
+  // who approved a reviewed change; absent in older exports
+  actor: idText(0, 255).optional(),
   createdAt: time,
 })
 

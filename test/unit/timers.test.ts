@@ -17,11 +17,15 @@ describe('startTimers', () => {
       endQuietDialogues: vi.fn(),
       reconcileIndexes: vi.fn(),
       consolidateProfiles: vi.fn(),
+      expireReviews: vi.fn(),
     }
     startTimers(ctx, { retryIntervalSeconds: 30, closeIntervalMinutes: 1_000_000, summaryIntervalMinutes: 60, quietSeconds: 600 }, jobs)
-    expect(delays).toHaveLength(6)
+    expect(delays).toHaveLength(7)
     expect(Math.max(...delays)).toBeLessThanOrEqual(2 ** 31 - 1)
     expect(delays[1]).toBe(2 ** 31 - 1)
     expect(jobs.drainOutbox).toHaveBeenCalledTimes(1)
+    // overdue review proposals are closed at start too, then hourly
+    expect(jobs.expireReviews).toHaveBeenCalledTimes(1)
+    expect(delays).toContain(60 * 60_000)
   })
 })
