@@ -1,6 +1,7 @@
 import type { Context } from 'koishi'
 import { applyChat } from './chat'
 import { registerCommands } from './commands'
+import { applyConsole } from './console'
 import { mountGroupApi } from './http/group-routes'
 import { mountKnowledgeApi } from './http/knowledge-routes'
 import { Config } from './config'
@@ -10,7 +11,7 @@ import { MemoryService } from './service'
 
 export const name = 'memory'
 // the database is required by the service itself; the entry loads without it so it can say what is missing
-export const inject = { database: { required: false }, http: { required: false } }
+export const inject = { database: { required: false }, http: { required: false }, console: { required: false } }
 
 /** How long the plugin waits for a database before it says that it waits. */
 const DATABASE_WAIT_MS = 5000
@@ -38,4 +39,6 @@ export function apply(ctx: Context, config: Config) {
     mountKnowledgeApi(ctx, () => ctx.memory, { token: config.api.token, prefix: config.api.prefix })
     if (config.chat.enabled) applyChat(ctx, config)
   })
+  // the console's Memory page, when the console is loaded
+  applyConsole(ctx, config)
 }
