@@ -16,6 +16,9 @@ declare module '@koishijs/console' {
 /** How often the charts' series takes a point, and how long it keeps them. */
 export const SAMPLE_SECONDS = 60
 const SERIES_HOURS = 24
+/** In the first minutes after a start a point is taken more often, so the charts show something soon. */
+export const EARLY_SAMPLE_SECONDS = 10
+const EARLY_MINUTES = 10
 
 /** The console user of a call, as `@koishijs/plugin-auth` sets it on the client (nothing without it). */
 function callerOf(client: Client | undefined): Caller {
@@ -34,7 +37,7 @@ export function applyConsole(ctx: Context, config: Config) {
     const log = ctx.logger('memory')
     const since = Date.now()
     const series = new MetricsSeries({
-      capacity: (SERIES_HOURS * 3600) / SAMPLE_SECONDS,
+      capacity: (SERIES_HOURS * 3600) / SAMPLE_SECONDS + (EARLY_MINUTES * 60) / EARLY_SAMPLE_SECONDS,
       read: async (from, now) => {
         const hours = Math.max((now.getTime() - from.getTime()) / 3_600_000, 1 / 3600)
         const [contexts, replies] = await Promise.all([ctx.memory.contextLog.metrics(hours), ctx.memory.contextLog.replyMetrics(hours)])
@@ -43,8 +46,13 @@ export function applyConsole(ctx: Context, config: Config) {
       },
     })
     const sample = () => series.sample().catch((error: Error) => log.debug('console series: %s', error.message))
-    void sample()
-    ctx.setInterval(sample, SAMPLE_SECONDS * 1000)
+    let active = true
+    const next = () => {
+      if (!active) return
+      const early = Date.now() - since < EARLY_MINUTES * 60_000
+      ctx.setTimeout(() => void sample().then(next), (early ? EARLY_SAMPLE_SECONDS : SAMPLE_SECONDS) * 1000)
+    }
+    void sample().then(next)
 
     const authority = consoleAuthorities(config)
     const routes = consoleRoutes(ctx, config, { series, evolutions: new Evolutions(), since, sampleSeconds: SAMPLE_SECONDS })
@@ -64,6 +72,7 @@ export function applyConsole(ctx: Context, config: Config) {
     }
     // the console keeps listeners until they are replaced: these go with the plugin
     ctx.on('dispose', () => {
+      active = false
       for (const [name, callback] of added) if (console.listeners[name]?.callback === callback) delete console.listeners[name]
     })
   })

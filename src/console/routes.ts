@@ -16,6 +16,7 @@ import type {
   ExportChoice,
   ExportView,
   FactView,
+  GroupChangeView,
   GroupHit,
   GroupRef,
   GroupVersionView,
@@ -98,6 +99,8 @@ const SOURCES_SHOWN = 400
 /** Topics shown of a group, raw messages of a topic. */
 const TOPICS_SHOWN = 30
 const TOPIC_MESSAGES = 200
+/** Earlier versions of a fact a forget follows. */
+const VERSIONS_FOLLOWED = 100
 /** Evolutions remembered for the page (running or done). */
 const EVOLUTIONS_KEPT = 100
 
@@ -338,8 +341,16 @@ export function consoleRoutes(ctx: Context, config: Config, deps: RouteDeps): Re
 
     'memory/fact/forget': route(authority.people, async (_caller, [user, factId]) => {
       const owner = userArg(user)
-      const erased = await memory().forget(owner, [id(factId, 'id')])
-      if (!erased.length) throw new ConsoleError('fact-not-found')
+      // the fact with the versions an edit left behind it (each closed by the next): what it said goes whole
+      const ids = [id(factId, 'id')]
+      for (let next = ids[0]; ids.length < VERSIONS_FOLLOWED;) {
+        const [row] = await memory().facts.get([next])
+        const [parent] = row?.parentId ? await memory().facts.get([row.parentId]) : []
+        if (!parent || parent.supersededBy !== row!.id || ids.includes(parent.id)) break
+        ids.push((next = parent.id))
+      }
+      const erased = await memory().forget(owner, ids)
+      if (!erased.includes(ids[0])) throw new ConsoleError('fact-not-found')
       return erased
     }),
 
@@ -387,7 +398,10 @@ export function consoleRoutes(ctx: Context, config: Config, deps: RouteDeps): Re
 
     'memory/group/changes': route(authority.groups, async (_caller, [group, days]) => {
       const span = typeof days === 'number' && Number.isInteger(days) && days >= 1 && days <= 90 ? days : 7
-      return (await memory().groups.changes(groupArg(group), { days: span })).changes
+      const { changes } = await memory().groups.changes(groupArg(group), { days: span })
+      return changes.map((change): GroupChangeView =>
+        change.action === 'update' ? { ...change, diff: diffWords(change.old_statement, change.new_statement) } : change,
+      )
     }),
 
     'memory/group/restore': route(authority.groups, async (_caller, [group, memoryId]) => {

@@ -158,6 +158,8 @@ export interface GroupChangeView {
   new_statement: string
   change_reason: string
   version: number
+  /** An update's change from the old statement to the new. */
+  diff?: DiffPart[]
 }
 
 export interface TopicView {
