@@ -121,6 +121,8 @@ describe('the console page’s server side, on the real memory', () => {
     const [list] = await h.app.mock.client('alice').receive('memory.list')
     expect(list).toContain('alice住在重庆。')
     expect(list).not.toContain('成都')
+    const [history] = await h.app.mock.client('alice').receive('memory.list -a')
+    expect(history).toContain('成都')
     // a closed version cannot be edited again; nor can another user's fact through this user
     await expect(con.call('memory/fact/edit', alice, city.id, 'x')).rejects.toThrow('fact-closed')
     const [bobFact] = await h.app.database.get('memory_fact', { userId: 'bob' })
@@ -129,12 +131,17 @@ describe('the console page’s server side, on the real memory', () => {
     expect(await h.app.database.get('memory_fact', { id: bobFact.id })).toHaveLength(1)
   })
 
-  it('forgets one fact, gone from memory.list', async () => {
+  it('forgets one fact, gone from memory.list; an edited one with the versions before it', async () => {
     const details = await con.call<UserDetails>('memory/user', alice)
     const nurse = details.facts.find((one) => /护士/.test(one.content))!
     expect(await con.call('memory/fact/forget', alice, nurse.id)).toEqual([nurse.id])
     const [list] = await h.app.mock.client('alice').receive('memory.list')
     expect(list).not.toContain('护士')
+
+    const city = details.facts.find((one) => /重庆/.test(one.content))!
+    expect((await con.call<string[]>('memory/fact/forget', alice, city.id)).sort()).toEqual([city.id, city.parentId].sort())
+    const [history] = await h.app.mock.client('alice').receive('memory.list -a')
+    expect(history).not.toMatch(/成都|重庆/)
   })
 
   it('lists groups, their memories, change log, topics and raw messages; evolve reports how it ended', async () => {
@@ -213,8 +220,8 @@ describe('the console page’s server side, on the real memory', () => {
     expect(all.fileName).toMatch(/^memory-all-\d{8}-\d{6}\.jsonl$/)
     expect(all.text.trim().split('\n')).toHaveLength(all.total)
     const user = await con.call<{ text: string }>('memory/export', { kind: 'user', user: alice })
-    expect(user.text).toContain('重庆')
-    expect(user.text).not.toContain('Osaka')
+    expect(user.text).toContain('"userId":"alice"')
+    expect(user.text).not.toMatch(/Osaka|"userId":"bob"/)
     const group = await con.call<{ fileName: string }>('memory/export', { kind: 'group', group: { platform: 'mock', guildId: 'g1' } })
     expect(group.fileName).toMatch(/^memory-group-mock-g1-/)
     const imported = await con.call<ImportView>('memory/import', all.text)
@@ -225,6 +232,7 @@ describe('the console page’s server side, on the real memory', () => {
   })
 
   it('forgets everything of a user with the cascade of memory.forget --all', async () => {
+    await say(h.app, 'alice', '我喜欢打羽毛球')
     expect(await con.call('memory/user/forget-all', alice)).toBeGreaterThan(0)
     await h.app.memory.flush()
     expect(await h.app.database.get('memory_fact', { userId: 'alice' })).toEqual([])
