@@ -11,7 +11,7 @@ import { MemoryService } from './service'
 
 export const name = 'memory'
 // the database is required by the service itself; the entry loads without it so it can say what is missing
-export const inject = { database: { required: false }, http: { required: false }, console: { required: false } }
+export const inject = { database: { required: false }, http: { required: false } }
 
 /** How long the plugin waits for a database before it says that it waits. */
 const DATABASE_WAIT_MS = 5000
@@ -39,6 +39,7 @@ export function apply(ctx: Context, config: Config) {
     mountKnowledgeApi(ctx, () => ctx.memory, { token: config.api.token, prefix: config.api.prefix })
     if (config.chat.enabled) applyChat(ctx, config)
   })
-  // the console's Memory page, when the console is loaded
+  // the console's Memory page, when the console is loaded; the console is not in `inject` above, where an
+  // optional service would restart the whole plugin each time the console reloads
   applyConsole(ctx, config)
 }
