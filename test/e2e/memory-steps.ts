@@ -417,7 +417,7 @@ export async function driveMemoryPage(report: Report, run: PageRun): Promise<voi
         await memory.searchUser(run.speaker)
         await memory.openUser(run.speaker)
         const people = await memory.text()
-        check('english: the people tab', /Memories \(\d+ current, \d+ in all\)/.test(people), oneLine(people))
+        check('english: the people tab', /Memories: \d+ current, \d+ in all/.test(people), oneLine(people))
         await screenshot(page, 'console-memory-en-people.png')
       } finally {
         await memory.language('zh-CN')
