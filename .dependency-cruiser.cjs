@@ -5,7 +5,7 @@ const BASE = '^src/(core/|text/|scope\\.ts)'
 const PROVIDERS = '^src/providers/'
 const STORE = '^src/store/'
 const FLOWS = '^src/(capture|erase|jobs|reply|transfer)/'
-const FACES = '^src/(commands|http|chat)/'
+const FACES = '^src/(commands|http|chat|console)/'
 const ROOT = '^src/(index|service|compose|config|locales)\\.ts$'
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -35,21 +35,21 @@ module.exports = {
     },
     {
       name: 'domains-below-flows',
-      comment: 'a domain never imports capture, erase, jobs, reply, transfer, commands, http, chat or the service',
+      comment: 'a domain never imports capture, erase, jobs, reply, transfer, commands, http, chat, console or the service',
       severity: 'error',
       from: { path: `^src/${DOMAINS}/` },
       to: { path: [FLOWS, FACES, ROOT] },
     },
     {
       name: 'flows-below-faces',
-      comment: 'capture, erase, jobs, reply and transfer never import commands, http, chat or the service',
+      comment: 'capture, erase, jobs, reply and transfer never import commands, http, chat, console or the service',
       severity: 'error',
       from: { path: FLOWS },
       to: { path: [FACES, ROOT] },
     },
     {
       name: 'faces-below-root',
-      comment: 'commands and HTTP routes reach the service through ctx.memory, not by import',
+      comment: 'commands, HTTP routes, the chat and the console page reach the service through ctx.memory, not by import',
       severity: 'error',
       from: { path: FACES },
       to: { path: '^src/(index|service|compose)\\.ts$' },

@@ -33,6 +33,7 @@ import {
   KoishiFactRepository,
   memorize,
   Retriever,
+  reviseFact,
 } from './facts'
 import { createGroupMemories, KoishiGroupStore } from './group'
 import {
@@ -411,6 +412,23 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     counters,
   })
 
+  /** A fact said anew by hand (the console's edit): a new version, the old one closed (`reviseFact`). */
+  const reviseUserFact = (owner: { platform: string; userId: string }, id: string, statement: string, by: string) =>
+    reviseFact({ facts, factIndex, counters, newId: newFactId, now: () => new Date(), lock: factLock }, owner, id, statement, by)
+
+  /** A user's profiles (each guild, and their private chat) and the entities drawn from what they said. */
+  const userKnowledge = async (owner: { platform: string; userId: string }) => {
+    const said = await messages.ofUser(owner.platform, owner.userId)
+    const [profiles, entities] = await Promise.all([
+      knowledgeStore.profilesOf(owner),
+      knowledgeStore.entitiesFrom(
+        owner.platform,
+        said.map((row) => row.id),
+      ),
+    ])
+    return { profiles, entities }
+  }
+
   const maintenance = new Maintenance({
     queue,
     onTopicsClosed: (closed) => capture.topicsClosed(closed),
@@ -543,6 +561,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     eraser,
     outbox,
     transfer,
+    reviseFact: reviseUserFact,
+    userKnowledge,
   }
 }
 

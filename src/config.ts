@@ -113,6 +113,8 @@ export interface Config {
     listOthers: number
     stats: number
     transfer: number
+    /** The console's Memory page (with `@koishijs/plugin-auth`); each tab also needs its command's authority. */
+    console: number
   }
   /** The bridge to ChatLuna (`src/chat/chatluna`), when ChatLuna is loaded. */
   chatluna: {
@@ -303,6 +305,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     listOthers: Schema.natural().max(5).default(3),
     stats: Schema.natural().max(5).default(3),
     transfer: Schema.natural().max(5).default(4),
+    console: Schema.natural().max(5).default(4),
   }).collapse(),
   chatluna: Schema.object({
     enabled: Schema.boolean().default(true),

@@ -1,6 +1,7 @@
 import type { Context } from 'koishi'
 import { applyChat } from './chat'
 import { registerCommands } from './commands'
+import { applyConsole } from './console'
 import { mountGroupApi } from './http/group-routes'
 import { mountKnowledgeApi } from './http/knowledge-routes'
 import { Config } from './config'
@@ -38,4 +39,7 @@ export function apply(ctx: Context, config: Config) {
     mountKnowledgeApi(ctx, () => ctx.memory, { token: config.api.token, prefix: config.api.prefix })
     if (config.chat.enabled) applyChat(ctx, config)
   })
+  // the console's Memory page, when the console is loaded; the console is not in `inject` above, where an
+  // optional service would restart the whole plugin each time the console reloads
+  applyConsole(ctx, config)
 }

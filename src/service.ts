@@ -10,11 +10,21 @@ import type { BuiltContext, ChatMessage, ContextOptions, ContextTarget } from '.
 import { assemblePrompt, withTimeout } from './context'
 import { Counters } from './core/observability'
 import { episodeScope } from './episodes'
-import type { Dialogue, FactRow, ListOptions, MemorizeOutcome, RetrievedMemory } from './facts'
+import type { Dialogue, FactRow, ListOptions, MemorizeOutcome, RetrievedMemory, ReviseResult } from './facts'
 import { formatForPrompt } from './facts'
 import type { UserRef } from './erase/eraser'
 import type { EvolutionMode, GroupRef, ReviewDecision, ReviewQueueResponse } from './group'
-import type { EntityDetails, FoundEntity, Graph, GraphOptions, KnowledgeScope, ProfileRef, ProfileRow, RecalledItem } from './knowledge'
+import type {
+  EntityDetails,
+  EntityRow,
+  FoundEntity,
+  Graph,
+  GraphOptions,
+  KnowledgeScope,
+  ProfileRef,
+  ProfileRow,
+  RecalledItem,
+} from './knowledge'
 import { knowledgeScope } from './knowledge'
 import type { EntityType } from './knowledge'
 import type { ReplyState, ReplyTool } from './reply'
@@ -168,6 +178,20 @@ export class MemoryService extends Service {
   /** Erases every fact and every captured message of a user on a platform. */
   forgetAll(owner: UserRef): Promise<number> {
     return this.parts.eraser.forgetAll(owner)
+  }
+
+  /**
+   * Says a current fact of `owner` anew (the console's edit): never an overwrite — the statement is a new
+   * version (`parentId` the old fact), the old one is closed by it and stays in the history. `by` names
+   * who edited it, kept in the new version's reason.
+   */
+  editFact(owner: UserRef, id: string, statement: string, options: { by?: string } = {}): Promise<ReviseResult> {
+    return this.parts.reviseFact(owner, id, statement, options.by ?? '')
+  }
+
+  /** A user's profiles (in each group, and in their private chat) and the entities drawn from what they said. */
+  userKnowledge(owner: UserRef): Promise<{ profiles: ProfileRow[]; entities: EntityRow[] }> {
+    return this.parts.userKnowledge(owner)
   }
 
   /**

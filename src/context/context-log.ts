@@ -66,6 +66,8 @@ export interface ReplyMetrics {
   /** Share of replies whose route skipped recall. */
   recallSkippedRate: number
   failures: number
+  /** Replies answered without a model (the offline answer). */
+  offline: number
 }
 
 export interface ContextLogStore {
@@ -208,6 +210,7 @@ export class ContextLog {
       toolCalls: records.reduce((sum, record) => sum + record.toolCalls, 0),
       recallSkippedRate: n ? round(records.filter((record) => record.recallSkipped).length / n) : 0,
       failures: records.filter((record) => record.outcome === 'failed').length,
+      offline: records.filter((record) => record.outcome === 'offline').length,
     }
   }
 

@@ -141,6 +141,7 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
     if (result) stored.push(result)
   }
   if (!stored.length) return { status: 'rejected', reason: 'no fact could be told whom it is about', extraction }
+  counters.inc('memorize.dialogues-stored')
   return { status: 'stored', facts: stored, extraction }
 }
 

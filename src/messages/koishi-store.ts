@@ -1,6 +1,6 @@
 import type { Context } from 'koishi'
 import { $ } from 'koishi'
-import type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore } from './types'
+import type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore, Speaker } from './types'
 import { dbWhere } from '../scope'
 import type { MessageRow } from './table'
 import { chunks } from '../core/chunks'
@@ -149,6 +149,45 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
       .groupBy(['platform', 'guildId'], { newest: (row) => $.max(row.createdAt) })
       .execute()
     return rows.map((row) => ({ platform: row.platform, guildId: row.guildId, newest: new Date(row.newest as unknown as Date | number) }))
+  }
+
+  /**
+   * People who said something (not the bot) whose id or name holds `query`, ignoring case, most
+   * recently heard first: each with the name they last used, how many messages they said and where
+   * (`''` is their private chat). A whole-table read: for the console's search, not the reply path.
+   */
+  async speakers(query: string, limit: number): Promise<Speaker[]> {
+    const pattern = new RegExp(query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i')
+    const rows = await this.ctx.database
+      .select('memory_message', { role: 'user', $or: [{ userId: { $regex: pattern } }, { userName: { $regex: pattern } }] })
+      .groupBy(['platform', 'userId', 'userName', 'guildId'], { messages: (row) => $.count(row.id), newest: (row) => $.max(row.createdAt) })
+      .execute()
+    const people = new Map<string, Speaker & { named: number }>()
+    for (const row of rows) {
+      const newest = new Date(row.newest as unknown as Date | number)
+      const key = JSON.stringify([row.platform, row.userId])
+      const known = people.get(key)
+      if (!known) {
+        people.set(key, {
+          platform: row.platform,
+          userId: row.userId,
+          userName: row.userName,
+          messages: row.messages,
+          newest,
+          guilds: [row.guildId],
+          named: newest.getTime(),
+        })
+        continue
+      }
+      known.messages += row.messages
+      if (!known.guilds.includes(row.guildId)) known.guilds.push(row.guildId)
+      if (newest.getTime() > known.named) Object.assign(known, { userName: row.userName, named: newest.getTime() })
+      if (newest > known.newest) known.newest = newest
+    }
+    return [...people.values()]
+      .sort((a, b) => b.newest.getTime() - a.newest.getTime())
+      .slice(0, limit)
+      .map(({ named: _named, ...speaker }) => ({ ...speaker, guilds: speaker.guilds.sort() }))
   }
 
   async countInGuild(guild: Guild, after: Date) {

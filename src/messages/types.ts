@@ -47,3 +47,15 @@ export interface GuildMessages {
   /** How many messages members (not the bot, no commands) said in the guild after `after`. */
   countInGuild(guild: Guild, after: Date): Promise<number>
 }
+
+/** Someone who spoke, as the console's search finds them. */
+export interface Speaker {
+  platform: string
+  userId: string
+  /** The name of their newest message. */
+  userName: string
+  messages: number
+  newest: Date
+  /** Guilds they spoke in; `''` is their private chat. */
+  guilds: string[]
+}

@@ -194,6 +194,8 @@ export class LanceIndex implements VectorIndex {
   private readonly queues = new Map<string, Promise<void>>()
   private readonly writesSince = new Map<string, number>()
   private readonly optimizePending = new Set<string>()
+  /** When each table was last optimized. */
+  private readonly optimized = new Map<string, Date>()
   /** A later optimize per table, to prune the versions a burst of writes left. */
   private readonly followUps = new Map<string, NodeJS.Timeout>()
   /** Row count of each table when its vector index was last trained (in this process). */
@@ -352,6 +354,10 @@ export class LanceIndex implements VectorIndex {
     const where = scope ? lanceWhere(scope) : undefined
     this.rejectIfOpen(table)
     return this.run(table, async () => (await this.handle(table, false)).countRows(where))
+  }
+
+  optimizedAt(table: string): Date | undefined {
+    return this.optimized.get(table)
   }
 
   async texts(table: string, ids: string[]): Promise<string[]> {
@@ -871,6 +877,7 @@ export class LanceIndex implements VectorIndex {
       this.followUps.set(table, timer)
     }
     await this.ensureIndexes(handle, table, true)
+    this.optimized.set(table, new Date())
     this.counters?.inc('index.optimize')
     this.logger.debug('optimized LanceDB table %s in %d ms', table, Date.now() - started)
   }

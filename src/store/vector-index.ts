@@ -64,5 +64,7 @@ export interface VectorIndex {
   purge(table: string): Promise<void>
   /** Compacts fragments and prunes old versions. */
   optimize(table?: string): Promise<void>
+  /** When `table` was last optimized by this process; absent for an engine that never optimizes. */
+  optimizedAt?(table: string): Date | undefined
   close(): Promise<void>
 }

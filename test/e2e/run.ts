@@ -1,7 +1,10 @@
 // End-to-end: the plugin as a user installs it. Builds and packs it, installs it into a fresh Koishi
 // app in a temp folder, writes the app's koishi.yml from koishi.yml.example, starts it with the
 // Koishi CLI and drives the console's sandbox in headless Chromium: two users, a private chat and a
-// group chat, Chinese and English, then `memory.list` and the plugin's settings page.
+// group chat, Chinese and English, then `memory.list`, the plugin's settings page and its Memory page
+// (test/e2e/memory-steps.ts: a person's fact edited and forgotten, import and export, a group's
+// memories, change log and topics, moderation when the review queue is there, health; at a phone's
+// width and in English).
 //
 //   npm run test:e2e
 //
@@ -34,6 +37,7 @@ import {
 } from './app'
 import type { Fact, Script } from './facts'
 import { GROUP_B, mentioned, ownEntries, PRIVATE_A, statusCounts } from './facts'
+import { driveMemoryPage } from './memory-steps'
 import { Sandbox } from './sandbox'
 import { chat, json, ScriptedServer } from '../integration/scripted-server'
 
@@ -189,7 +193,8 @@ async function launch(dirs: Dirs): Promise<BrowserContext> {
 async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true })
   const path = join(SCREENSHOTS, name)
-  await page.screenshot({ path })
+  // transitions stopped: a tag or a toast caught fading in is not what the reader sees
+  await page.screenshot({ path, animations: 'disabled' })
   console.log(`screenshot ${join(process.env.E2E_SCREENSHOTS || 'docs/screenshots', name)}`)
 }
 
@@ -230,11 +235,12 @@ function checkFacts(label: string, answer: string, facts: Fact[], others: Fact[]
 }
 
 /** Drives the sandbox and the console; returns the user who spoke in private. */
-async function drive(context: BrowserContext, base: string): Promise<string> {
+async function drive(context: BrowserContext, base: string, folder: string): Promise<string> {
   const page = context.pages()[0] ?? (await context.newPage())
   const sandbox = new Sandbox(page, base)
 
   let speaker = ''
+  let groupSpeaker = ''
   await step('sandbox: two users, a private chat and a group chat', async () => {
     await sandbox.open()
     const a = await sandbox.addUser()
@@ -242,6 +248,7 @@ async function drive(context: BrowserContext, base: string): Promise<string> {
     const observer = await sandbox.addUser()
     check('sandbox: three users added', new Set([a, b, observer]).size === 3, `${a}, ${b}, ${observer}`)
     speaker = a
+    groupSpeaker = b
 
     // the third user, the last added and so the current one, looks around first as a newcomer would
     await sandbox.panel('private')
@@ -338,6 +345,8 @@ async function drive(context: BrowserContext, base: string): Promise<string> {
     check('settings: no "not installed" warning for memory', !text.includes('此插件尚未安装'))
     await screenshot(page, 'console-memory-settings.png')
   })
+
+  await driveMemoryPage({ check, step, attempt, screenshot }, { page, base, sandbox, speaker, groupSpeaker, folder })
   return speaker
 }
 
@@ -483,7 +492,7 @@ async function main(): Promise<void> {
 
     context = await step('launch Chromium', () => launch(dirs))
     let speaker = ''
-    await attempt('the sandbox and console run', async () => void (speaker = await drive(context!, app!.base)))
+    await attempt('the sandbox and console run', async () => void (speaker = await drive(context!, app!.base, dirs.root)))
 
     await attempt('a stop right after a message loses nothing', () =>
       step('stop right after a message, start again', async () => {
