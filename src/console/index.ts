@@ -4,7 +4,7 @@ import type { Client } from '@koishijs/console'
 import type { Config } from '../config'
 import { MetricsSeries } from './series'
 import type { Caller } from './routes'
-import { consoleAuthorities, consoleRoutes, Evolutions, reviewQueueOf, runRoute } from './routes'
+import { consoleAuthorities, consoleRoutes, Evolutions, runRoute } from './routes'
 import type { EntryData, Outcome } from './types'
 
 declare module '@koishijs/console' {
@@ -60,7 +60,6 @@ export function applyConsole(ctx: Context, config: Config) {
     // the page's bundle (built by `npm run build`); `dev` is its source, for a console in dev mode
     console.addEntry({ dev: resolve(__dirname, '../../client/index.ts'), prod: resolve(__dirname, '../../dist') }, (): EntryData => ({
       authority,
-      review: Boolean(reviewQueueOf(ctx.memory)),
     }))
     const added = new Map<string, unknown>()
     for (const [name, route] of Object.entries(routes)) {

@@ -1,7 +1,8 @@
 import type { Context } from 'koishi'
 import type { Config } from '../config'
 import type { FactRow } from '../facts'
-import { GroupMemoryError } from '../group'
+import type { ReviewView } from '../group'
+import { GroupMemoryError, ReviewError } from '../group'
 import type { EntityRow, ProfileRow } from '../knowledge'
 import type { MessageRow } from '../messages'
 import { cleanId } from '../scope'
@@ -23,6 +24,7 @@ import type {
   HealthView,
   ImportView,
   MessageView,
+  PendingView,
   ProfileView,
   TopicView,
   UserDetails,
@@ -50,26 +52,6 @@ export interface Route {
   /** The least authority a console user needs (`@koishijs/plugin-auth` checks it before the call). */
   authority: number
   run(caller: Caller, args: unknown[]): Promise<unknown>
-}
-
-/**
- * The operations of the review queue (seed 002's moderated evolution). The memory has them when the
- * review backend is part of it; the page asks `reviewAvailable` and shows the Moderation tab only then.
- */
-export interface ReviewQueue {
-  reviewQueue(group: GroupRef): Promise<unknown[]>
-  approveReview(id: string, options: { by: string; statement?: string }): Promise<unknown>
-  rejectReview(id: string, options: { by: string; reason?: string }): Promise<unknown>
-  setReviewMode(group: GroupRef, mode: 'auto' | 'review'): Promise<unknown>
-  reviewMode(group: GroupRef): Promise<string>
-}
-
-const REVIEW_METHODS = ['reviewQueue', 'approveReview', 'rejectReview', 'setReviewMode', 'reviewMode'] as const
-
-/** The review queue of the memory, when it has one. */
-export function reviewQueueOf(memory: object | undefined): ReviewQueue | undefined {
-  const candidate = memory as Partial<Record<(typeof REVIEW_METHODS)[number], unknown>> | undefined
-  return candidate && REVIEW_METHODS.every((name) => typeof candidate[name] === 'function') ? (candidate as ReviewQueue) : undefined
 }
 
 /** The authorities of the page's parts: the page's own, and for each part at least its command's. */
@@ -277,11 +259,6 @@ export interface RouteDeps {
 export function consoleRoutes(ctx: Context, config: Config, deps: RouteDeps): Record<string, Route> {
   const authority = consoleAuthorities(config)
   const memory = () => ctx.memory
-  const review = () => {
-    const queue = reviewQueueOf(ctx.memory)
-    if (!queue) throw new ConsoleError('no-review')
-    return queue
-  }
   const route = (level: number, run: Route['run']): Route => ({ authority: level, run })
 
   return {
@@ -361,7 +338,6 @@ export function consoleRoutes(ctx: Context, config: Config, deps: RouteDeps): Re
 
     // ── groups
     'memory/groups': route(authority.groups, async () => {
-      const queue = reviewQueueOf(ctx.memory)
       const guilds = await memory().messages.activeGuilds(new Date(0))
       const hits: GroupHit[] = []
       for (const one of guilds.sort((a, b) => ms(b.newest) - ms(a.newest)).slice(0, 200)) {
@@ -371,7 +347,7 @@ export function consoleRoutes(ctx: Context, config: Config, deps: RouteDeps): Re
           ...group,
           newest: ms(one.newest),
           memories: page.total,
-          ...(queue && { mode: await queue.reviewMode(group) }),
+          mode: await memory().reviewMode(group),
         })
       }
       return hits
@@ -468,30 +444,42 @@ export function consoleRoutes(ctx: Context, config: Config, deps: RouteDeps): Re
     }),
 
     // ── moderation (with the review queue)
-    'memory/review/mode': route(authority.groups, async (_caller, [group, mode]) => {
+    'memory/review/mode': route(authority.groups, async (caller, [group, mode]) => {
       const target = groupArg(group)
-      const queue = review()
       if (mode !== undefined && mode !== null) {
         if (mode !== 'auto' && mode !== 'review') throw new ConsoleError('bad-request', 'mode is auto or review')
-        await queue.setReviewMode(target, mode)
+        await memory().setReviewMode(target, mode, { by: callerName(caller) })
       }
-      return queue.reviewMode(target)
+      return memory().reviewMode(target)
     }),
 
-    'memory/review/queue': route(authority.groups, async (_caller, [group]) => review().reviewQueue(groupArg(group))),
-
-    'memory/review/approve': route(authority.groups, async (caller, [opId, statement]) =>
-      review().approveReview(id(opId, 'id'), {
-        by: callerName(caller),
-        ...(optionalText(statement, 'statement', TEXT_MAX) !== undefined && { statement: statement as string }),
-      }),
+    'memory/review/queue': route(authority.groups, async (_caller, [group]) =>
+      (await memory().reviewQueue(groupArg(group))).reviews.map(pendingView),
     ),
 
-    'memory/review/reject': route(authority.groups, async (caller, [opId, reason]) =>
-      review().rejectReview(id(opId, 'id'), {
-        by: callerName(caller),
-        ...(optionalText(reason, 'reason', TEXT_MAX) !== undefined && { reason: reason as string }),
-      }),
+    // a decision names its group: the proposal must be that group's
+    'memory/review/approve': route(authority.groups, async (caller, [group, opId, statement]) =>
+      pendingView(
+        (
+          await memory().approveReview(id(opId, 'id'), {
+            by: callerName(caller),
+            group: groupArg(group),
+            ...(optionalText(statement, 'statement', TEXT_MAX) !== undefined && { statement: statement as string }),
+          })
+        ).review,
+      ),
+    ),
+
+    'memory/review/reject': route(authority.groups, async (caller, [group, opId, reason]) =>
+      pendingView(
+        (
+          await memory().rejectReview(id(opId, 'id'), {
+            by: callerName(caller),
+            group: groupArg(group),
+            ...(optionalText(reason, 'reason', TEXT_MAX) !== undefined && { reason: reason as string }),
+          })
+        ).review,
+      ),
     ),
 
     // ── health
@@ -569,8 +557,23 @@ export async function runRoute(
     return { ok: true, value: await route.run(caller, args) }
   } catch (error) {
     if (error instanceof ConsoleError) return { ok: false, error: error.code, ...(error.detail && { detail: error.detail }) }
+    if (error instanceof ReviewError) return { ok: false, error: `review-${error.problem}`, detail: error.params.join(' · ') }
     if (error instanceof GroupMemoryError) return { ok: false, error: `group-${error.code}`, detail: error.message }
     log(error as Error)
     return { ok: false, error: 'internal', detail: (error as Error).message }
+  }
+}
+
+/** A proposal of the review queue as the page shows it. */
+function pendingView(review: ReviewView): PendingView {
+  return {
+    id: review.review_id,
+    action: review.action,
+    statement: review.statement,
+    oldStatement: review.old_statement,
+    reason: review.reason,
+    status: review.status,
+    createdAt: Date.parse(review.created_at),
+    expiresAt: Date.parse(review.expires_at),
   }
 }

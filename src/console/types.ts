@@ -32,8 +32,6 @@ export interface Authorities {
 /** What the page learns when it loads (the console's entry data, per client). */
 export interface EntryData {
   authority: Authorities
-  /** Whether the memory has the review queue (`ctx.memory.reviewQueue`): the Moderation tab shows only then. */
-  review: boolean
 }
 
 // ── people ──────────────────────────────────────────────────────────────────
@@ -244,4 +242,20 @@ export interface ImportView {
   renamed: number
   bad: { line: number; problem: string; detail?: string }[]
   layout: string
+}
+
+// ── moderation ──────────────────────────────────────────────────────────────
+
+/** A proposal of a group's review queue (`ctx.memory.reviewQueue`). */
+export interface PendingView {
+  id: string
+  action: 'update' | 'create' | 'delete'
+  /** What it would write ('' for a delete). */
+  statement: string
+  /** The memory's text when the plan was made ('' for a create). */
+  oldStatement: string
+  reason: string
+  status: string
+  createdAt: number
+  expiresAt: number
 }

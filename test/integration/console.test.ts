@@ -87,7 +87,7 @@ describe('the console page’s server side, on the real memory', () => {
     expect(authority('memory/import')).toBe(4)
     expect(Object.keys(con.listeners).every((name) => (con.listeners[name].authority ?? 0) >= 2)).toBe(true)
     const data = con.entries[0].data() as EntryData
-    expect(data).toEqual({ authority: { page: 2, people: 3, groups: 3, health: 3, transfer: 4 }, review: false })
+    expect(data).toEqual({ authority: { page: 2, people: 3, groups: 3, health: 3, transfer: 4 } })
     expect(JSON.stringify(con.entries[0].files)).toMatch(/"prod":".*[/\\]dist"/)
   })
 
@@ -168,41 +168,22 @@ describe('the console page’s server side, on the real memory', () => {
     await expect(con.call('memory/group/restore', g1, 'nope')).rejects.toThrow('group-not-found')
   })
 
-  it('says the review queue is not there, and refuses malformed arguments', async () => {
-    expect(await con.outcome('memory/review/queue', { platform: 'mock', guildId: 'g1' })).toEqual({ ok: false, error: 'no-review' })
+  it('refuses malformed arguments', async () => {
     expect(await con.outcome('memory/user', { platform: 'mock' })).toMatchObject({ ok: false, error: 'bad-request' })
     expect(await con.outcome('memory/users', 42)).toMatchObject({ ok: false, error: 'bad-request' })
     expect(await con.outcome('memory/fact/forget', alice, 'a\u0000b')).toMatchObject({ ok: false, error: 'bad-request' })
   })
 
-  it('drives the review queue when the memory has one, naming the console user who decided', async () => {
-    const calls: unknown[][] = []
-    const backend = {
-      reviewQueue: async (group: unknown) => (calls.push(['queue', group]), [{ id: 'op1', op: 'create', statement: 'x' }]),
-      approveReview: async (id: string, options: unknown) => (calls.push(['approve', id, options]), { status: 'approved' }),
-      rejectReview: async (id: string, options: unknown) => (calls.push(['reject', id, options]), { status: 'rejected' }),
-      setReviewMode: async (group: unknown, mode: string) => void calls.push(['mode', group, mode]),
-      reviewMode: async () => 'review',
-    }
-    Object.assign(h.app.memory, backend)
-    try {
-      const g1 = { platform: 'mock', guildId: 'g1' }
-      expect((con.entries[0].data() as EntryData).review).toBe(true)
-      expect((await con.call<GroupHit[]>('memory/groups'))[0].mode).toBe('review')
-      expect(await con.call('memory/review/queue', g1)).toEqual([{ id: 'op1', op: 'create', statement: 'x' }])
-      expect(await con.call('memory/review/approve', 'op1', 'y')).toEqual({ status: 'approved' })
-      expect(await con.call('memory/review/reject', 'op2')).toEqual({ status: 'rejected' })
-      expect(await con.call('memory/review/mode', g1, 'auto')).toBe('review')
-      expect(await con.outcome('memory/review/mode', g1, 'sometimes')).toMatchObject({ ok: false, error: 'bad-request' })
-      expect(calls).toEqual([
-        ['queue', g1],
-        ['approve', 'op1', { by: 'console:admin', statement: 'y' }],
-        ['reject', 'op2', { by: 'console:admin' }],
-        ['mode', g1, 'auto'],
-      ])
-    } finally {
-      for (const name of Object.keys(backend)) delete (h.app.memory as unknown as Record<string, unknown>)[name]
-    }
+  it('sets a group to review, lists its queue, and says why a decision cannot be made', async () => {
+    const g1 = { platform: 'mock', guildId: 'g1' }
+    expect(await con.call('memory/review/mode', g1)).toBe('auto')
+    expect(await con.call('memory/review/mode', g1, 'review')).toBe('review')
+    expect((await con.call<GroupHit[]>('memory/groups')).find((group) => group.guildId === 'g1')?.mode).toBe('review')
+    expect(await con.call('memory/review/queue', g1)).toEqual([])
+    expect(await con.outcome('memory/review/approve', g1, 'abcdef0123')).toMatchObject({ ok: false, error: 'review-unknown' })
+    expect(await con.outcome('memory/review/reject', g1, 'abcdef0123', 'no')).toMatchObject({ ok: false, error: 'review-unknown' })
+    expect(await con.outcome('memory/review/mode', g1, 'sometimes')).toMatchObject({ ok: false, error: 'bad-request' })
+    expect(await con.call('memory/review/mode', g1, 'auto')).toBe('auto')
   })
 
   it('shows health: providers, breakers, queues, index tables and the series', async () => {
