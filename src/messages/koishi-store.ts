@@ -157,7 +157,12 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
    * (`''` is their private chat). A whole-table read: for the console's search, not the reply path.
    */
   async speakers(query: string, limit: number): Promise<Speaker[]> {
-    const pattern = new RegExp(query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'), 'i')
+    // each letter as a class of both its cases: a database's REGEXP may ignore the `i` flag (MySQL's binary collation)
+    const pattern = new RegExp(
+      [...query.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')]
+        .map((char) => (char.toLowerCase() !== char.toUpperCase() ? `[${char.toLowerCase()}${char.toUpperCase()}]` : char))
+        .join(''),
+    )
     const rows = await this.ctx.database
       .select('memory_message', { role: 'user', $or: [{ userId: { $regex: pattern } }, { userName: { $regex: pattern } }] })
       .groupBy(['platform', 'userId', 'userName', 'guildId'], { messages: (row) => $.count(row.id), newest: (row) => $.max(row.createdAt) })

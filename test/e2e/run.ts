@@ -37,7 +37,7 @@ import {
 } from './app'
 import type { Fact, Script } from './facts'
 import { GROUP_B, mentioned, ownEntries, PRIVATE_A, statusCounts } from './facts'
-import { driveMemoryPage } from './memory-steps'
+import { driveMemoryPage, driveModeration } from './memory-steps'
 import { Sandbox } from './sandbox'
 import { chat, json, ScriptedServer } from '../integration/scripted-server'
 
@@ -355,13 +355,33 @@ async function drive(context: BrowserContext, base: string, folder: string): Pro
 /** What the chat model was sent, request by request. */
 const chatRequests: string[] = []
 
+/** The discussions of a group evolution's request (its user turn is JSON), or undefined for any other call. */
+function evolutionDiscussions(messages: { role: string; content: string | null }[]): string[] | undefined {
+  try {
+    const input = JSON.parse(messages.find((message) => message.role === 'user')?.content ?? '')
+    return Array.isArray(input?.new_discussions) ? input.new_discussions.map(String) : undefined
+  } catch {
+    return undefined
+  }
+}
+
 /**
- * The built-in chat's model: an OpenAI-compatible server on loopback that answers with the long-term
- * memories its prompt holds, so what a user reads in the sandbox is what the memory gave the model.
+ * The scripted model of the e2e, an OpenAI-compatible server on loopback. The built-in chat gets the
+ * long-term memories its prompt holds back, so what a user reads in the sandbox is what the memory gave
+ * the model. Once it is the memory's own model too (the last phase), a group evolution gets one new
+ * memory from the first discussion, and any other call (memorising) finds nothing to keep.
  */
 const chatModel = new ScriptedServer((path, body, res) => {
   if (path !== '/chat/completions') return json(res, 404, {})
   const messages = (body.messages ?? []) as { role: string; content: string | null }[]
+  const discussions = evolutionDiscussions(messages)
+  if (discussions)
+    return chat(
+      res,
+      JSON.stringify({ action: 'create', statement: `群里聊过：${discussions[0]?.slice(0, 40) ?? ''}`, change_reason: '群聊' }),
+    )
+  if (!messages.some((message) => message.role === 'system' && /友好成员|friendly member/.test(message.content ?? '')))
+    return chat(res, '{"facts": []}')
   chatRequests.push(messages.map((message) => message.content ?? '').join('\n'))
   const memories = messages.find(
     (message) => message.role === 'system' && /^(关于用户的长期记忆：|Long-term memories)/.test(message.content ?? ''),
@@ -396,6 +416,24 @@ async function askTheChat(sandbox: Sandbox, page: Page, asker: string) {
     )
     await screenshot(page, 'sandbox-memory-trace.png')
   })
+}
+
+/** Points the memory's own model of the app's koishi.yml (as Koishi rewrote it) at the scripted one. */
+function useModel(file: string, baseURL: string) {
+  const config = yaml.load(readFileSync(file, 'utf8')) as Record<string, unknown>
+  const visit = (plugins: Record<string, unknown>): boolean => {
+    for (const [key, value] of Object.entries(plugins)) {
+      if (!value || typeof value !== 'object') continue
+      if (/^memory(:\w+)?$/.test(key)) {
+        Object.assign(value, { llm: { provider: 'openai-compatible', baseURL, model: 'scripted', apiKey: '' } })
+        return true
+      }
+      if (key.startsWith('group:') && visit(value as Record<string, unknown>)) return true
+    }
+    return false
+  }
+  if (!visit(config.plugins as Record<string, unknown>)) throw new Error(`no memory plugin in ${file}`)
+  writeFileSync(file, yaml.dump(config, { lineWidth: 200 }))
 }
 
 // ── main ─────────────────────────────────────────────────────────────────────
@@ -520,6 +558,15 @@ async function main(): Promise<void> {
         while (Date.now() < deadline && !LAST_FACT.test((list = await again.command('/memory.list')))) await page.waitForTimeout(3000)
         check('a message said just before the stop is memorised after the start', LAST_FACT.test(list), list.replace(/\n/g, ' ⏎ '))
         await screenshot(page, 'sandbox-after-restart.png')
+      }),
+    )
+
+    await attempt('with a model, a reviewed evolution is approved in the page', () =>
+      step('restart with the scripted model as the memory’s own', async () => {
+        await stopTree(app!.child)
+        useModel(join(dirs.app, 'koishi.yml'), chatModelURL)
+        app = await startApp(dirs, env, port)
+        await driveModeration({ check, step, attempt, screenshot }, { page: context!.pages()[0], base: app.base })
       }),
     )
   } catch (error) {
