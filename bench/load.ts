@@ -1,0 +1,188 @@
+/**
+ * The plugin under load: many channels talking at once while the reply path reads, then a stop as
+ * Koishi stops (nothing written first) and a restart that must find every message.
+ *
+ *   npm run bench:load -- [--messages 20000] [--channels 50] [--out FILE]
+ *
+ * 1. Boots Koishi (mock adapter, SQLite in a file, the memory on its offline defaults) in a temp folder.
+ * 2. Sends `--messages` messages over `--channels` channels (four in five groups of three speakers, the
+ *    rest private chats), one lane per channel, all lanes at once, each lane sending its next message as
+ *    soon as Koishi has processed the last: as fast as the mock adapter goes.
+ * 3. Beside them, one reader calls `retrieve` and `buildContext` in turn for a flooded group, back to
+ *    back (the reply path of a bot in a busy group); their latencies are the `*_under_load` figures.
+ * 4. Every second: the process's RSS and the longest of the background queue, the capture buffer and the
+ *    outbox (`ctx.memory.status()`).
+ * 5. `stop({ flush: false })` right after the last message (Koishi stops the database before the plugin),
+ *    a new start on the same folder, and the `memory_message` rows counted: `lost_at_stop` is what was
+ *    sent and is not there.
+ * `rss_growth_mb` is RSS after the flood (before the stop) minus RSS after the boot.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { performance } from 'node:perf_hooks'
+import type { ConfigInput } from '../src'
+import type { BenchApp } from './lib/app'
+import { bootApp, log, machine, revision, writeResult } from './lib/app'
+import { intOption, parseArgs } from './lib/args'
+import { round4 } from './lib/metrics'
+import type { Line } from './faults/say'
+import { say } from './faults/say'
+import { mulberry32 } from './faults/support'
+
+const ROOT = join(__dirname, '..')
+const SEED = 20_000
+/** Dialogues end at a count, so the flood memorises as it goes, as a busy bot does. */
+const LOAD_CONFIG: ConfigInput = { memorize: { privateEvery: 5, groupEvery: 10, quietSeconds: 600 } }
+
+const SAYINGS = [
+  (x: string) => `今天${x}那边下雨了吗`,
+  (x: string) => `我住在${x}`,
+  (x: string) => `哈哈哈${x}太好笑了`,
+  (x: string) => `周末去${x}吃火锅吧`,
+  (x: string) => `我最近在学${x}`,
+  (x: string) => `${x}的新版本出了，大家更新了吗`,
+  (x: string) => `I think ${x} is overrated`,
+  (x: string) => `我养了一只叫${x}的猫`,
+]
+const WORDS = ['青岩', '星河', '墨松', '竹梅', '兰溪', '枫林', '柚子', '桃李', 'Lisbon', 'Rust', 'Koishi', 'LanceDB', '成都', '吉他']
+
+const megabytes = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+function percentile(values: number[], p: number): number {
+  if (!values.length) return 0
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
+}
+
+/** The lanes of messages: one per channel, in the order each channel says them. */
+function lanesOf(messages: number, channels: number): { lanes: Line[][]; groups: number } {
+  const random = mulberry32(SEED)
+  const groups = Math.max(1, Math.round(channels * 0.8))
+  const lanes: Line[][] = Array.from({ length: channels }, () => [])
+  for (let i = 0; i < messages; i++) {
+    const c = i % channels
+    const text = SAYINGS[Math.floor(random() * SAYINGS.length)](`${WORDS[Math.floor(random() * WORDS.length)]}${i}`)
+    lanes[c].push(
+      c < groups
+        ? { id: `l${i}`, user: `u${c}-${Math.floor(random() * 3)}`, channel: `load${c}`, text }
+        : { id: `l${i}`, user: `p${c}`, text },
+    )
+  }
+  return { lanes, groups }
+}
+
+async function main() {
+  const options = parseArgs(process.argv.slice(2))
+  const messages = intOption(options, 'messages', 20_000)
+  const channels = intOption(options, 'channels', 50)
+  const out = options.out
+  const started = new Date()
+  const rev = revision(ROOT)
+  const dir = mkdtempSync(join(tmpdir(), 'memory-load-'))
+  const { lanes, groups } = lanesOf(messages, channels)
+  let app: BenchApp | undefined
+  try {
+    app = await bootApp(LOAD_CONFIG, { dir, keep: true })
+    const { memory } = app.app
+    const rssAtBoot = process.memoryUsage().rss
+    let loading = true
+
+    const retrieveMs: number[] = []
+    const buildMs: number[] = []
+    const reader = (async () => {
+      for (let n = 0; loading; n++) {
+        const c = n % groups
+        const user = `u${c}-${n % 3}`
+        const begin = performance.now()
+        if (n % 2) {
+          await memory.retrieve(user, '住在哪里', { platform: 'mock', guildId: `load${c}` })
+          retrieveMs.push(performance.now() - begin)
+        } else {
+          const target = {
+            platform: 'mock',
+            guildId: `load${c}`,
+            channelId: `load${c}`,
+            userId: user,
+            content: '周末去哪吃火锅',
+            time: new Date(),
+          }
+          await memory.buildContext(target)
+          buildMs.push(performance.now() - begin)
+        }
+      }
+    })()
+
+    let longestQueue = 0
+    let longestBuffer = 0
+    let longestOutbox = 0
+    let peakRss = rssAtBoot
+    const sampler = (async () => {
+      while (loading) {
+        const status = await memory.status()
+        longestQueue = Math.max(longestQueue, status.queue)
+        longestBuffer = Math.max(longestBuffer, status.captureBuffer)
+        longestOutbox = Math.max(longestOutbox, status.outbox)
+        peakRss = Math.max(peakRss, process.memoryUsage().rss)
+        await sleep(1000)
+      }
+    })()
+
+    const began = performance.now()
+    await Promise.all(
+      lanes.map(async (lines) => {
+        for (const line of lines) await say(app!.app, line)
+      }),
+    )
+    const loadMs = performance.now() - began
+    loading = false
+    await Promise.all([reader, sampler])
+    const rssAfter = process.memoryUsage().rss
+    const dropped = memory.counters.get('capture.dropped')
+    const deferred = memory.counters.get('memorize.deferred')
+    log(
+      `load: ${messages} messages over ${channels} channels in ${Math.round(loadMs)} ms; ${retrieveMs.length + buildMs.length} reads beside`,
+    )
+
+    // as Koishi stops: the database goes before the plugin, nothing is written first
+    await app.stop({ flush: false })
+    app = await bootApp(LOAD_CONFIG, { dir, keep: true })
+    await app.app.memory.flush()
+    const rows = await app.app.database.get('memory_message', { role: 'user' }, ['messageId'])
+    const stored = new Set(rows.map((row) => row.messageId))
+    const lost = lanes.flat().filter((line) => !stored.has(line.id)).length
+    log(`after the stop and a restart: ${stored.size} of ${messages} messages stored, ${lost} lost`)
+
+    writeResult(
+      {
+        messages_sent: messages,
+        channels,
+        messages_per_s: round4(messages / (loadMs / 1000)),
+        rows_in_db: stored.size,
+        lost_at_stop: lost,
+        rss_growth_mb: megabytes(rssAfter - rssAtBoot),
+        rss_peak_mb: megabytes(peakRss),
+        retrieve_p95_ms_under_load: round4(percentile(retrieveMs, 95)),
+        retrieve_p50_ms_under_load: round4(percentile(retrieveMs, 50)),
+        build_context_p95_ms_under_load: round4(percentile(buildMs, 95)),
+        build_context_p50_ms_under_load: round4(percentile(buildMs, 50)),
+        reads_under_load: retrieveMs.length + buildMs.length,
+        longest_queue: { background_jobs: longestQueue, capture_buffer: longestBuffer, outbox: longestOutbox },
+        counters: { capture_dropped: dropped, memorize_deferred: deferred },
+        date: started.toISOString(),
+        machine: machine(),
+        revision: rev,
+      },
+      out,
+    )
+  } finally {
+    await app?.stop().catch(() => undefined)
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+main().catch((error) => {
+  console.error(error)
+  process.exit(1)
+})
