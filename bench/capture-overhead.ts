@@ -13,11 +13,7 @@ import mock from '@koishijs/plugin-mock'
 import { SQLiteDriver } from '@minatojs/driver-sqlite'
 import * as memory from '../src'
 import type { MemoryParts } from '../src/compose'
-
-function percentile(values: number[], p: number) {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]
-}
+import { percentile } from './lib/metrics'
 
 async function withApp<T>(withMemory: boolean, run: (app: App, sessions: Session[]) => T | Promise<T>, count: number) {
   const dir = mkdtempSync(join(tmpdir(), 'memory-capture-'))

@@ -29,6 +29,7 @@ import { createGroupMemories, KoishiGroupStore } from '../src/group/koishi-store
 import type { MessageRow } from '../src/messages/table'
 import { intOption, parseArgs } from './lib/args'
 import { bootApp, log, machine } from './lib/app'
+import { percentile } from './lib/metrics'
 
 const options = parseArgs(process.argv.slice(2))
 const RUNS = intOption(options, 'runs', 30)
@@ -46,10 +47,6 @@ const quiet: Logger = {
 
 const TOPICS = ['新番', '前端开发', '火锅', '爬山', '开黑', '摄影', 'Rust', '咖啡', '跑步', '读书']
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]
-}
 const round = (x: number) => Math.round(x * 100) / 100
 const stats = (values: number[]) => ({
   p50_ms: round(percentile(values, 50)),

@@ -35,6 +35,7 @@ import type { Logger } from '../src/core/observability'
 import { OfflineEmbedder } from '../src/providers/offline-embedder'
 import { lanceWhere } from '../src/scope'
 import { makeFacts, makeQuery, makeUsers, rng, type SyntheticUser } from './synthetic-facts'
+import { percentile } from './lib/metrics'
 
 // by require, as the store loads it (CommonJS), so both share one copy of its Arrow classes
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -61,10 +62,6 @@ const quiet: Logger = {
 }
 const log = (...args: unknown[]) => console.error(`[${new Date().toISOString().slice(11, 19)}]`, ...args)
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]
-}
 const round = (x: number) => Math.round(x * 100) / 100
 
 /** All rows in memory, for the brute-force baseline. */

@@ -25,53 +25,16 @@ import type { ConfigInput } from '../src'
 import type { BenchApp } from './lib/app'
 import { bootApp, log, machine, revision, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
-import { round4 } from './lib/metrics'
-import type { Line } from './faults/say'
-import { say } from './faults/say'
-import { mulberry32 } from './faults/support'
+import { percentile, round4 } from './lib/metrics'
+import { floodLanes, sendLanes } from './faults/lanes'
 
 const ROOT = join(__dirname, '..')
 const SEED = 20_000
 /** Dialogues end at a count, so the flood memorises as it goes, as a busy bot does. */
 const LOAD_CONFIG: ConfigInput = { memorize: { privateEvery: 5, groupEvery: 10, quietSeconds: 600 } }
 
-const SAYINGS = [
-  (x: string) => `今天${x}那边下雨了吗`,
-  (x: string) => `我住在${x}`,
-  (x: string) => `哈哈哈${x}太好笑了`,
-  (x: string) => `周末去${x}吃火锅吧`,
-  (x: string) => `我最近在学${x}`,
-  (x: string) => `${x}的新版本出了，大家更新了吗`,
-  (x: string) => `I think ${x} is overrated`,
-  (x: string) => `我养了一只叫${x}的猫`,
-]
-const WORDS = ['青岩', '星河', '墨松', '竹梅', '兰溪', '枫林', '柚子', '桃李', 'Lisbon', 'Rust', 'Koishi', 'LanceDB', '成都', '吉他']
-
 const megabytes = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
-
-function percentile(values: number[], p: number): number {
-  if (!values.length) return 0
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
-}
-
-/** The lanes of messages: one per channel, in the order each channel says them. */
-function lanesOf(messages: number, channels: number): { lanes: Line[][]; groups: number } {
-  const random = mulberry32(SEED)
-  const groups = Math.max(1, Math.round(channels * 0.8))
-  const lanes: Line[][] = Array.from({ length: channels }, () => [])
-  for (let i = 0; i < messages; i++) {
-    const c = i % channels
-    const text = SAYINGS[Math.floor(random() * SAYINGS.length)](`${WORDS[Math.floor(random() * WORDS.length)]}${i}`)
-    lanes[c].push(
-      c < groups
-        ? { id: `l${i}`, user: `u${c}-${Math.floor(random() * 3)}`, channel: `load${c}`, text }
-        : { id: `l${i}`, user: `p${c}`, text },
-    )
-  }
-  return { lanes, groups }
-}
 
 async function main() {
   const options = parseArgs(process.argv.slice(2))
@@ -81,7 +44,8 @@ async function main() {
   const started = new Date()
   const rev = revision(ROOT)
   const dir = mkdtempSync(join(tmpdir(), 'memory-load-'))
-  const { lanes, groups } = lanesOf(messages, channels)
+  const groups = Math.max(1, Math.round(channels * 0.8))
+  const lanes = floodLanes({ messages, groups, privates: channels - groups, seed: SEED, idPrefix: 'l', channelPrefix: 'load' })
   let app: BenchApp | undefined
   try {
     app = await bootApp(LOAD_CONFIG, { dir, keep: true })
@@ -130,11 +94,7 @@ async function main() {
     })()
 
     const began = performance.now()
-    await Promise.all(
-      lanes.map(async (lines) => {
-        for (const line of lines) await say(app!.app, line)
-      }),
-    )
+    await sendLanes(app.app, lanes)
     const loadMs = performance.now() - began
     loading = false
     await Promise.all([reader, sampler])

@@ -38,7 +38,7 @@ import { bootApp, log, revision, runInfo, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
 import { Bm25 } from './lib/bm25'
 import { packGreedy, packRecent } from './lib/budget'
-import { evidenceRecall, mean, parseEvidence, round4 } from './lib/metrics'
+import { evidenceRecall, mean, parseEvidence, percentile, round4 } from './lib/metrics'
 import { countTokens, renderLine, TOKENIZER } from './lib/tokenizer'
 
 const ROOT = path.resolve(__dirname, '..')
@@ -366,12 +366,6 @@ async function main() {
   } finally {
     await bench.stop()
   }
-}
-
-function percentile(values: number[], p: number) {
-  if (!values.length) return 0
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]
 }
 
 if (require.main === module) {

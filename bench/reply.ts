@@ -28,7 +28,7 @@ import { chat, json, ScriptedServer } from '../test/integration/scripted-server'
 import type { ContextTarget } from '../src/context/types'
 import { bootApp, log, revision, runInfo, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
-import { mean, round4 } from './lib/metrics'
+import { mean, percentile, round4 } from './lib/metrics'
 import { countTokens, renderLine, TOKENIZER } from './lib/tokenizer'
 import type { Conversation } from './locomo'
 import { loadConversations, messageIdOf, replay } from './locomo'
@@ -178,7 +178,6 @@ async function main() {
     await server.stop()
   }
 
-  const sorted = [...ours.ms].sort((a, b) => a - b)
   const wholeMean = mean(whole.tokens)
   writeResult(
     {
@@ -191,8 +190,8 @@ async function main() {
       first_request_tokens_mean: round4(mean(ours.firstTokens)),
       tool_calls_per_reply: round4(ours.toolCalls / Math.max(1, ours.recall.length)),
       failed_replies: ours.failed,
-      reply_ms_p50: round4(sorted[Math.floor(sorted.length * 0.5)] ?? 0),
-      reply_ms_p95: round4(sorted[Math.floor(sorted.length * 0.95)] ?? 0),
+      reply_ms_p50: round4(percentile(ours.ms, 50)),
+      reply_ms_p95: round4(percentile(ours.ms, 95)),
       baselines: {
         whole_history: { evidence_recall: round4(mean(whole.recall)), prompt_token_share: 1, prompt_tokens_mean: round4(wholeMean) },
         last_50: {

@@ -1,5 +1,5 @@
 import { message, send, useI18n } from '@koishijs/client'
-import type { Outcome } from '../src/console/types'
+import type { ExportChoice, ExportView, Outcome } from '../src/console/types'
 import enUS from './locales/en-US.yml'
 import zhCN from './locales/zh-CN.yml'
 
@@ -52,6 +52,17 @@ export function download(fileName: string, text: string) {
   link.click()
   link.remove()
   setTimeout(() => URL.revokeObjectURL(url), 10_000)
+}
+
+/** Exports a selection and downloads it, or says there is nothing to export; returns what was exported. */
+export function useExport() {
+  const { t } = useTexts()
+  return async (choice: ExportChoice): Promise<ExportView> => {
+    const file = await call<ExportView>('memory/export', choice)
+    if (!file.total) message.warning(t('transfer.nothing'))
+    else download(file.fileName, file.text)
+    return file
+  }
 }
 
 /** A time in the console's language. */

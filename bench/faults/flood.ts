@@ -27,9 +27,7 @@ import type { BenchApp } from '../lib/app'
 import { bootApp, log } from '../lib/app'
 import type { Family, FamilyResult } from './family'
 import { Tally } from './family'
-import type { Line } from './say'
-import { say } from './say'
-import { mulberry32 } from './support'
+import { floodLanes, sendLanes } from './lanes'
 
 const MESSAGES = 5000
 const GROUPS = 16
@@ -46,39 +44,22 @@ const FLOOD_CONFIG: ConfigInput = {
   store: { retryIntervalSeconds: 1 },
 }
 
-const SAYINGS = [
-  (x: string) => `今天${x}那边下雨了吗`,
-  (x: string) => `我住在${x}`,
-  (x: string) => `哈哈哈${x}太好笑了`,
-  (x: string) => `周末去${x}吃火锅吧`,
-  (x: string) => `我最近在学${x}`,
-  (x: string) => `${x}的新版本出了，大家更新了吗`,
-  (x: string) => `I think ${x} is overrated`,
-  (x: string) => `我养了一只叫${x}的猫`,
-]
-const WORDS = ['青岩', '星河', '墨松', '竹梅', '兰溪', '枫林', '柚子', '桃李', 'Lisbon', 'Rust', 'Koishi', 'LanceDB', '成都', '吉他']
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 export const run: Family = async () => {
   const tally = new Tally()
-  const random = mulberry32(SEED)
   const dir = mkdtempSync(join(tmpdir(), 'memory-flood-'))
   const versionsDir = join(dir, 'lancedb', 'messages.lance', '_versions')
   let app: BenchApp | undefined
   try {
-    const lanes: Line[][] = []
-    for (let c = 0; c < GROUPS + PRIVATE; c++) lanes.push([])
-    for (let i = 0; i < MESSAGES; i++) {
-      const c = i % lanes.length
-      const x = `${WORDS[Math.floor(random() * WORDS.length)]}${i}`
-      const text = SAYINGS[Math.floor(random() * SAYINGS.length)](x)
-      const line: Line =
-        c < GROUPS
-          ? { id: `f${i}`, user: `u${c}-${Math.floor(random() * 3)}`, channel: `flood${c}`, text }
-          : { id: `f${i}`, user: `p${c}`, text }
-      lanes[c].push(line)
-    }
+    const lanes = floodLanes({
+      messages: MESSAGES,
+      groups: GROUPS,
+      privates: PRIVATE,
+      seed: SEED,
+      idPrefix: 'f',
+      channelPrefix: 'flood',
+    })
 
     app = await bootApp(FLOOD_CONFIG, { dir, keep: true })
     const { memory } = app.app
@@ -112,11 +93,7 @@ export const run: Family = async () => {
       }
     })()
     const began = Date.now()
-    await Promise.all(
-      lanes.map(async (lines) => {
-        for (const line of lines) await say(app!.app, line)
-      }),
-    )
+    await sendLanes(app.app, lanes)
     const floodMs = Date.now() - began
     flooding = false
     await reader

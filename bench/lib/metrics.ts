@@ -94,3 +94,10 @@ export function mean(values: number[]): number {
 export function round4(x: number): number {
   return Math.round(x * 10_000) / 10_000
 }
+
+/** The nearest-rank percentile `p` (0–100) of `values`; 0 when there are none. */
+export function percentile(values: number[], p: number): number {
+  if (!values.length) return 0
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]
+}

@@ -34,7 +34,7 @@ const FOUND: Record<Language, string> = { zh: '检索到的更早内容：', en:
 const NOTHING: BuiltContext = { longTerm: [], summary: '', messages: [], tokens: 0, windowTokens: 0, fallback: false, buildMs: 0 }
 
 /** The model's request: the assembled prompt, with the deep search's findings just before the message. */
-export function promptOf(state: Readonly<ReplyState>): ChatTurn[] {
+function promptOf(state: Readonly<ReplyState>): ChatTurn[] {
   const { target, recalled } = state
   const context = recalled?.context ?? NOTHING
   const turns: ChatTurn[] = assemblePrompt({

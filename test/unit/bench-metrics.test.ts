@@ -1,7 +1,16 @@
 import { describe, expect, it } from 'vitest'
 import { packGreedy, packRecent } from '../../bench/lib/budget'
 import { parseArgs } from '../../bench/lib/args'
-import { evidenceRecall, mean, ndcgAtK, ndcgAtKStandard, parseEvidence, rankingMetrics, recallAtK } from '../../bench/lib/metrics'
+import {
+  evidenceRecall,
+  mean,
+  ndcgAtK,
+  ndcgAtKStandard,
+  parseEvidence,
+  percentile,
+  rankingMetrics,
+  recallAtK,
+} from '../../bench/lib/metrics'
 import { countTokens, TOKENIZER } from '../../bench/lib/tokenizer'
 
 describe('MADial metrics (embedding_score_new.py definitions)', () => {
@@ -94,5 +103,15 @@ describe('bench args and tokenizer', () => {
     expect(countTokens('')).toBe(0)
     expect(countTokens('Hello world')).toBe(2)
     expect(countTokens('Hello world')).toBe(2) // memoised path
+  })
+})
+
+describe('percentile', () => {
+  it('takes the nearest rank, and 0 of nothing', () => {
+    const values = [5, 1, 4, 2, 3, 10, 9, 8, 7, 6]
+    expect(percentile(values, 50)).toBe(5)
+    expect(percentile(values, 95)).toBe(10)
+    expect(percentile(values, 10)).toBe(1)
+    expect(percentile([], 95)).toBe(0)
   })
 })
