@@ -206,7 +206,7 @@ export class DatabaseIndex implements VectorIndex {
     const terms = WORDLIKE.test(text) ? queryTerms(text) : []
     const useVector = !isZero(query.vector)
     if ((!terms.length && !useVector) || !limit) return []
-    const rows = await this.scopeRows(table, where)
+    const rows = await this.readScope(table, where)
     const similarity = rows.map((row) => cosine(query.vector, decode(row.vector)))
     const byVector = useVector ? this.byVector(rows, similarity, limit) : undefined
     const byText = terms.length
@@ -227,7 +227,7 @@ export class DatabaseIndex implements VectorIndex {
     const where = dbWhere(scope)
     const checked = checkLimit(limit)
     if (isZero(vector) || !checked) return []
-    const rows = await this.scopeRows(table, where)
+    const rows = await this.readScope(table, where)
     return this.byVector(
       rows,
       rows.map((row) => cosine(vector, decode(row.vector))),
@@ -240,6 +240,22 @@ export class DatabaseIndex implements VectorIndex {
     const where = scope ? dbWhere(scope) : {}
     this.checkOpen()
     return this.ctx.database.eval('memory_vector', (row) => $.count(row.id), { table, ...where })
+  }
+
+  async scopeRows(table: string, scope: Scope, limit: number): Promise<IndexRow[]> {
+    this.metaOf(table)
+    const checked = Math.max(0, Math.floor(limit))
+    if (!checked) return []
+    return (await this.readScope(table, dbWhere(scope), checked)).map((row) => ({
+      id: row.id,
+      text: row.text,
+      vector: decode(row.vector),
+      platform: row.platform,
+      user_id: row.userId,
+      guild_id: row.guildId,
+      channel_id: row.channelId,
+      created_at: row.createdAt,
+    }))
   }
 
   async ids(table: string): Promise<string[]> {
@@ -286,9 +302,9 @@ export class DatabaseIndex implements VectorIndex {
     await this.ctx.database.remove('memory_vector_table', {})
   }
 
-  private async scopeRows(table: string, where: ReturnType<typeof dbWhere>): Promise<Candidate[]> {
+  private async readScope(table: string, where: ReturnType<typeof dbWhere>, limit?: number): Promise<Candidate[]> {
     this.checkOpen()
-    return this.ctx.database.get('memory_vector', { table, ...where }, [...HIT_FIELDS])
+    return this.ctx.database.get('memory_vector', { table, ...where }, { fields: [...HIT_FIELDS], ...(limit && { limit }) })
   }
 
   private byVector(rows: Candidate[], similarity: number[], limit: number): IndexHit[] {

@@ -356,6 +356,53 @@ export class LanceIndex implements VectorIndex {
     return this.run(table, async () => (await this.handle(table, false)).countRows(where))
   }
 
+  async scopeRows(table: string, scope: Scope, limit: number): Promise<IndexRow[]> {
+    const meta = this.metaOf(table)
+    const where = lanceWhere(scope)
+    const checked = Math.max(0, Math.floor(limit))
+    if (!checked) return []
+    this.rejectIfOpen(table)
+    return this.run(table, async () => {
+      const rows = await (
+        await this.handle(table, false)
+      )
+        .query()
+        .where(where)
+        .select([...COLUMNS])
+        .limit(checked)
+        .toArrow()
+      const col = (name: string) => rows.getChild(name)!
+      const [id, text, , platform, userId, guildId, channelId, createdAt] = COLUMNS.map(col)
+      const vectors = this.flatVectors(col('vector'), meta.dims)
+      const out: IndexRow[] = []
+      for (let i = 0; i < rows.numRows; i++) {
+        out.push({
+          id: String(id.get(i)),
+          text: String(text.get(i)),
+          vector: vectors.subarray(i * meta.dims, (i + 1) * meta.dims),
+          platform: String(platform.get(i)),
+          user_id: String(userId.get(i)),
+          guild_id: String(guildId.get(i)),
+          channel_id: String(channelId.get(i)),
+          created_at: Number(createdAt.get(i)),
+        })
+      }
+      return out
+    })
+  }
+
+  /** The vectors of a fixed-size-list column, one after another (rows never hold a null vector: the schema forbids it). */
+  private flatVectors(column: ArrowLib.Vector, dims: number): Float32Array {
+    const flat = new Float32Array(column.length * dims)
+    let at = 0
+    for (const data of column.data) {
+      const values = data.children[0].values as Float32Array
+      flat.set(values.subarray(data.offset * dims, (data.offset + data.length) * dims), at * dims)
+      at += data.length
+    }
+    return flat
+  }
+
   optimizedAt(table: string): Date | undefined {
     return this.optimized.get(table)
   }

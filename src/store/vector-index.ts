@@ -53,6 +53,8 @@ export interface VectorIndex {
   /** Vector-only nearest neighbours within a scope (for de-duplication). */
   nearest(table: string, vector: Float32Array, scope: Scope, limit: number): Promise<IndexHit[]>
   count(table: string, scope?: Scope): Promise<number>
+  /** Up to `limit` rows of one scope, with their vectors (to hold a scope in memory). Throws when the store is unavailable. */
+  scopeRows(table: string, scope: Scope, limit: number): Promise<IndexRow[]>
   /** Ids of every row of a table (to find what the database has and the index lacks). */
   ids(table: string): Promise<string[]>
   /** Texts of rows matching `ids`, used to prove that forgotten text is gone. */

@@ -44,6 +44,12 @@ export class ExactIndex implements VectorIndex {
       .sort((a, b) => b.similarity - a.similarity)
       .slice(0, limit)
   }
+  async scopeRows(_: string, scope: Scope, limit: number) {
+    this.check()
+    return [...this.rows.values()]
+      .filter((r) => inScope({ platform: r.platform, userId: r.user_id, guildId: r.guild_id, channelId: r.channel_id }, scope))
+      .slice(0, limit)
+  }
   async count() {
     return this.rows.size
   }

@@ -1,0 +1,294 @@
+import type { Counters, Logger } from '../core/observability'
+import type { Scope } from '../scope'
+import { cleanId, lanceWhere } from '../scope'
+import { checkLimit } from './index-checks'
+import { ScopeTable } from './scope-table'
+import type { EmbedderCheck, IndexHit, IndexRow, IndexState, VectorIndex } from './vector-index'
+
+export interface ScopeCacheOptions {
+  /** The most memory the scopes may hold, in bytes; 0 turns the cache off. */
+  capBytes: number
+  /**
+   * A scope of more rows is searched by the store: scoring every row exactly costs more than the
+   * store's vector index past this size. Default: 4 million vector dimensions' worth of rows.
+   */
+  maxScopeRows?: (dims: number) => number
+  /** How long a scope found too large is not loaded again. Default 10 minutes. */
+  oversizedRetryMs?: number
+  logger: Logger
+  counters?: Counters
+}
+
+export interface ScopeCacheStats {
+  capBytes: number
+  bytes: number
+  scopes: number
+  rows: number
+  hits: number
+  misses: number
+}
+
+interface Entry {
+  table: string
+  /** The scope's fields as the rows hold them. */
+  scope: Partial<Record<'platform' | 'user_id' | 'guild_id' | 'channel_id', string>>
+  rows: ScopeTable
+}
+
+const SCOPE_COLUMNS = [
+  ['platform', 'platform'],
+  ['userId', 'user_id'],
+  ['guildId', 'guild_id'],
+  ['channelId', 'channel_id'],
+] as const
+
+const defaultMaxRows = (dims: number) => Math.floor(4_000_000 / dims)
+
+/**
+ * The hot scopes of every table in memory, in front of a `VectorIndex`. A query always lies within one
+ * scope (a user, a group, a channel), which holds far fewer rows than the table: the first query of a
+ * scope loads its rows from the store (one read), later ones are answered from memory exactly
+ * (`ScopeTable`). Writes go to the store first and, once it has them, to every cached scope they fall
+ * in; a write that fails drops the table's scopes, so memory never answers what the store does not
+ * hold. The least recently used scopes leave when the cap is reached; a scope too large to score
+ * quickly is left to the store.
+ */
+export class ScopeCache implements VectorIndex {
+  private readonly entries = new Map<string, Entry>()
+  private readonly loading = new Map<string, Promise<Entry | undefined>>()
+  private readonly oversized = new Map<string, number>()
+  private readonly dims = new Map<string, number>()
+  /** Writes begun per table: a load that saw a write begin meanwhile is not kept. */
+  private readonly writes = new Map<string, number>()
+  private bytes = 0
+  private hits = 0
+  private misses = 0
+  private capBytes: number
+
+  constructor(
+    private readonly inner: VectorIndex,
+    private readonly options: ScopeCacheOptions,
+  ) {
+    this.capBytes = Math.max(0, options.capBytes)
+  }
+
+  get state(): IndexState {
+    return this.inner.state
+  }
+
+  stats(): ScopeCacheStats {
+    let rows = 0
+    for (const entry of this.entries.values()) rows += entry.rows.size
+    return { capBytes: this.capBytes, bytes: this.bytes, scopes: this.entries.size, rows, hits: this.hits, misses: this.misses }
+  }
+
+  /** Forgets every cached scope of `table` (its store was rebuilt outside the write path). */
+  invalidate(table: string): void {
+    this.writes.set(table, (this.writes.get(table) ?? 0) + 1)
+    for (const [key, entry] of this.entries) if (entry.table === table) this.drop(key)
+    for (const key of this.oversized.keys()) if (key.startsWith(`${table}\u0000`)) this.oversized.delete(key)
+  }
+
+  open(): Promise<void> {
+    return this.inner.open()
+  }
+
+  async prepare(table: string, embedderId: string, dims: number): Promise<EmbedderCheck> {
+    this.invalidate(table)
+    const check = await this.inner.prepare(table, embedderId, dims)
+    this.dims.set(table, dims)
+    return check
+  }
+
+  upsert(table: string, rows: IndexRow[]): Promise<void> {
+    return this.write(
+      table,
+      () => this.inner.upsert(table, rows),
+      () => this.apply(table, rows, []),
+    )
+  }
+
+  delete(table: string, ids: string[]): Promise<void> {
+    return this.write(
+      table,
+      () => this.inner.delete(table, ids),
+      () => this.apply(table, [], ids),
+    )
+  }
+
+  clear(table: string): Promise<void> {
+    return this.write(
+      table,
+      () => this.inner.clear(table),
+      () => this.invalidate(table),
+    )
+  }
+
+  async search(table: string, query: { vector: Float32Array; text: string; scope: Scope; limit: number }): Promise<IndexHit[]> {
+    const entry = await this.cached(table, query.scope, query.vector.length)
+    if (!entry) return this.inner.search(table, query)
+    return entry.rows.search(query.vector, query.text ?? '', checkLimit(query.limit))
+  }
+
+  async nearest(table: string, vector: Float32Array, scope: Scope, limit: number): Promise<IndexHit[]> {
+    const entry = await this.cached(table, scope, vector.length)
+    if (!entry) return this.inner.nearest(table, vector, scope, limit)
+    return entry.rows.nearest(vector, checkLimit(limit))
+  }
+
+  count(table: string, scope?: Scope): Promise<number> {
+    const entry = scope && this.capBytes ? this.entries.get(keyOf(table, scope)) : undefined
+    return entry ? Promise.resolve(entry.rows.size) : this.inner.count(table, scope)
+  }
+
+  scopeRows(table: string, scope: Scope, limit: number): Promise<IndexRow[]> {
+    return this.inner.scopeRows(table, scope, limit)
+  }
+
+  ids(table: string): Promise<string[]> {
+    return this.inner.ids(table)
+  }
+
+  texts(table: string, ids: string[]): Promise<string[]> {
+    return this.inner.texts(table, ids)
+  }
+
+  purge(table: string): Promise<void> {
+    return this.inner.purge(table)
+  }
+
+  optimize(table?: string): Promise<void> {
+    return this.inner.optimize(table)
+  }
+
+  optimizedAt(table: string): Date | undefined {
+    return this.inner.optimizedAt?.(table)
+  }
+
+  async close(): Promise<void> {
+    for (const key of [...this.entries.keys()]) this.drop(key)
+    this.oversized.clear()
+    await this.inner.close()
+  }
+
+  private async write(table: string, run: () => Promise<void>, apply: () => void): Promise<void> {
+    this.writes.set(table, (this.writes.get(table) ?? 0) + 1)
+    try {
+      await run()
+    } catch (error) {
+      // the store may hold part of it, or none: only the store knows now
+      this.invalidate(table)
+      throw error
+    }
+    apply()
+  }
+
+  private apply(table: string, rows: IndexRow[], removed: string[]) {
+    for (const [key, entry] of this.entries) {
+      if (entry.table !== table) continue
+      const before = entry.rows.bytes
+      for (const id of removed) entry.rows.remove(id)
+      for (const row of rows) {
+        if (inScope(row, entry.scope)) entry.rows.upsert(row)
+        else entry.rows.remove(row.id)
+      }
+      this.bytes += entry.rows.bytes - before
+      if (entry.rows.size > this.maxRows(table)) this.drop(key)
+    }
+    this.evict()
+  }
+
+  private async cached(table: string, scope: Scope, dims: number): Promise<Entry | undefined> {
+    if (!this.capBytes || this.dims.get(table) !== dims) return undefined
+    const key = keyOf(table, scope)
+    const entry = this.entries.get(key)
+    if (entry) {
+      // most recently used last
+      this.entries.delete(key)
+      this.entries.set(key, entry)
+      this.hits++
+      this.options.counters?.inc('index.cache-hit')
+      return entry
+    }
+    const until = this.oversized.get(key)
+    if (until !== undefined) {
+      if (until > Date.now()) return undefined
+      this.oversized.delete(key)
+    }
+    this.misses++
+    this.options.counters?.inc('index.cache-miss')
+    let loading = this.loading.get(key)
+    if (!loading) {
+      loading = this.load(table, scope, key, dims).finally(() => this.loading.delete(key))
+      this.loading.set(key, loading)
+    }
+    return loading
+  }
+
+  private async load(table: string, scope: Scope, key: string, dims: number): Promise<Entry | undefined> {
+    const writes = this.writes.get(table) ?? 0
+    const maxRows = this.maxRows(table)
+    let rows: IndexRow[]
+    try {
+      rows = await this.inner.scopeRows(table, scope, maxRows + 1)
+    } catch (error) {
+      // the store's own search answers this query, and fails as the store fails
+      this.options.logger.debug('could not load scope %s into memory: %s', key, (error as Error).message)
+      return undefined
+    }
+    if (rows.length > maxRows) {
+      this.oversized.set(key, Date.now() + (this.options.oversizedRetryMs ?? 10 * 60_000))
+      return undefined
+    }
+    if ((this.writes.get(table) ?? 0) !== writes || this.dims.get(table) !== dims) return undefined
+    const entry: Entry = { table, scope: rowScope(scope), rows: new ScopeTable(dims, rows) }
+    if (entry.rows.bytes > this.capBytes / 2) {
+      this.oversized.set(key, Date.now() + (this.options.oversizedRetryMs ?? 10 * 60_000))
+      return undefined
+    }
+    this.entries.set(key, entry)
+    this.bytes += entry.rows.bytes
+    this.evict()
+    return entry
+  }
+
+  private maxRows(table: string): number {
+    const dims = this.dims.get(table) ?? 1
+    return (this.options.maxScopeRows ?? defaultMaxRows)(dims)
+  }
+
+  private evict() {
+    for (const key of this.entries.keys()) {
+      if (this.bytes <= this.capBytes) break
+      this.drop(key)
+    }
+  }
+
+  private drop(key: string) {
+    const entry = this.entries.get(key)
+    if (!entry) return
+    this.entries.delete(key)
+    this.bytes -= entry.rows.bytes
+  }
+}
+
+function keyOf(table: string, scope: Scope): string {
+  return `${table}\u0000${lanceWhere(scope)}`
+}
+
+function rowScope(scope: Scope): Entry['scope'] {
+  const out: Entry['scope'] = {}
+  for (const [field, column] of SCOPE_COLUMNS) {
+    const value = scope[field]
+    if (value !== undefined) out[column] = cleanId(value)
+  }
+  return out
+}
+
+function inScope(row: IndexRow, scope: Entry['scope']): boolean {
+  for (const [, column] of SCOPE_COLUMNS) {
+    const value = scope[column]
+    if (value !== undefined && row[column] !== value) return false
+  }
+  return true
+}

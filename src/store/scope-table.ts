@@ -1,0 +1,226 @@
+import { fuse, isZero, rankRelevance, WORDLIKE } from './index-checks'
+import { ngramLength, ngramTerms } from './ngram-terms'
+import type { IndexHit, IndexRow } from './vector-index'
+
+/** BM25 as LanceDB's full-text index scores. */
+const K1 = 1.2
+const B = 0.75
+/** What one row costs besides its vector, its text and its terms: the row object, its strings' headers, the id map entry. */
+const ROW_OVERHEAD = 450
+/** What one posting (a row holding a term) costs: one slot of an array. */
+const POSTING_BYTES = 8
+/** What one distinct term of a scope costs: its string, its map entry, its posting object and array. */
+const TERM_OVERHEAD = 160
+/** A posting packs the row's slot and the term's count in it (capped: BM25 saturates long before). */
+const COUNT_BITS = 8
+const MAX_COUNT = (1 << COUNT_BITS) - 1
+
+type RowInfo = Omit<IndexRow, 'vector'>
+
+interface Posting {
+  /** slot × 2^COUNT_BITS + count, per row holding the term (removed rows' too, until compaction). */
+  entries: number[]
+  /** Postings whose row is still there. */
+  live: number
+}
+
+/**
+ * All rows of one scope of one table, held in memory and searched exactly: cosine over every vector
+ * for the vector leg, BM25 over `ngramTerms` with this scope's own statistics for the full-text leg,
+ * the two fused by reciprocal rank as `LanceIndex` fuses its legs. Rows are added and removed one by
+ * one as the store's writes land; a removed row leaves a hole that is reclaimed once holes outnumber rows.
+ */
+export class ScopeTable {
+  private infos: (RowInfo | undefined)[] = []
+  private readonly slotOf = new Map<string, number>()
+  private vectors: Float32Array
+  private norms: Float32Array
+  private lengths: Uint32Array
+  private readonly postings = new Map<string, Posting>()
+  private totalLength = 0
+  private rowBytes = 0
+
+  constructor(
+    readonly dims: number,
+    rows: readonly IndexRow[] = [],
+  ) {
+    const capacity = Math.max(8, rows.length)
+    this.vectors = new Float32Array(capacity * dims)
+    this.norms = new Float32Array(capacity)
+    this.lengths = new Uint32Array(capacity)
+    for (const row of rows) this.upsert(row)
+  }
+
+  get size(): number {
+    return this.slotOf.size
+  }
+
+  /** An estimate of the memory the scope holds, for the cache's cap. */
+  get bytes(): number {
+    return this.vectors.byteLength + this.norms.byteLength + this.lengths.byteLength + this.rowBytes + this.postings.size * TERM_OVERHEAD
+  }
+
+  has(id: string): boolean {
+    return this.slotOf.has(id)
+  }
+
+  upsert(row: IndexRow): void {
+    if (row.vector.length !== this.dims)
+      throw new RangeError(`row ${row.id} has ${row.vector.length} dimensions, the scope holds ${this.dims}`)
+    this.remove(row.id)
+    const slot = this.infos.length
+    if (slot === this.norms.length) this.grow(slot * 2)
+    const { vector, ...info } = row
+    this.infos.push(info)
+    this.slotOf.set(row.id, slot)
+    this.vectors.set(vector, slot * this.dims)
+    let norm = 0
+    for (let i = 0; i < vector.length; i++) norm += vector[i] * vector[i]
+    this.norms[slot] = Math.sqrt(norm)
+    const length = ngramLength([...row.text].length)
+    this.lengths[slot] = length
+    this.totalLength += length
+    const terms = ngramTerms(row.text)
+    for (const [term, count] of terms) {
+      let posting = this.postings.get(term)
+      if (!posting) this.postings.set(term, (posting = { entries: [], live: 0 }))
+      posting.entries.push(slot * (MAX_COUNT + 1) + Math.min(count, MAX_COUNT))
+      posting.live++
+    }
+    this.rowBytes += this.costOf(info, terms.size)
+  }
+
+  remove(id: string): boolean {
+    const slot = this.slotOf.get(id)
+    if (slot === undefined) return false
+    const info = this.infos[slot]!
+    this.slotOf.delete(id)
+    this.infos[slot] = undefined
+    this.totalLength -= this.lengths[slot]
+    const terms = ngramTerms(info.text)
+    for (const term of terms.keys()) {
+      const posting = this.postings.get(term)!
+      if (--posting.live === 0) this.postings.delete(term)
+    }
+    this.rowBytes -= this.costOf(info, terms.size)
+    if (this.infos.length - this.slotOf.size > Math.max(32, this.slotOf.size)) this.compact()
+    return true
+  }
+
+  /** What `VectorIndex.search` answers for this scope. */
+  search(vector: Float32Array, text: string, limit: number): IndexHit[] {
+    const query = text.trim()
+    const useText = WORDLIKE.test(query)
+    const useVector = !isZero(vector)
+    if ((!useText && !useVector) || !limit || !this.size) return []
+    const similarities = this.similarities(vector)
+    const byVector = useVector ? this.ranked(this.top(similarities, limit), similarities) : undefined
+    const byText = useText ? this.ranked(this.top(this.bm25(query), limit), similarities) : undefined
+    if (byVector && byText) return fuse([byVector, byText], limit)
+    return (byVector ?? byText)!
+  }
+
+  /** What `VectorIndex.nearest` answers for this scope. */
+  nearest(vector: Float32Array, limit: number): IndexHit[] {
+    if (isZero(vector) || !limit || !this.size) return []
+    const similarities = this.similarities(vector)
+    return this.ranked(this.top(similarities, limit), similarities)
+  }
+
+  /** Cosine of the query to every slot (NaN for a hole). */
+  private similarities(vector: Float32Array): Float64Array {
+    const { dims, vectors, norms } = this
+    const out = new Float64Array(this.infos.length)
+    let queryNorm = 0
+    for (let i = 0; i < dims; i++) queryNorm += vector[i] * vector[i]
+    queryNorm = Math.sqrt(queryNorm)
+    for (let slot = 0; slot < out.length; slot++) {
+      if (!this.infos[slot]) {
+        out[slot] = NaN
+        continue
+      }
+      const norm = norms[slot]
+      if (!norm || !queryNorm) continue
+      let dot = 0
+      const base = slot * dims
+      for (let i = 0; i < dims; i++) dot += vector[i] * vectors[base + i]
+      out[slot] = dot / (queryNorm * norm)
+    }
+    return out
+  }
+
+  /** BM25 of every slot for the query's terms (NaN where no term is found). */
+  private bm25(query: string): Float64Array {
+    const scores = new Float64Array(this.infos.length).fill(NaN)
+    const rows = this.size
+    const average = this.totalLength / rows
+    for (const term of ngramTerms(query).keys()) {
+      const posting = this.postings.get(term)
+      if (!posting) continue
+      const idf = Math.log(1 + (rows - posting.live + 0.5) / (posting.live + 0.5))
+      for (const entry of posting.entries) {
+        const slot = Math.floor(entry / (MAX_COUNT + 1))
+        if (!this.infos[slot]) continue
+        const count = entry % (MAX_COUNT + 1)
+        const score = (idf * count * (K1 + 1)) / (count + K1 * (1 - B + (B * this.lengths[slot]) / average))
+        scores[slot] = Number.isNaN(scores[slot]) ? score : scores[slot] + score
+      }
+    }
+    return scores
+  }
+
+  /** The slots of the `limit` highest scores, best first (NaN is no score). */
+  private top(scores: Float64Array, limit: number): number[] {
+    const best: number[] = []
+    for (let slot = 0; slot < scores.length; slot++) {
+      const score = scores[slot]
+      if (Number.isNaN(score)) continue
+      if (best.length === limit && score <= scores[best[limit - 1]]) continue
+      let at = best.length
+      while (at > 0 && scores[best[at - 1]] < score) at--
+      best.splice(at, 0, slot)
+      if (best.length > limit) best.pop()
+    }
+    return best
+  }
+
+  private ranked(slots: number[], similarities: Float64Array): IndexHit[] {
+    return slots.map((slot, rank) => {
+      const info = this.infos[slot]!
+      return { ...info, similarity: similarities[slot] || 0, relevance: rankRelevance(rank) }
+    })
+  }
+
+  private costOf(info: RowInfo, terms: number): number {
+    const strings =
+      info.id.length + info.text.length + info.platform.length + info.user_id.length + info.guild_id.length + info.channel_id.length
+    return ROW_OVERHEAD + 2 * strings + POSTING_BYTES * terms
+  }
+
+  private grow(capacity: number) {
+    const vectors = new Float32Array(capacity * this.dims)
+    vectors.set(this.vectors.subarray(0, Math.min(this.vectors.length, vectors.length)))
+    const norms = new Float32Array(capacity)
+    norms.set(this.norms.subarray(0, Math.min(this.norms.length, capacity)))
+    const lengths = new Uint32Array(capacity)
+    lengths.set(this.lengths.subarray(0, Math.min(this.lengths.length, capacity)))
+    this.vectors = vectors
+    this.norms = norms
+    this.lengths = lengths
+  }
+
+  /** Writes the live rows anew without holes. */
+  private compact() {
+    const rows: IndexRow[] = []
+    this.infos.forEach((info, slot) => {
+      if (info) rows.push({ ...info, vector: this.vectors.slice(slot * this.dims, (slot + 1) * this.dims) })
+    })
+    this.infos = []
+    this.slotOf.clear()
+    this.postings.clear()
+    this.totalLength = 0
+    this.rowBytes = 0
+    this.grow(Math.max(8, rows.length * 2))
+    for (const row of rows) this.upsert(row)
+  }
+}

@@ -1,0 +1,269 @@
+import * as fs from 'node:fs'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import { afterEach, beforeEach, describe, expect, it } from 'vitest'
+import type { Logger } from '../../src/core/observability'
+import { ScopeError } from '../../src/scope'
+import { LanceIndex } from '../../src/store/lance-index'
+import { ngramTerms } from '../../src/store/ngram-terms'
+import { ScopeCache } from '../../src/store/scope-cache'
+import { ScopeTable } from '../../src/store/scope-table'
+import type { IndexRow } from '../../src/store/vector-index'
+import { ExactIndex } from '../fakes/exact-index'
+
+const DIMS = 8
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
+
+function vec(seed: number): Float32Array {
+  const v = new Float32Array(DIMS)
+  let s = (seed * 2654435761) >>> 0 || 1
+  for (let i = 0; i < DIMS; i++) {
+    s = (Math.imul(s, 1103515245) + 12345) >>> 0
+    v[i] = s / 2 ** 32 - 0.5
+  }
+  return v
+}
+
+function row(id: string, text: string, user: string, seed: number, extra: Partial<IndexRow> = {}): IndexRow {
+  return {
+    id,
+    text,
+    vector: vec(seed),
+    platform: 'onebot',
+    user_id: user,
+    guild_id: '',
+    channel_id: `private:${user}`,
+    created_at: 1_700_000_000_000 + seed,
+    ...extra,
+  }
+}
+
+const cosine = (a: Float32Array, b: Float32Array) => {
+  let dot = 0
+  let na = 0
+  let nb = 0
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i]
+    na += a[i] * a[i]
+    nb += b[i] * b[i]
+  }
+  return dot / Math.sqrt(na * nb)
+}
+
+describe('ngramTerms', () => {
+  it('counts every character and every pair, spaces included, lowercased', () => {
+    expect([...ngramTerms('Ab a')]).toEqual([
+      ['a', 2],
+      ['ab', 1],
+      ['b', 1],
+      ['b ', 1],
+      [' ', 1],
+      [' a', 1],
+    ])
+    expect([...ngramTerms('小明')]).toEqual([
+      ['小', 1],
+      ['小明', 1],
+      ['明', 1],
+    ])
+  })
+})
+
+describe('ScopeTable', () => {
+  const rows = Array.from({ length: 60 }, (_, i) => row(`r${i}`, i % 3 ? `note number ${i}` : `小明喜欢火锅 ${i}`, 'u1', i + 1))
+
+  it('finds the exact nearest rows, best first, with their cosine', () => {
+    const table = new ScopeTable(DIMS, rows)
+    const query = vec(12345)
+    const exact = rows
+      .map((r) => ({ id: r.id, similarity: cosine(query, r.vector) }))
+      .sort((a, b) => b.similarity - a.similarity)
+      .slice(0, 10)
+    const hits = table.nearest(query, 10)
+    expect(hits.map((h) => h.id)).toEqual(exact.map((e) => e.id))
+    hits.forEach((hit, i) => expect(hit.similarity).toBeCloseTo(exact[i].similarity, 5))
+    expect(hits[0]).toMatchObject({ text: rows.find((r) => r.id === hits[0].id)!.text, user_id: 'u1', platform: 'onebot' })
+  })
+
+  it('ranks the full-text leg by BM25: rare shared terms first, no match no hit', () => {
+    const table = new ScopeTable(DIMS, [
+      row('a', '小明喜欢火锅', 'u1', 1),
+      row('b', '小明住在上海', 'u1', 2),
+      row('c', 'Alice likes cats', 'u1', 3),
+    ])
+    const zero = new Float32Array(DIMS)
+    expect(table.search(zero, '火锅', 10).map((h) => h.id)).toEqual(['a'])
+    // '小明 火锅' shares 小, 明, 小明 with b, and the space with c
+    expect(table.search(zero, '小明 火锅', 10).map((h) => h.id)).toEqual(['a', 'b', 'c'])
+    expect(table.search(zero, 'zzz', 10)).toEqual([])
+    // nothing to search with
+    expect(table.search(zero, '?!', 10)).toEqual([])
+  })
+
+  it('fuses both legs like the store: a row first in both comes first', () => {
+    const table = new ScopeTable(DIMS, rows)
+    const target = rows[7]
+    const hits = table.search(target.vector, target.text, 5)
+    expect(hits[0].id).toBe('r7')
+    expect(hits).toHaveLength(5)
+  })
+
+  it('replaces a row by id, removes rows, and compacts without losing the rest', () => {
+    const table = new ScopeTable(DIMS, rows)
+    table.upsert(row('r1', '全新的内容', 'u1', 999))
+    expect(table.size).toBe(60)
+    expect(table.search(new Float32Array(DIMS), '全新', 3)[0].id).toBe('r1')
+    for (let i = 0; i < 50; i++) table.remove(`r${i}`)
+    expect(table.size).toBe(10)
+    expect(table.has('r3')).toBe(false)
+    const left = table.nearest(vec(5), 100).map((h) => h.id)
+    expect(left.sort()).toEqual(
+      rows
+        .slice(50)
+        .map((r) => r.id)
+        .sort(),
+    )
+    // the removed rows' terms are gone from the text leg
+    expect(table.search(new Float32Array(DIMS), '全新', 3)).toEqual([])
+  })
+
+  it('counts its memory and gives it back', () => {
+    const table = new ScopeTable(DIMS, [])
+    const empty = table.bytes
+    for (const r of rows) table.upsert(r)
+    const full = table.bytes
+    expect(full).toBeGreaterThan(empty + rows.length * DIMS * 4)
+    for (const r of rows) table.remove(r.id)
+    expect(table.bytes).toBeLessThan(full)
+  })
+
+  it('refuses a vector of another dimension', () => {
+    expect(() => new ScopeTable(DIMS, [row('x', 't', 'u', 1, { vector: new Float32Array(3) })])).toThrow(RangeError)
+  })
+})
+
+describe('ScopeCache', () => {
+  let store: ExactIndex
+  let cache: ScopeCache
+  const u1 = { platform: 'onebot', userId: 'u1' }
+
+  beforeEach(async () => {
+    store = new ExactIndex()
+    cache = new ScopeCache(store, { capBytes: 1 << 20, logger: quiet })
+    await cache.prepare('facts', 'e', DIMS)
+    await cache.upsert('facts', [row('a', '小明喜欢火锅', 'u1', 1), row('b', '小明住在上海', 'u1', 2), row('c', 'Bob likes tea', 'u2', 3)])
+  })
+
+  it('answers a scope from memory after its first use, and only with that scope', async () => {
+    const first = await cache.search('facts', { vector: vec(1), text: '火锅', scope: u1, limit: 5 })
+    expect(first.map((h) => h.id).sort()).toEqual(['a', 'b'])
+    store.down = true
+    const again = await cache.search('facts', { vector: vec(1), text: '火锅', scope: u1, limit: 5 })
+    expect(again[0].id).toBe('a')
+    expect(again.every((h) => h.user_id === 'u1')).toBe(true)
+    expect(cache.stats()).toMatchObject({ scopes: 1, rows: 2, hits: 1, misses: 1 })
+    // another scope still goes to the store
+    await expect(cache.nearest('facts', vec(3), { platform: 'onebot', userId: 'u2' }, 5)).rejects.toThrow('index down')
+  })
+
+  it('keeps a cached scope in step with writes and deletions', async () => {
+    await cache.nearest('facts', vec(1), u1, 5)
+    await cache.upsert('facts', [row('d', '小明养了一只猫', 'u1', 4), row('e', 'not his', 'u2', 5)])
+    await cache.delete('facts', ['b'])
+    store.down = true
+    const ids = (await cache.nearest('facts', vec(1), u1, 10)).map((h) => h.id).sort()
+    expect(ids).toEqual(['a', 'd'])
+    expect(await cache.count('facts', u1)).toBe(2)
+  })
+
+  it('moves a row whose scope changed out of the old scope', async () => {
+    await cache.nearest('facts', vec(1), u1, 5)
+    await cache.upsert('facts', [row('a', '小明喜欢火锅', 'u2', 1)])
+    store.down = true
+    expect((await cache.nearest('facts', vec(1), u1, 10)).map((h) => h.id)).toEqual(['b'])
+  })
+
+  it('drops the table from memory when a write fails, so it never answers what the store lacks', async () => {
+    await cache.nearest('facts', vec(1), u1, 5)
+    store.down = true
+    await expect(cache.delete('facts', ['a'])).rejects.toThrow('index down')
+    expect(cache.stats().scopes).toBe(0)
+    await expect(cache.nearest('facts', vec(1), u1, 5)).rejects.toThrow('index down')
+  })
+
+  it('does not keep a scope whose load saw a write begin, and applies a write that lands after a load', async () => {
+    let release!: () => void
+    const slow = new Promise<void>((resolve) => (release = resolve))
+    const read = store.scopeRows.bind(store)
+    store.scopeRows = async (table, scope, limit) => {
+      const rows = await read(table, scope, limit)
+      await slow
+      return rows
+    }
+    const loading = cache.nearest('facts', vec(1), u1, 5)
+    await cache.upsert('facts', [row('f', '新的', 'u1', 6)])
+    release()
+    await loading
+    expect(cache.stats().scopes).toBe(0)
+    store.scopeRows = read
+    // the next use loads it with the new row
+    expect((await cache.nearest('facts', vec(6), u1, 5)).map((h) => h.id)).toContain('f')
+    expect(cache.stats().scopes).toBe(1)
+    await cache.upsert('facts', [row('g', '更新的', 'u1', 7)])
+    store.down = true
+    expect((await cache.nearest('facts', vec(7), u1, 5)).map((h) => h.id)).toContain('g')
+  })
+
+  it('evicts the least recently used scope past the cap, and leaves a scope too large to the store', async () => {
+    const rows = Array.from({ length: 40 }, (_, i) => row(`x${i}`, `row ${i}`, `v${i % 4}`, 100 + i))
+    await cache.upsert('facts', rows)
+    const one = new ScopeTable(DIMS, rows.slice(0, 10)).bytes
+    const small = new ScopeCache(store, { capBytes: Math.floor(one * 2.5), logger: quiet })
+    await small.prepare('facts', 'e', DIMS)
+    for (const user of ['v0', 'v1', 'v2']) await small.nearest('facts', vec(1), { platform: 'onebot', userId: user }, 3)
+    expect(small.stats().scopes).toBe(2)
+    expect(small.stats().bytes).toBeLessThanOrEqual(small.stats().capBytes)
+    const capped = new ScopeCache(store, { capBytes: 1 << 20, maxScopeRows: () => 5, logger: quiet })
+    await capped.prepare('facts', 'e', DIMS)
+    expect(await capped.nearest('facts', vec(1), { platform: 'onebot', userId: 'v0' }, 3)).toHaveLength(3)
+    expect(capped.stats().scopes).toBe(0)
+  })
+
+  it('is off at a cap of 0, and refuses an unbounded scope as the store does', async () => {
+    const off = new ScopeCache(store, { capBytes: 0, logger: quiet })
+    await off.prepare('facts', 'e', DIMS)
+    await off.nearest('facts', vec(1), u1, 3)
+    expect(off.stats()).toMatchObject({ scopes: 0, misses: 0 })
+    await expect(cache.nearest('facts', vec(1), {}, 3)).rejects.toThrow(ScopeError)
+  })
+})
+
+describe('ScopeCache over LanceDB', () => {
+  let dir: string
+  let lance: LanceIndex
+  beforeEach(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'memory-scope-cache-'))
+    lance = new LanceIndex({ dir, logger: quiet, optimizeEveryWrites: 0, optimizeEveryMs: 0, hybrid: 'parallel' })
+  })
+  afterEach(async () => {
+    await lance.close()
+    fs.rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('loads a scope with its vectors and answers as LanceDB does for the vector leg', async () => {
+    const cache = new ScopeCache(lance, { capBytes: 1 << 20, logger: quiet })
+    await cache.open()
+    await cache.prepare('facts', 'e', DIMS)
+    const rows = Array.from({ length: 30 }, (_, i) => row(`r${i}`, `第${i}条 note`, i % 2 ? 'u1' : 'u2', i + 1))
+    await cache.upsert('facts', rows)
+    const loaded = await lance.scopeRows('facts', { platform: 'onebot', userId: 'u1' }, 100)
+    expect(loaded).toHaveLength(15)
+    const original = rows.find((r) => r.id === loaded[0].id)!
+    expect(Array.from(loaded[0].vector)).toEqual(Array.from(original.vector))
+    const query = vec(777)
+    const fromStore = await lance.nearest('facts', query, { platform: 'onebot', userId: 'u1' }, 5)
+    const fromMemory = await cache.nearest('facts', query, { platform: 'onebot', userId: 'u1' }, 5)
+    expect(cache.stats().scopes).toBe(1)
+    expect(fromMemory.map((h) => h.id)).toEqual(fromStore.map((h) => h.id))
+    fromMemory.forEach((hit, i) => expect(hit.similarity).toBeCloseTo(fromStore[i].similarity, 5))
+  })
+})
