@@ -6,6 +6,7 @@ import { CaptureJournal } from './capture/journal'
 import { CapturePipeline } from './capture/pipeline'
 import { defineChannelSummaryTable, ExtractiveSummarizer, KoishiChannelSummaries, LlmSummarizer, RollingSummary } from './channel-summaries'
 import type { Config } from './config'
+import { defaultCacheMB } from './config'
 import type { Scope } from './scope'
 import {
   ContextBuilder,
@@ -60,6 +61,7 @@ import { IndexedTable, IndexRegistry } from './store/index-sync'
 import { startTimers } from './jobs/timers'
 import { DatabaseIndex, defineVectorTables } from './store/database-index'
 import { LanceIndex, lanceLoadFailure } from './store/lance-index'
+import { ScopeCache } from './store/scope-cache'
 import { defineOutboxTable, KoishiOutbox } from './store/outbox'
 import { createTopicSummaries, KoishiTopicSummaryStore } from './topic-summaries'
 import { defineTopicTable, KoishiTopicStore, LlmTopicJudge, TopicAttributor } from './topics'
@@ -107,7 +109,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const engine = { configured: config.store.engine, used, lanceFailure }
   if (lanceFailure) log.warn(ctx.i18n.text([], ['memory.log.index-fallback'], [lanceFailure]))
   const databaseIndex = new DatabaseIndex(ctx, { logger: log, counters })
-  const index =
+  const store =
     engine.used === 'database'
       ? databaseIndex
       : new LanceIndex({
@@ -119,8 +121,12 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
           optimizeEveryMs: config.store.optimizeIntervalMinutes * 60_000,
           // both legs at once, fused in JS with LanceDB's RRF formula (docs/benchmarks.md)
           hybrid: 'parallel',
-          onReindexNeeded: (table) => void registry.tableLost(table),
+          onReindexNeeded: (table) => {
+            index.invalidate(table)
+            void registry.tableLost(table)
+          },
         })
+  const index = new ScopeCache(store, { capBytes: (config.store.cacheMB ?? defaultCacheMB()) * 2 ** 20, logger: log, counters })
   const outbox = new KoishiOutbox(ctx, instanceName(storeDir(ctx, config)))
   const sync = { index, embedder, outbox, counters, logger: log }
   const queue = new KeyedQueue({
@@ -461,7 +467,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     await index.open()
     await registry.prepare()
     // the database index served while LanceDB could not: LanceDB's copy lacks what was said and keeps what was erased since
-    if (index !== databaseIndex && (await databaseIndex.served()) && (await registry.resetAll())) await databaseIndex.forgetAll()
+    if (store !== databaseIndex && (await databaseIndex.served()) && (await registry.resetAll())) await databaseIndex.forgetAll()
     await registry.reconcile()
     await capture.replayJournal().catch((error) => {
       log.warn('could not store the messages the last run left in its journal, will try at the next start: %s', (error as Error).message)

@@ -1,3 +1,4 @@
+import { totalmem } from 'node:os'
 import { Schema } from 'koishi'
 import { DEFAULT_EVOLUTION_PROMPTS } from './group'
 import { DEFAULT_PROMPTS } from './facts'
@@ -24,6 +25,8 @@ export interface Config {
     optimizeEveryWrites: number
     optimizeIntervalMinutes: number
     retryIntervalSeconds: number
+    /** Memory for the rows of recently searched scopes (MB); 0 searches the store every time; unset: `defaultCacheMB()`. */
+    cacheMB?: number
   }
   retrieval: {
     topK: number
@@ -156,6 +159,11 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] ex
 /** What a user may write: every field has a default. */
 export type ConfigInput = DeepPartial<Config>
 
+/** The scope cache's cap when none is set: a sixth of the machine's memory. */
+export function defaultCacheMB(): number {
+  return Math.floor(totalmem() / 6 / 2 ** 20)
+}
+
 export const Config: Schema<ConfigInput, Config> = Schema.object({
   embedding: Schema.object({
     provider: Schema.union(['offline', 'gemini', 'openai-compatible', 'chatluna']).default('offline'),
@@ -189,6 +197,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     optimizeEveryWrites: Schema.natural().min(1).default(200),
     optimizeIntervalMinutes: Schema.natural().min(1).default(30),
     retryIntervalSeconds: Schema.natural().min(1).default(30),
+    cacheMB: Schema.natural().max(1 << 20),
   }).collapse(),
   retrieval: Schema.object({
     topK: Schema.natural().min(1).max(50).default(5),

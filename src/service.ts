@@ -1,3 +1,4 @@
+import type { ScopeCacheStats } from './store/scope-cache'
 import type { Context, Session } from 'koishi'
 import { Service } from 'koishi'
 import { isSession, targetOf } from './capture/session-rows'
@@ -58,6 +59,8 @@ export interface MemoryStatus {
   choices: MemoryParts['providers']['choices']
   /** Which vector index is in use, and why not LanceDB when it could not load. */
   index: MemoryParts['engine']
+  /** The scope cache in front of the index: what it holds against its cap, and how often it answered. */
+  cache: ScopeCacheStats
   breakers: Record<string, string>
   queue: number
   captureBuffer: number
@@ -419,6 +422,7 @@ export class MemoryService extends Service {
       llm: this.providers.judge.id,
       choices: this.providers.choices,
       index: this.parts.engine,
+      cache: this.index.stats(),
       breakers: { vectorStore: this.index.state, ...this.providers.states() },
       queue: queue.size,
       captureBuffer: capture.recorder.pending,

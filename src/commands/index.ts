@@ -140,6 +140,12 @@ export function registerCommands(ctx: Context, config: Config) {
           session.text(`.engine-${status.index.used}`) +
             (status.index.lanceFailure ? session.text('.engine-database-fallback', [status.index.lanceFailure]) : ''),
         ]),
+        session.text('.cache', {
+          used: Math.round(status.cache.bytes / 2 ** 20),
+          cap: Math.round(status.cache.capBytes / 2 ** 20),
+          scopes: status.cache.scopes,
+          hits: status.cache.hits + status.cache.misses ? Math.round((100 * status.cache.hits) / (status.cache.hits + status.cache.misses)) : 0,
+        }),
         session.text('.health', [health]),
       ]
       if (session.userId) lines.push(session.text('.mine', [await ctx.memory.facts.count(sessionScope(session))]))
