@@ -36,23 +36,27 @@ import { OfflineEmbedder } from '../src/providers/offline-embedder'
 import { lanceWhere } from '../src/scope'
 import { makeFacts, makeQuery, makeUsers, rng, type SyntheticUser } from './synthetic-facts'
 import { percentile } from './lib/metrics'
+import { arg, LIMIT, USERS, WARMUP } from './latency-setup'
+import { defaultCacheMB } from '../src/config'
 
 // by require, as the store loads it (CommonJS), so both share one copy of its Arrow classes
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const lancedb = require('@lancedb/lancedb') as typeof import('@lancedb/lancedb')
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback
-}
-
 const OUT = arg('out', 'bench/results/latency.json')
 const SIZES = arg('sizes', '1000,10000,100000').split(',').map(Number)
 const QUERIES = Math.max(100, Number(arg('queries', '200')))
-const WARMUP = 20
-const USERS = 200
+/** The scope cache's cap for the headline figure; the plugin's default on this machine unless given. */
+const CACHE_MB = Number(arg('cache-mb', String(defaultCacheMB())))
+/** More caps, for their effect on speed and memory. */
+const MORE_CAPS = arg('caps', '0')
+  .split(',')
+  .filter(Boolean)
+  .map(Number)
+  .filter((cap) => cap !== CACHE_MB)
+/** Past this size the baselines that scan every row per query (LanceDB without index, the database index) are left out. */
+const SLOW_BASELINES_UP_TO = 100_000
 const BATCH = 5000
-const LIMIT = 10
 
 const quiet: Logger = {
   debug() {},
@@ -122,6 +126,7 @@ async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], 
   await databaseIndex.open()
   await databaseIndex.prepare(`facts_${n}`, embedder.id, embedder.dims)
   let databaseWriteMs = 0
+  const slow = n <= SLOW_BASELINES_UP_TO
   const memory = new Memory(n, embedder.dims)
   // The same rows, in a table with no index at all, for the flat LanceDB figure.
   const conn = await lancedb.connect(dir)
@@ -138,13 +143,17 @@ async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], 
     start = performance.now()
     await index.upsert('facts', batch)
     writeMs += performance.now() - start
-    start = performance.now()
-    await databaseIndex.upsert(`facts_${n}`, batch)
-    databaseWriteMs += performance.now() - start
+    if (slow) {
+      start = performance.now()
+      await databaseIndex.upsert(`facts_${n}`, batch)
+      databaseWriteMs += performance.now() - start
+    }
     for (const r of batch) memory.add(r)
-    const records = batch.map((r) => ({ ...r, vector: Array.from(r.vector), embedder: embedder.id, dims: embedder.dims }))
-    if (!plain) plain = await conn.createTable('plain', records)
-    else await plain.add(records)
+    if (slow) {
+      const records = batch.map((r) => ({ ...r, vector: Array.from(r.vector), embedder: embedder.id, dims: embedder.dims }))
+      if (!plain) plain = await conn.createTable('plain', records)
+      else await plain.add(records)
+    }
     batch = []
   }
   for (const fact of makeFacts(users, n)) {
@@ -155,7 +164,7 @@ async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], 
   const start = performance.now()
   await index.optimize()
   const optimizeMs = performance.now() - start
-  await plain!.optimize()
+  await plain?.optimize()
   log(`n=${n}: embedded in ${Math.round(embedMs)} ms, upserted in ${Math.round(writeMs)} ms, optimized in ${Math.round(optimizeMs)} ms`)
 
   const random = rng(1000 + n)
@@ -165,24 +174,31 @@ async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], 
   })
   const scopeOf = (user: SyntheticUser) => ({ platform: user.platform, userId: user.userId })
 
-  // what `ctx.memory.retrieve` runs: embed the query, hybrid search in the user's scope, map the hits
+  // main's `retrieve`: embed the query, LanceDB's hybrid search in the user's scope, rerank — no scope cache
   const retriever = new Retriever({ embedder, index, table: 'facts', counters: new Counters(), logger: quiet })
-  const retrieve = await time(queries, ({ user, text }) => retriever.retrieve(scopeOf(user), text, LIMIT, 0))
+  const mainIds: string[][] = []
+  const main = await time(queries, async ({ user, text }) => {
+    const hits = await retriever.retrieve(scopeOf(user), text, LIMIT, 0)
+    mainIds.push(hits.map((hit) => hit.id))
+  })
+  mainIds.splice(0, WARMUP)
   const baseline = await time(queries, async ({ user, text }) => {
     const [vector] = await embedder.embed([text])
     return memory.search(user, vector, LIMIT)
   })
-  const noIndex = await time(queries, async ({ user, text }) => {
-    const [vector] = await embedder.embed([text])
-    return plain!
-      .query()
-      .nearestTo(vector)
-      .distanceType('cosine')
-      .where(lanceWhere(scopeOf(user)))
-      .select(['id', 'text', '_distance'])
-      .limit(LIMIT)
-      .toArray()
-  })
+  const noIndex = !plain
+    ? undefined
+    : await time(queries, async ({ user, text }) => {
+        const [vector] = await embedder.embed([text])
+        return plain!
+          .query()
+          .nearestTo(vector)
+          .distanceType('cosine')
+          .where(lanceWhere(scopeOf(user)))
+          .select(['id', 'text', '_distance'])
+          .limit(LIMIT)
+          .toArray()
+      })
 
   // LanceDB's own hybrid query (fullTextSearch().nearestTo().rerank(RRF)) on the same table
   const nativeIndex = new LanceIndex({ dir, logger: quiet, optimizeEveryWrites: 0, optimizeEveryMs: 0, hybrid: 'lancedb' })
@@ -195,49 +211,115 @@ async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], 
   await nativeIndex.close()
 
   const databaseRetriever = new Retriever({ embedder, index: databaseIndex, table: `facts_${n}`, counters: new Counters(), logger: quiet })
-  const onDatabase = await time(queries, ({ user, text }) => databaseRetriever.retrieve(scopeOf(user), text, LIMIT, 0))
+  const onDatabase = slow ? await time(queries, ({ user, text }) => databaseRetriever.retrieve(scopeOf(user), text, LIMIT, 0)) : undefined
   await databaseIndex.clear(`facts_${n}`)
 
-  // Vector-only `nearest` (what de-duplication uses): latency, and recall against the exact top 10 —
-  // a hit counts when it is at least as close as the exact 10th neighbour (ties make ids ambiguous).
+  // Vector-only `nearest` of LanceDB (what de-duplication used): latency, and recall against the exact top 10
   let recall = 0
   const nearest = await time(queries, async ({ user, text }) => {
     const [vector] = await embedder.embed([text])
     return index.nearest('facts', vector, scopeOf(user), LIMIT)
   })
+  const exact: { id: string; score: number }[][] = []
   for (const { user, text } of queries.slice(WARMUP)) {
     const [vector] = await embedder.embed([text])
-    const exact = memory.search(user, vector, LIMIT)
-    const hits = await index.nearest('facts', vector, scopeOf(user), LIMIT)
-    const bar = exact[exact.length - 1]?.score ?? 1
-    recall += exact.length ? Math.min(exact.length, hits.filter((h) => h.similarity >= bar - 1e-5).length) / exact.length : 1
+    exact.push(memory.search(user, vector, LIMIT))
+    recall += recallAt10(exact[exact.length - 1], await index.nearest('facts', vector, scopeOf(user), LIMIT))
   }
 
   const lanceIndices = (await (await conn.openTable('facts')).listIndices()).map((i) => `${i.columns.join(',')}:${i.indexType}`)
   conn.close()
   await index.close()
+
+  // the product: the same retrieve with the scope cache in front, per cap, each in a process of its own
+  const caps = [CACHE_MB, ...MORE_CAPS].map((cap) => cachedRun(dir, n, cap))
+  const [cached] = caps
+  const agreement = mainIds.reduce((sum, ids, i) => sum + overlap(ids, cached.ids[i]), 0) / mainIds.length
+  const cachedRecall = cached.nearest.reduce((sum, hits, i) => sum + recallAt10(exact[i], hits), 0) / exact.length
   const result = {
     n,
-    p50_ms: retrieve.p50,
-    p95_ms: retrieve.p95,
+    p50_ms: cached.p50_ms,
+    p95_ms: cached.p95_ms,
+    cold_p95_ms: cached.cold_p95_ms,
+    cache_mb: CACHE_MB,
+    cache_hit_rate: cached.hit_rate,
+    recall_at_10: round(cachedRecall),
+    agreement_at_10_with_main: round(agreement),
     baseline_p95_ms: baseline.p95,
     baseline_p50_ms: baseline.p50,
-    lancedb_noindex_p50_ms: noIndex.p50,
-    lancedb_noindex_p95_ms: noIndex.p95,
+    main_p50_ms: main.p50,
+    main_p95_ms: main.p95,
+    caps: caps.map(({ ids: _ids, nearest: _nearest, ...figures }) => figures),
+    lancedb_noindex_p50_ms: noIndex?.p50 ?? null,
+    lancedb_noindex_p95_ms: noIndex?.p95 ?? null,
     native_hybrid_p50_ms: native.p50,
     native_hybrid_p95_ms: native.p95,
     nearest_p50_ms: nearest.p50,
     nearest_p95_ms: nearest.p95,
-    nearest_recall_at_10: round(recall / QUERIES),
-    database_p50_ms: onDatabase.p50,
-    database_p95_ms: onDatabase.p95,
-    database_insert_rows_per_s: Math.round(n / ((embedMs + databaseWriteMs) / 1000)),
+    lancedb_nearest_recall_at_10: round(recall / QUERIES),
+    database_p50_ms: onDatabase?.p50 ?? null,
+    database_p95_ms: onDatabase?.p95 ?? null,
+    database_insert_rows_per_s: slow ? Math.round(n / ((embedMs + databaseWriteMs) / 1000)) : null,
     queries: QUERIES,
     insert_rows_per_s: Math.round(n / ((embedMs + writeMs) / 1000)),
     optimize_ms: Math.round(optimizeMs),
     indices: lanceIndices,
   }
   log(JSON.stringify(result))
+  return result
+}
+
+/** Recall of `hits` against the exact top 10: a hit counts when it is at least as close as the exact 10th neighbour (ties make ids ambiguous). */
+function recallAt10(exact: { score: number }[], hits: { similarity: number }[]): number {
+  if (!exact.length) return 1
+  const bar = exact[exact.length - 1].score
+  return Math.min(exact.length, hits.filter((h) => h.similarity >= bar - 1e-5).length) / exact.length
+}
+
+function overlap(a: string[], b: string[]): number {
+  if (!a.length && !b.length) return 1
+  const seen = new Set(a)
+  return b.filter((id) => seen.has(id)).length / Math.max(a.length, b.length)
+}
+
+interface CachedRun {
+  cap_mb: number
+  cold_p95_ms: number
+  p50_ms: number
+  p95_ms: number
+  hit_rate: number
+  cache_mb: number
+  scopes: number
+  rss_idle_mb: number
+  ids: string[][]
+  nearest: { id: string; similarity: number }[][]
+}
+
+function cachedRun(dir: string, n: number, cap: number): CachedRun {
+  log(`n=${n}: scope cache of ${cap} MB (bench/latency-cache.ts)`)
+  const out = path.join(dir, `cache-${cap}.json`)
+  const tsx = path.join(__dirname, '..', 'node_modules', '.bin', 'tsx')
+  const child = spawnSync(
+    tsx,
+    [
+      path.join(__dirname, 'latency-cache.ts'),
+      '--dir',
+      dir,
+      '--n',
+      String(n),
+      '--cache-mb',
+      String(cap),
+      '--queries',
+      String(QUERIES),
+      '--out',
+      out,
+    ],
+    { encoding: 'utf8', timeout: 30 * 60_000, maxBuffer: 64 * 2 ** 20, env: { ...process.env, NODE_OPTIONS: '--expose-gc' } },
+  )
+  if (child.status !== 0) throw new Error(`the cache run failed: ${child.error?.message ?? child.stderr}`)
+  const result = JSON.parse(fs.readFileSync(out, 'utf8')) as CachedRun
+  const { ids: _ids, nearest: _nearest, ...figures } = result
+  log(JSON.stringify(figures))
   return result
 }
 
