@@ -144,7 +144,8 @@ export function registerCommands(ctx: Context, config: Config) {
           used: Math.round(status.cache.bytes / 2 ** 20),
           cap: Math.round(status.cache.capBytes / 2 ** 20),
           scopes: status.cache.scopes,
-          hits: status.cache.hits + status.cache.misses ? Math.round((100 * status.cache.hits) / (status.cache.hits + status.cache.misses)) : 0,
+          hits:
+            status.cache.hits + status.cache.misses ? Math.round((100 * status.cache.hits) / (status.cache.hits + status.cache.misses)) : 0,
         }),
         session.text('.health', [health]),
       ]
