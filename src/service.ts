@@ -411,6 +411,7 @@ export class MemoryService extends Service {
     await this.parts.queue.idle()
     await this.parts.messageIndex.flush()
     await this.parts.contextLog.settled()
+    await this.index.settled()
   }
 
   async status(): Promise<MemoryStatus> {

@@ -28,6 +28,11 @@ export interface ScopeCacheStats {
   misses: number
 }
 
+interface Write {
+  rows: IndexRow[]
+  removed: string[]
+}
+
 interface Entry {
   table: string
   /** The scope's fields as the rows hold them. */
@@ -46,20 +51,22 @@ const defaultMaxRows = (dims: number) => Math.floor(4_000_000 / dims)
 
 /**
  * The hot scopes of every table in memory, in front of a `VectorIndex`. A query always lies within one
- * scope (a user, a group, a channel), which holds far fewer rows than the table: the first query of a
- * scope loads its rows from the store (one read), later ones are answered from memory exactly
- * (`ScopeTable`). Writes go to the store first and, once it has them, to every cached scope they fall
+ * scope (a user, a group, a channel), which holds far fewer rows than the table: the store answers the
+ * first query of a scope while its rows load beside it (one read), later ones are answered from memory
+ * exactly (`ScopeTable`). Writes go to the store first and, once it has them, to every cached scope they fall
  * in; a write that fails drops the table's scopes, so memory never answers what the store does not
  * hold. The least recently used scopes leave when the cap is reached; a scope too large to score
  * quickly is left to the store.
  */
 export class ScopeCache implements VectorIndex {
   private readonly entries = new Map<string, Entry>()
-  private readonly loading = new Map<string, Promise<Entry | undefined>>()
+  private readonly loading = new Map<string, Promise<void>>()
   private readonly oversized = new Map<string, number>()
   private readonly dims = new Map<string, number>()
-  /** Writes begun per table: a load that saw a write begin meanwhile is not kept. */
-  private readonly writes = new Map<string, number>()
+  /** Per table: how often its cached scopes were dropped (a load that saw it happen is not kept). */
+  private readonly drops = new Map<string, number>()
+  /** Per table, while scopes of it load: the writes that landed meanwhile, to apply to them once loaded. */
+  private readonly landed = new Map<string, Write[]>()
   private bytes = 0
   private hits = 0
   private misses = 0
@@ -84,7 +91,7 @@ export class ScopeCache implements VectorIndex {
 
   /** Forgets every cached scope of `table` (its store was rebuilt outside the write path). */
   invalidate(table: string): void {
-    this.writes.set(table, (this.writes.get(table) ?? 0) + 1)
+    this.drops.set(table, (this.drops.get(table) ?? 0) + 1)
     for (const [key, entry] of this.entries) if (entry.table === table) this.drop(key)
     for (const key of this.oversized.keys()) if (key.startsWith(`${table}\u0000`)) this.oversized.delete(key)
   }
@@ -125,13 +132,13 @@ export class ScopeCache implements VectorIndex {
   }
 
   async search(table: string, query: { vector: Float32Array; text: string; scope: Scope; limit: number }): Promise<IndexHit[]> {
-    const entry = await this.cached(table, query.scope, query.vector.length)
+    const entry = this.cached(table, query.scope, query.vector.length)
     if (!entry) return this.inner.search(table, query)
     return entry.rows.search(query.vector, query.text ?? '', checkLimit(query.limit))
   }
 
   async nearest(table: string, vector: Float32Array, scope: Scope, limit: number): Promise<IndexHit[]> {
-    const entry = await this.cached(table, scope, vector.length)
+    const entry = this.cached(table, scope, vector.length)
     if (!entry) return this.inner.nearest(table, vector, scope, limit)
     return entry.rows.nearest(vector, checkLimit(limit))
   }
@@ -172,7 +179,6 @@ export class ScopeCache implements VectorIndex {
   }
 
   private async write(table: string, run: () => Promise<void>, apply: () => void): Promise<void> {
-    this.writes.set(table, (this.writes.get(table) ?? 0) + 1)
     try {
       await run()
     } catch (error) {
@@ -184,21 +190,19 @@ export class ScopeCache implements VectorIndex {
   }
 
   private apply(table: string, rows: IndexRow[], removed: string[]) {
+    this.landed.get(table)?.push({ rows, removed })
     for (const [key, entry] of this.entries) {
       if (entry.table !== table) continue
       const before = entry.rows.bytes
-      for (const id of removed) entry.rows.remove(id)
-      for (const row of rows) {
-        if (inScope(row, entry.scope)) entry.rows.upsert(row)
-        else entry.rows.remove(row.id)
-      }
+      applyTo(entry, { rows, removed })
       this.bytes += entry.rows.bytes - before
       if (entry.rows.size > this.maxRows(table)) this.drop(key)
     }
     this.evict()
   }
 
-  private async cached(table: string, scope: Scope, dims: number): Promise<Entry | undefined> {
+  /** The scope in memory, or undefined when the store answers (and the scope starts loading when it may). */
+  private cached(table: string, scope: Scope, dims: number): Entry | undefined {
     if (!this.capBytes || this.dims.get(table) !== dims) return undefined
     const key = keyOf(table, scope)
     const entry = this.entries.get(key)
@@ -217,39 +221,50 @@ export class ScopeCache implements VectorIndex {
     }
     this.misses++
     this.options.counters?.inc('index.cache-miss')
-    let loading = this.loading.get(key)
-    if (!loading) {
-      loading = this.load(table, scope, key, dims).finally(() => this.loading.delete(key))
-      this.loading.set(key, loading)
+    // the store answers this search; the scope loads beside it, for the next one
+    if (!this.loading.has(key)) {
+      this.loading.set(
+        key,
+        this.load(table, scope, key, dims).finally(() => this.loading.delete(key)),
+      )
     }
-    return loading
+    return undefined
   }
 
-  private async load(table: string, scope: Scope, key: string, dims: number): Promise<Entry | undefined> {
-    const writes = this.writes.get(table) ?? 0
-    const maxRows = this.maxRows(table)
-    let rows: IndexRow[]
+  /** Resolves once the scopes being loaded are in memory (or were found too large, or failed to load). */
+  async settled(): Promise<void> {
+    await Promise.all(this.loading.values())
+  }
+
+  private async load(table: string, scope: Scope, key: string, dims: number): Promise<void> {
+    const drops = this.drops.get(table) ?? 0
+    const landed = this.landed.get(table) ?? []
+    this.landed.set(table, landed)
+    const from = landed.length
     try {
-      rows = await this.inner.scopeRows(table, scope, maxRows + 1)
+      const maxRows = this.maxRows(table)
+      // a write may land while the rows are read: whether the read saw it or not, it is applied again below
+      const rows = await this.inner.scopeRows(table, scope, maxRows + 1)
+      if (rows.length > maxRows) {
+        this.oversized.set(key, Date.now() + (this.options.oversizedRetryMs ?? 10 * 60_000))
+        return
+      }
+      if ((this.drops.get(table) ?? 0) !== drops || this.dims.get(table) !== dims) return
+      const entry: Entry = { table, scope: rowScope(scope), rows: new ScopeTable(dims, rows) }
+      for (const write of landed.slice(from)) applyTo(entry, write)
+      if (entry.rows.bytes > this.capBytes / 2 || entry.rows.size > maxRows) {
+        this.oversized.set(key, Date.now() + (this.options.oversizedRetryMs ?? 10 * 60_000))
+        return
+      }
+      this.entries.set(key, entry)
+      this.bytes += entry.rows.bytes
+      this.evict()
     } catch (error) {
-      // the store's own search answers this query, and fails as the store fails
+      // the store answers the searches of this scope, and fails as the store fails
       this.options.logger.debug('could not load scope %s into memory: %s', key, (error as Error).message)
-      return undefined
+    } finally {
+      if (![...this.loading.keys()].some((other) => other !== key && other.startsWith(`${table}\u0000`))) this.landed.delete(table)
     }
-    if (rows.length > maxRows) {
-      this.oversized.set(key, Date.now() + (this.options.oversizedRetryMs ?? 10 * 60_000))
-      return undefined
-    }
-    if ((this.writes.get(table) ?? 0) !== writes || this.dims.get(table) !== dims) return undefined
-    const entry: Entry = { table, scope: rowScope(scope), rows: new ScopeTable(dims, rows) }
-    if (entry.rows.bytes > this.capBytes / 2) {
-      this.oversized.set(key, Date.now() + (this.options.oversizedRetryMs ?? 10 * 60_000))
-      return undefined
-    }
-    this.entries.set(key, entry)
-    this.bytes += entry.rows.bytes
-    this.evict()
-    return entry
   }
 
   private maxRows(table: string): number {
@@ -269,6 +284,14 @@ export class ScopeCache implements VectorIndex {
     if (!entry) return
     this.entries.delete(key)
     this.bytes -= entry.rows.bytes
+  }
+}
+
+function applyTo(entry: Entry, { rows, removed }: Write) {
+  for (const id of removed) entry.rows.remove(id)
+  for (const row of rows) {
+    if (inScope(row, entry.scope)) entry.rows.upsert(row)
+    else entry.rows.remove(row.id)
   }
 }
 

@@ -156,6 +156,7 @@ describe('ScopeCache', () => {
   it('answers a scope from memory after its first use, and only with that scope', async () => {
     const first = await cache.search('facts', { vector: vec(1), text: '火锅', scope: u1, limit: 5 })
     expect(first.map((h) => h.id).sort()).toEqual(['a', 'b'])
+    await cache.settled()
     store.down = true
     const again = await cache.search('facts', { vector: vec(1), text: '火锅', scope: u1, limit: 5 })
     expect(again[0].id).toBe('a')
@@ -167,6 +168,7 @@ describe('ScopeCache', () => {
 
   it('keeps a cached scope in step with writes and deletions', async () => {
     await cache.nearest('facts', vec(1), u1, 5)
+    await cache.settled()
     await cache.upsert('facts', [row('d', '小明养了一只猫', 'u1', 4), row('e', 'not his', 'u2', 5)])
     await cache.delete('facts', ['b'])
     store.down = true
@@ -177,6 +179,7 @@ describe('ScopeCache', () => {
 
   it('moves a row whose scope changed out of the old scope', async () => {
     await cache.nearest('facts', vec(1), u1, 5)
+    await cache.settled()
     await cache.upsert('facts', [row('a', '小明喜欢火锅', 'u2', 1)])
     store.down = true
     expect((await cache.nearest('facts', vec(1), u1, 10)).map((h) => h.id)).toEqual(['b'])
@@ -184,13 +187,15 @@ describe('ScopeCache', () => {
 
   it('drops the table from memory when a write fails, so it never answers what the store lacks', async () => {
     await cache.nearest('facts', vec(1), u1, 5)
+    await cache.settled()
+    expect(cache.stats().scopes).toBe(1)
     store.down = true
     await expect(cache.delete('facts', ['a'])).rejects.toThrow('index down')
     expect(cache.stats().scopes).toBe(0)
     await expect(cache.nearest('facts', vec(1), u1, 5)).rejects.toThrow('index down')
   })
 
-  it('does not keep a scope whose load saw a write begin, and applies a write that lands after a load', async () => {
+  it('applies the writes that land while a scope loads, whether the read saw them or not', async () => {
     let release!: () => void
     const slow = new Promise<void>((resolve) => (release = resolve))
     const read = store.scopeRows.bind(store)
@@ -199,18 +204,30 @@ describe('ScopeCache', () => {
       await slow
       return rows
     }
-    const loading = cache.nearest('facts', vec(1), u1, 5)
+    await cache.nearest('facts', vec(1), u1, 5)
     await cache.upsert('facts', [row('f', '新的', 'u1', 6)])
+    await cache.delete('facts', ['a'])
     release()
-    await loading
-    expect(cache.stats().scopes).toBe(0)
-    store.scopeRows = read
-    // the next use loads it with the new row
-    expect((await cache.nearest('facts', vec(6), u1, 5)).map((h) => h.id)).toContain('f')
+    await cache.settled()
     expect(cache.stats().scopes).toBe(1)
-    await cache.upsert('facts', [row('g', '更新的', 'u1', 7)])
     store.down = true
-    expect((await cache.nearest('facts', vec(7), u1, 5)).map((h) => h.id)).toContain('g')
+    expect((await cache.nearest('facts', vec(6), u1, 5)).map((h) => h.id).sort()).toEqual(['b', 'f'])
+  })
+
+  it('does not keep a scope whose load saw the table dropped', async () => {
+    let release!: () => void
+    const slow = new Promise<void>((resolve) => (release = resolve))
+    const read = store.scopeRows.bind(store)
+    store.scopeRows = async (table, scope, limit) => {
+      const rows = await read(table, scope, limit)
+      await slow
+      return rows
+    }
+    await cache.nearest('facts', vec(1), u1, 5)
+    cache.invalidate('facts')
+    release()
+    await cache.settled()
+    expect(cache.stats().scopes).toBe(0)
   })
 
   it('evicts the least recently used scope past the cap, and leaves a scope too large to the store', async () => {
@@ -219,12 +236,19 @@ describe('ScopeCache', () => {
     const one = new ScopeTable(DIMS, rows.slice(0, 10)).bytes
     const small = new ScopeCache(store, { capBytes: Math.floor(one * 2.5), logger: quiet })
     await small.prepare('facts', 'e', DIMS)
-    for (const user of ['v0', 'v1', 'v2']) await small.nearest('facts', vec(1), { platform: 'onebot', userId: user }, 3)
+    for (const user of ['v0', 'v1', 'v2']) {
+      await small.nearest('facts', vec(1), { platform: 'onebot', userId: user }, 3)
+      await small.settled()
+    }
     expect(small.stats().scopes).toBe(2)
+    // v0 was used least recently: it left
+    await small.nearest('facts', vec(1), { platform: 'onebot', userId: 'v2' }, 3)
+    expect(small.stats()).toMatchObject({ hits: 1 })
     expect(small.stats().bytes).toBeLessThanOrEqual(small.stats().capBytes)
     const capped = new ScopeCache(store, { capBytes: 1 << 20, maxScopeRows: () => 5, logger: quiet })
     await capped.prepare('facts', 'e', DIMS)
     expect(await capped.nearest('facts', vec(1), { platform: 'onebot', userId: 'v0' }, 3)).toHaveLength(3)
+    await capped.settled()
     expect(capped.stats().scopes).toBe(0)
   })
 
@@ -260,9 +284,10 @@ describe('ScopeCache over LanceDB', () => {
     const original = rows.find((r) => r.id === loaded[0].id)!
     expect(Array.from(loaded[0].vector)).toEqual(Array.from(original.vector))
     const query = vec(777)
-    const fromStore = await lance.nearest('facts', query, { platform: 'onebot', userId: 'u1' }, 5)
+    const fromStore = await cache.nearest('facts', query, { platform: 'onebot', userId: 'u1' }, 5)
+    await cache.settled()
     const fromMemory = await cache.nearest('facts', query, { platform: 'onebot', userId: 'u1' }, 5)
-    expect(cache.stats().scopes).toBe(1)
+    expect(cache.stats()).toMatchObject({ scopes: 1, hits: 1, misses: 1 })
     expect(fromMemory.map((h) => h.id)).toEqual(fromStore.map((h) => h.id))
     fromMemory.forEach((hit, i) => expect(hit.similarity).toBeCloseTo(fromStore[i].similarity, 5))
   })
