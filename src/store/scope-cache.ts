@@ -61,6 +61,8 @@ const defaultMaxRows = (dims: number) => Math.floor(4_000_000 / dims)
 export class ScopeCache implements VectorIndex {
   private readonly entries = new Map<string, Entry>()
   private readonly loading = new Map<string, Promise<void>>()
+  /** The last load queued: scopes load one after another, so a burst of new scopes never crowds out the searches. */
+  private loads = Promise.resolve()
   private readonly oversized = new Map<string, number>()
   private readonly dims = new Map<string, number>()
   /** Per table: how often its cached scopes were dropped (a load that saw it happen is not kept). */
@@ -221,12 +223,10 @@ export class ScopeCache implements VectorIndex {
     }
     this.misses++
     this.options.counters?.inc('index.cache-miss')
-    // the store answers this search; the scope loads beside it, for the next one
+    // the store answers this search; the scope loads beside it, one scope at a time, for the next one
     if (!this.loading.has(key)) {
-      this.loading.set(
-        key,
-        this.load(table, scope, key, dims).finally(() => this.loading.delete(key)),
-      )
+      this.loads = this.loads.then(() => this.load(table, scope, key, dims)).finally(() => this.loading.delete(key))
+      this.loading.set(key, this.loads)
     }
     return undefined
   }

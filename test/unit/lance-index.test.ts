@@ -2,7 +2,7 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { IndexUnavailableError, LanceIndex } from '../../src/store/lance-index'
+import { IndexUnavailableError, lanceCpuThreads, LanceIndex } from '../../src/store/lance-index'
 import type { IndexRow } from '../../src/store/vector-index'
 import { Counters, type Logger } from '../../src/core/observability'
 import { ScopeError } from '../../src/scope'
@@ -466,4 +466,14 @@ describe('LanceIndex hybrid modes', () => {
       expect(hits.length).toBe(3)
     })
   }
+})
+
+describe('lanceCpuThreads', () => {
+  it('gives LanceDB two CPU threads on a machine of two cores or fewer, unless the owner set them', () => {
+    expect(lanceCpuThreads(undefined, 1)).toBe('2')
+    expect(lanceCpuThreads(undefined, 2)).toBe('2')
+    expect(lanceCpuThreads('', 2)).toBe('2')
+    expect(lanceCpuThreads(undefined, 4)).toBeUndefined()
+    expect(lanceCpuThreads('1', 2)).toBeUndefined()
+  })
 })
