@@ -11,7 +11,7 @@ const ROW_OVERHEAD = 450
 const POSTING_BYTES = 8
 /** What one distinct term of a scope costs: its string, its map entry, its posting object and array. */
 const TERM_OVERHEAD = 160
-/** A posting packs the row's slot and the term's count in it (capped: BM25 saturates long before). */
+/** A posting packs the row's slot and the term's count in one 31-bit integer (the count capped: BM25 saturates long before). */
 const COUNT_BITS = 8
 const MAX_COUNT = (1 << COUNT_BITS) - 1
 
@@ -33,7 +33,8 @@ interface Posting {
 export class ScopeTable {
   private infos: (RowInfo | undefined)[] = []
   private readonly slotOf = new Map<string, number>()
-  private vectors: Float32Array
+  /** One array per dimension (the scope's vectors stored by column): a query reads each of its dimensions in one sweep. */
+  private columns: Float32Array[]
   private norms: Float32Array
   private lengths: Uint32Array
   private readonly postings = new Map<string, Posting>()
@@ -45,7 +46,7 @@ export class ScopeTable {
     rows: readonly IndexRow[] = [],
   ) {
     const capacity = Math.max(8, rows.length)
-    this.vectors = new Float32Array(capacity * dims)
+    this.columns = Array.from({ length: dims }, () => new Float32Array(capacity))
     this.norms = new Float32Array(capacity)
     this.lengths = new Uint32Array(capacity)
     for (const row of rows) this.upsert(row)
@@ -57,7 +58,13 @@ export class ScopeTable {
 
   /** An estimate of the memory the scope holds, for the cache's cap. */
   get bytes(): number {
-    return this.vectors.byteLength + this.norms.byteLength + this.lengths.byteLength + this.rowBytes + this.postings.size * TERM_OVERHEAD
+    return (
+      this.dims * this.norms.length * 4 +
+      this.norms.byteLength +
+      this.lengths.byteLength +
+      this.rowBytes +
+      this.postings.size * TERM_OVERHEAD
+    )
   }
 
   has(id: string): boolean {
@@ -73,7 +80,7 @@ export class ScopeTable {
     const { vector, ...info } = row
     this.infos.push(info)
     this.slotOf.set(row.id, slot)
-    this.vectors.set(vector, slot * this.dims)
+    for (let i = 0; i < this.dims; i++) this.columns[i][slot] = vector[i]
     let norm = 0
     for (let i = 0; i < vector.length; i++) norm += vector[i] * vector[i]
     this.norms[slot] = Math.sqrt(norm)
@@ -84,7 +91,7 @@ export class ScopeTable {
     for (const [term, count] of terms) {
       let posting = this.postings.get(term)
       if (!posting) this.postings.set(term, (posting = { entries: [], live: 0 }))
-      posting.entries.push(slot * (MAX_COUNT + 1) + Math.min(count, MAX_COUNT))
+      posting.entries.push((slot << COUNT_BITS) | Math.min(count, MAX_COUNT))
       posting.live++
     }
     this.rowBytes += this.costOf(info, terms.size)
@@ -129,40 +136,44 @@ export class ScopeTable {
 
   /** Cosine of the query to every slot (NaN for a hole). */
   private similarities(vector: Float32Array): Float64Array {
-    const { dims, vectors, norms } = this
-    const out = new Float64Array(this.infos.length)
+    const { dims, columns, norms } = this
+    const slots = this.infos.length
+    const out = new Float64Array(slots)
     let queryNorm = 0
-    for (let i = 0; i < dims; i++) queryNorm += vector[i] * vector[i]
+    // dimensions the query does not use add nothing (the offline embedder's vectors are mostly zeros)
+    for (let i = 0; i < dims; i++) {
+      const weight = vector[i]
+      if (weight === 0) continue
+      queryNorm += weight * weight
+      const column = columns[i]
+      for (let slot = 0; slot < slots; slot++) out[slot] += weight * column[slot]
+    }
     queryNorm = Math.sqrt(queryNorm)
-    for (let slot = 0; slot < out.length; slot++) {
-      if (!this.infos[slot]) {
-        out[slot] = NaN
-        continue
-      }
-      const norm = norms[slot]
-      if (!norm || !queryNorm) continue
-      let dot = 0
-      const base = slot * dims
-      for (let i = 0; i < dims; i++) dot += vector[i] * vectors[base + i]
-      out[slot] = dot / (queryNorm * norm)
+    for (let slot = 0; slot < slots; slot++) {
+      if (!this.infos[slot]) out[slot] = NaN
+      else out[slot] = norms[slot] && queryNorm ? out[slot] / (queryNorm * norms[slot]) : 0
     }
     return out
   }
 
   /** BM25 of every slot for the query's terms (NaN where no term is found). */
   private bm25(query: string): Float64Array {
-    const scores = new Float64Array(this.infos.length).fill(NaN)
+    const slots = this.infos.length
+    const scores = new Float64Array(slots).fill(NaN)
     const rows = this.size
     const average = this.totalLength / rows
+    // the length part of each row's denominator, computed once for all the query's terms
+    const lengthNorm = new Float64Array(slots)
+    for (let slot = 0; slot < slots; slot++) lengthNorm[slot] = K1 * (1 - B + (B * this.lengths[slot]) / average)
     for (const term of ngramTerms(query).keys()) {
       const posting = this.postings.get(term)
       if (!posting) continue
       const idf = Math.log(1 + (rows - posting.live + 0.5) / (posting.live + 0.5))
       for (const entry of posting.entries) {
-        const slot = Math.floor(entry / (MAX_COUNT + 1))
+        const slot = entry >>> COUNT_BITS
         if (!this.infos[slot]) continue
-        const count = entry % (MAX_COUNT + 1)
-        const score = (idf * count * (K1 + 1)) / (count + K1 * (1 - B + (B * this.lengths[slot]) / average))
+        const count = entry & MAX_COUNT
+        const score = (idf * count * (K1 + 1)) / (count + lengthNorm[slot])
         scores[slot] = Number.isNaN(scores[slot]) ? score : scores[slot] + score
       }
     }
@@ -198,13 +209,16 @@ export class ScopeTable {
   }
 
   private grow(capacity: number) {
-    const vectors = new Float32Array(capacity * this.dims)
-    vectors.set(this.vectors.subarray(0, Math.min(this.vectors.length, vectors.length)))
+    const keep = Math.min(this.norms.length, capacity)
+    this.columns = this.columns.map((column) => {
+      const grown = new Float32Array(capacity)
+      grown.set(column.subarray(0, keep))
+      return grown
+    })
     const norms = new Float32Array(capacity)
-    norms.set(this.norms.subarray(0, Math.min(this.norms.length, capacity)))
+    norms.set(this.norms.subarray(0, keep))
     const lengths = new Uint32Array(capacity)
-    lengths.set(this.lengths.subarray(0, Math.min(this.lengths.length, capacity)))
-    this.vectors = vectors
+    lengths.set(this.lengths.subarray(0, keep))
     this.norms = norms
     this.lengths = lengths
   }
@@ -213,7 +227,7 @@ export class ScopeTable {
   private compact() {
     const rows: IndexRow[] = []
     this.infos.forEach((info, slot) => {
-      if (info) rows.push({ ...info, vector: this.vectors.slice(slot * this.dims, (slot + 1) * this.dims) })
+      if (info) rows.push({ ...info, vector: Float32Array.from(this.columns, (column) => column[slot]) })
     })
     this.infos = []
     this.slotOf.clear()
