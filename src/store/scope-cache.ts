@@ -15,6 +15,12 @@ export interface ScopeCacheOptions {
   maxScopeRows?: (dims: number) => number
   /** How long a scope found too large is not loaded again. Default 10 minutes. */
   oversizedRetryMs?: number
+  /**
+   * A full cache loads no new scope while its least recently used one was searched this recently: when
+   * the scopes in use do not fit, swapping them in and out costs more than the store's own search.
+   * Default 1 minute.
+   */
+  busyWithinMs?: number
   logger: Logger
   counters?: Counters
 }
@@ -38,6 +44,7 @@ interface Entry {
   /** The scope's fields as the rows hold them. */
   scope: Partial<Record<'platform' | 'user_id' | 'guild_id' | 'channel_id', string>>
   rows: ScopeTable
+  usedAt: number
 }
 
 const SCOPE_COLUMNS = [
@@ -48,6 +55,8 @@ const SCOPE_COLUMNS = [
 ] as const
 
 const defaultMaxRows = (dims: number) => Math.floor(4_000_000 / dims)
+/** The share of the cap past which the cache counts as full. */
+const FULL = 0.9
 
 /**
  * The hot scopes of every table in memory, in front of a `VectorIndex`. A query always lies within one
@@ -212,6 +221,7 @@ export class ScopeCache implements VectorIndex {
       // most recently used last
       this.entries.delete(key)
       this.entries.set(key, entry)
+      entry.usedAt = Date.now()
       this.hits++
       this.options.counters?.inc('index.cache-hit')
       return entry
@@ -224,11 +234,18 @@ export class ScopeCache implements VectorIndex {
     this.misses++
     this.options.counters?.inc('index.cache-miss')
     // the store answers this search; the scope loads beside it, one scope at a time, for the next one
-    if (!this.loading.has(key)) {
+    if (!this.loading.has(key) && !this.thrashing()) {
       this.loads = this.loads.then(() => this.load(table, scope, key, dims)).finally(() => this.loading.delete(key))
       this.loading.set(key, this.loads)
     }
     return undefined
+  }
+
+  /** Whether the cache is full of scopes still in use, so that loading another would only push one of them out. */
+  private thrashing(): boolean {
+    if (this.bytes < this.capBytes * FULL) return false
+    const [oldest] = this.entries.values()
+    return !!oldest && Date.now() - oldest.usedAt < (this.options.busyWithinMs ?? 60_000)
   }
 
   /** Resolves once the scopes being loaded are in memory (or were found too large, or failed to load). */
@@ -250,7 +267,7 @@ export class ScopeCache implements VectorIndex {
         return
       }
       if ((this.drops.get(table) ?? 0) !== drops || this.dims.get(table) !== dims) return
-      const entry: Entry = { table, scope: rowScope(scope), rows: new ScopeTable(dims, rows) }
+      const entry: Entry = { table, scope: rowScope(scope), rows: new ScopeTable(dims, rows), usedAt: Date.now() }
       for (const write of landed.slice(from)) applyTo(entry, write)
       if (entry.rows.bytes > this.capBytes / 2 || entry.rows.size > maxRows) {
         this.oversized.set(key, Date.now() + (this.options.oversizedRetryMs ?? 10 * 60_000))

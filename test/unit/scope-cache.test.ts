@@ -234,7 +234,7 @@ describe('ScopeCache', () => {
     const rows = Array.from({ length: 40 }, (_, i) => row(`x${i}`, `row ${i}`, `v${i % 4}`, 100 + i))
     await cache.upsert('facts', rows)
     const one = new ScopeTable(DIMS, rows.slice(0, 10)).bytes
-    const small = new ScopeCache(store, { capBytes: Math.floor(one * 2.5), logger: quiet })
+    const small = new ScopeCache(store, { capBytes: Math.floor(one * 2.5), busyWithinMs: 0, logger: quiet })
     await small.prepare('facts', 'e', DIMS)
     for (const user of ['v0', 'v1', 'v2']) {
       await small.nearest('facts', vec(1), { platform: 'onebot', userId: user }, 3)
@@ -250,6 +250,22 @@ describe('ScopeCache', () => {
     expect(await capped.nearest('facts', vec(1), { platform: 'onebot', userId: 'v0' }, 3)).toHaveLength(3)
     await capped.settled()
     expect(capped.stats().scopes).toBe(0)
+  })
+
+  it('loads no new scope while a full cache holds scopes in use', async () => {
+    const rows = Array.from({ length: 40 }, (_, i) => row(`x${i}`, `row ${i}`, `v${i % 4}`, 100 + i))
+    await cache.upsert('facts', rows)
+    const one = new ScopeTable(DIMS, rows.slice(0, 10)).bytes
+    const busy = new ScopeCache(store, { capBytes: Math.floor(one * 2.05), logger: quiet })
+    await busy.prepare('facts', 'e', DIMS)
+    for (const user of ['v0', 'v1', 'v2', 'v3']) {
+      await busy.nearest('facts', vec(1), { platform: 'onebot', userId: user }, 3)
+      await busy.settled()
+    }
+    expect(busy.stats()).toMatchObject({ scopes: 2, misses: 4 })
+    // the two loaded first stay, and answer
+    await busy.nearest('facts', vec(1), { platform: 'onebot', userId: 'v0' }, 3)
+    expect(busy.stats().hits).toBe(1)
   })
 
   it('is off at a cap of 0, and refuses an unbounded scope as the store does', async () => {
