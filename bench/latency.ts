@@ -126,6 +126,11 @@ async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], 
     return opened
   }
   let index = await openIndex()
+  // a handle sees only the writes made through it: open the table again to see what was appended
+  const reopen = async (old: LanceIndex) => {
+    await old.close()
+    return openIndex()
+  }
   const databaseIndex = new DatabaseIndex(database, { logger: quiet })
   await databaseIndex.open()
   await databaseIndex.prepare(`facts_${n}`, embedder.id, embedder.dims)
@@ -168,14 +173,18 @@ async function benchSize(n: number, embedder: Embedder, users: SyntheticUser[], 
   }
   for (const fact of makeFacts(users, n)) {
     batch.push({ ...fact, vector: new Float32Array(0) })
-    if (batch.length === BATCH) await flush()
+    if (batch.length === BATCH) {
+      await flush()
+      if (!slow && memory.count % 100_000 === 0) {
+        // as the product does every few hundred writes: fold what was appended into the indexes as it grows
+        index = await reopen(index)
+        await index.optimize()
+        log(`n=${n}: ${memory.count} rows written and indexed`)
+      }
+    }
   }
   if (batch.length) await flush()
-  if (!slow) {
-    // a handle sees only the writes made through it: open the table again to see what was appended
-    await index.close()
-    index = await openIndex()
-  }
+  if (!slow) index = await reopen(index)
   const start = performance.now()
   await index.optimize()
   const optimizeMs = performance.now() - start
