@@ -141,7 +141,7 @@ export function registerCommands(ctx: Context, config: Config) {
             (status.index.lanceFailure ? session.text('.engine-database-fallback', [status.index.lanceFailure]) : ''),
         ]),
         session.text('.cache', {
-          used: Math.round(status.cache.bytes / 2 ** 20),
+          used: Math.round((status.cache.bytes / 2 ** 20) * 10) / 10,
           cap: Math.round(status.cache.capBytes / 2 ** 20),
           scopes: status.cache.scopes,
           hits:

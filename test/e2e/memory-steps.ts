@@ -125,12 +125,15 @@ function groupMemoryFile(group: Group, now = Date.now()): string {
 }
 
 /** What `memory.list` answers the private speaker, in the sandbox. */
-async function memoryList(run: PageRun, args = ''): Promise<string> {
+/** What `memory.<command>` answers the speaker in their private chat. */
+async function memoryCommand(run: PageRun, command: string): Promise<string> {
   await run.sandbox.open()
   await run.sandbox.selectUser(run.speaker)
   await run.sandbox.panel('private')
-  return run.sandbox.command(`/memory.list${args}`)
+  return run.sandbox.command(`/memory.${command}`)
 }
+
+const memoryList = (run: PageRun, args = '') => memoryCommand(run, `list${args}`)
 
 /** Whether the page fits its width: nothing wider than the window. */
 async function fitsWidth(page: Page): Promise<{ ok: boolean; detail: string }> {
@@ -203,6 +206,22 @@ export async function driveMemoryPage(report: Report, run: PageRun): Promise<voi
 
       const listed = await memoryList(run)
       check('sandbox: memory.list shows the edited fact', listed.includes('重庆') && !listed.includes('成都'), oneLine(listed))
+      // the second recall is answered from the scope cache the first one filled
+      for (const attempt of ['first', 'second']) {
+        const recalled = await memoryCommand(run, 'recall 我住在哪里')
+        check(
+          `sandbox: memory.recall finds the edited fact (${attempt} time)`,
+          recalled.includes('重庆') && !recalled.includes('成都'),
+          oneLine(recalled),
+        )
+      }
+      const status = await memoryCommand(run, 'status')
+      const cache = /检索缓存：已用 [\d.]+ \/ \d+ MB，保存了 (\d+) 个用户、群组或频道；(\d+)% 的检索直接在内存中完成/.exec(status)
+      check(
+        'sandbox: memory.status shows searches answered from the scope cache',
+        !!cache && +cache[1] > 0 && +cache[2] > 0,
+        oneLine(status),
+      )
 
       await memory.open('people')
       await memory.searchUser(run.speaker)
@@ -220,6 +239,8 @@ export async function driveMemoryPage(report: Report, run: PageRun): Promise<voi
       check('sandbox: memory.list no longer has it', !/重庆|成都/.test(after) && /豆豆|柯基/.test(after), oneLine(after))
       const history = await memoryList(run, ' -a')
       check('sandbox: nor does memory.list -a (its earlier version went with it)', !/重庆|成都/.test(history), oneLine(history))
+      const recalled = await memoryCommand(run, 'recall 我住在哪里')
+      check('sandbox: nor does memory.recall', !/重庆|成都/.test(recalled), oneLine(recalled))
     }),
   )
 
