@@ -371,7 +371,8 @@ export class ContextBuilder {
         .filter((item) => item.content > 0)
         .slice(0, settings.adjacentHits)
         .map((item) => item.candidate.row)
-      for (const { row, of, distance, factor } of await this.around(target, best, settings.adjacentTurns)) {
+      const known = [...windowRows, ...[...candidates.values()].map((candidate) => candidate.row)]
+      for (const { row, of, distance, factor } of await this.around(target, best, settings.adjacentTurns, known)) {
         const candidate = add(row, 'adjacent')
         if (!candidate || candidate.row.id === of.id || !continues(of, row)) continue
         ;(candidate.near ??= []).push({ id: of.id, distance, factor })
@@ -488,23 +489,22 @@ export class ContextBuilder {
    * stretch looks like one conversation: 1 when at most two people talk in it, ½ when more do
    * (interleaved group talk, where the next line is often about something else).
    */
-  private async around(channel: ChannelRef, rows: MessageRow[], turns: number) {
-    const { store } = this.deps
-    const found = await Promise.all(
-      rows.map(async (row) => {
-        const [earlier, later] = await Promise.all([
-          store.window(channel, { before: row.createdAt, limit: turns }),
-          store.after ? store.after(channel, { since: new Date(row.createdAt.getTime() + 1), limit: turns }) : Promise.resolve([]),
-        ])
-        const speakers = new Set([row, ...earlier, ...later].map((near) => near.userId)).size
-        const factor = speakers > 2 ? 0.5 : 1
-        return [
-          ...earlier.map((near, i) => ({ row: near, of: row, distance: earlier.length - i, factor })),
-          ...later.map((near, i) => ({ row: near, of: row, distance: i + 1, factor })),
-        ]
-      }),
+  private async around(channel: ChannelRef, rows: MessageRow[], turns: number, known: MessageRow[]) {
+    const found = await this.deps.store.around(
+      channel,
+      rows.map((row) => row.createdAt),
+      turns,
+      known,
     )
-    return found.flat()
+    return rows.flatMap((row, i) => {
+      const { before: earlier, after: later } = found[i]
+      const speakers = new Set([row, ...earlier, ...later].map((near) => near.userId)).size
+      const factor = speakers > 2 ? 0.5 : 1
+      return [
+        ...earlier.map((near, j) => ({ row: near, of: row, distance: earlier.length - j, factor })),
+        ...later.map((near, j) => ({ row: near, of: row, distance: j + 1, factor })),
+      ]
+    })
   }
 
   /** Embeds candidates without a similarity (bounded), so the semantic signal covers them too. */

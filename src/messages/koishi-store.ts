@@ -1,6 +1,8 @@
 import type { Context } from 'koishi'
 import { $ } from 'koishi'
-import type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore, Speaker } from './types'
+import type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore, Neighbours, Speaker } from './types'
+import type { Stamp } from './neighbours'
+import { countWithin, mergeRanges, nearest, timelineOrder } from './neighbours'
 import { dbWhere } from '../scope'
 import type { MessageRow } from './table'
 import { chunks } from '../core/chunks'
@@ -15,6 +17,17 @@ function channelWhere(channel: ChannelRef) {
 }
 
 const oldestFirst = (a: MessageRow, b: MessageRow) => a.createdAt.getTime() - b.createdAt.getTime()
+
+/**
+ * `around` reads the channel first within this span of each moment, then within `SPAN_GROWTH` times
+ * the last span for the sides still short of turns, for `SPAN_ROUNDS` rounds (15 s … about an hour):
+ * a busy chat is read little past what it needs, a slow one in a few rounds.
+ */
+const FIRST_SPAN_MS = 15_000
+const SPAN_GROWTH = 4
+const SPAN_ROUNDS = 5
+/** Time ranges in one query's `$or`. */
+const RANGES_PER_QUERY = 100
 
 /** `MessageStore` on the Koishi table `memory_message`. Every list comes back oldest first. */
 export class KoishiMessageStore implements MessageStore, GuildMessages {
@@ -38,16 +51,67 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
     return rows.reverse()
   }
 
-  /** The oldest `limit` messages of a channel at or after `since` (for a context builder's "turns after a hit"). */
-  async after(channel: ChannelRef, options: { since: Date; limit: number }) {
-    if (options.limit <= 0) return []
+  /**
+   * The turns around each of `times` in a few queries however many there are: first the ids and
+   * times of the channel's messages within a short span of every moment, in one query; a side that
+   * holds fewer than `turns` there is read further out, each round one query for all such sides; what
+   * the rounds leave (the first words after a long silence, the ends of the channel) is read side by
+   * side. Then the rows, but those of `known`, in one query.
+   */
+  async around(channel: ChannelRef, times: Date[], turns: number, known: MessageRow[] = []): Promise<Neighbours[]> {
+    const moments = [...new Set(times.map((time) => time.getTime()))]
+    const stamps = new Map<string, Stamp>()
+    if (turns > 0 && moments.length) {
+      let short = moments.flatMap((time) => [
+        { time, side: -1 },
+        { time, side: 1 },
+      ])
+      // every side still short has been read from its moment out to `reach` on its side
+      let reach = 0
+      for (let round = 0, span = FIRST_SPAN_MS; round < SPAN_ROUNDS && short.length; round++, span *= SPAN_GROWTH) {
+        const ranges = short.map(({ time, side }): [number, number] =>
+          side < 0 ? [time - span, time - reach] : [time + reach, time + span],
+        )
+        for (const stamp of await this.stampsIn(channel, ranges)) stamps.set(stamp.id, stamp)
+        reach = span
+        const sorted = [...stamps.values()].sort(timelineOrder)
+        short = short.filter(({ time, side }) => countWithin(sorted, time, side, reach) < turns)
+      }
+      const beside = await Promise.all(short.map(({ time, side }) => this.stampsBeside(channel, time, side, turns)))
+      for (const stamp of beside.flat()) stamps.set(stamp.id, stamp)
+    }
+    const sorted = [...stamps.values()].sort(timelineOrder)
+    const near = new Map(moments.map((time) => [time, nearest(sorted, time, turns)]))
+    const rows = new Map(known.map((row) => [row.id, row]))
+    const wanted = new Set([...near.values()].flatMap(({ before, after }) => [...before, ...after].map((stamp) => stamp.id)))
+    for (const row of await this.byIds([...wanted].filter((id) => !rows.has(id)))) rows.set(row.id, row)
+    // a row erased since its stamp was read is left out
+    const rowsOf = (list: Stamp[]) => list.flatMap((stamp) => rows.get(stamp.id) ?? [])
+    return times.map((time) => {
+      const { before, after } = near.get(time.getTime())!
+      return { before: rowsOf(before), after: rowsOf(after) }
+    })
+  }
+
+  /** Ids and times of the channel's messages within the time ranges (closed). */
+  private async stampsIn(channel: ChannelRef, ranges: [number, number][]): Promise<Stamp[]> {
+    const where = channelWhere(channel)
+    const stamps: Stamp[] = []
+    // each range a whole condition, so that every database reads it as one range of the channel's time index
+    for (const part of chunks(mergeRanges(ranges), RANGES_PER_QUERY)) {
+      const or = part.map(([from, to]) => ({ ...where, createdAt: { $gte: new Date(from), $lte: new Date(to) } }))
+      stamps.push(...(await this.ctx.database.get('memory_message', { $or: or }, ['id', 'createdAt'])))
+    }
+    return stamps
+  }
+
+  /** Ids and times of the `turns` messages right before `time` (`side` < 0) or right after it. */
+  private stampsBeside(channel: ChannelRef, time: number, side: number, turns: number): Promise<Stamp[]> {
+    const before = side < 0
     return this.ctx.database.get(
       'memory_message',
-      { ...channelWhere(channel), createdAt: { $gte: options.since } },
-      {
-        limit: options.limit,
-        sort: { createdAt: 'asc' },
-      },
+      { ...channelWhere(channel), createdAt: before ? { $lt: new Date(time) } : { $gt: new Date(time) } },
+      { fields: ['id', 'createdAt'], limit: turns, sort: before ? { createdAt: 'desc', id: 'desc' } : { createdAt: 'asc', id: 'asc' } },
     )
   }
 
