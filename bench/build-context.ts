@@ -17,7 +17,9 @@
  * burst's topic, or the quoted message's), but not indexed, so every target meets the same index.
  * After a warm-up, every `buildContext(target)` is timed, and beside it the recent-window-only
  * context (`baseline`): the store's window read (the builder's `maxMessages` within
- * `timeWindowHours`) and the newest of those that fit the token budget, what the builder falls back to.
+ * `timeWindowHours`) and the newest of those that fit the token budget, what the builder falls back to;
+ * and the message index search the build waits for, on its own (`search_*`: the part of a build that is
+ * the vector index's).
  */
 import { performance } from 'node:perf_hooks'
 import type { App } from 'koishi'
@@ -48,6 +50,9 @@ export interface BuildContextTiming {
   max_ms: number
   baseline_p50_ms: number
   baseline_p95_ms: number
+  /** The message index search the build waits for (`semanticLimit` hits), on its own. */
+  search_p50_ms: number
+  search_p95_ms: number
   /** Builds that fell back to the recent window (timeout or failure). */
   fallbacks: number
   mean_messages_chosen: number
@@ -79,6 +84,7 @@ async function measureSize(size: number, queries: number): Promise<BuildContextT
 
     const builds: number[] = []
     const baselines: number[] = []
+    const searches: number[] = []
     let fallbacks = 0
     let chosen = 0
     const targets = makeTargets(lines, members, end, WARMUP + queries, size)
@@ -90,9 +96,13 @@ async function measureSize(size: number, queries: number): Promise<BuildContextT
       start = performance.now()
       await recentWindow(app, target)
       const baselineMs = performance.now() - start
+      start = performance.now()
+      await search(app, target)
+      const searchMs = performance.now() - start
       if (i < WARMUP) continue
       builds.push(ms)
       baselines.push(baselineMs)
+      searches.push(searchMs)
       if (built.fallback) fallbacks++
       chosen += built.messages.length
     }
@@ -105,11 +115,15 @@ async function measureSize(size: number, queries: number): Promise<BuildContextT
       max_ms: round(Math.max(...builds)),
       baseline_p50_ms: round(percentile(baselines, 50)),
       baseline_p95_ms: round(percentile(baselines, 95)),
+      search_p50_ms: round(percentile(searches, 50)),
+      search_p95_ms: round(percentile(searches, 95)),
       fallbacks,
       mean_messages_chosen: round(chosen / builds.length),
       seed_ms: Math.round(seedMs),
     }
-    log(`${size} messages: build p50 ${result.p50_ms} ms, p95 ${result.p95_ms} ms; recent window p95 ${result.baseline_p95_ms} ms`)
+    log(
+      `${size} messages: build p50 ${result.p50_ms} ms, p95 ${result.p95_ms} ms; recent window p95 ${result.baseline_p95_ms} ms; index search p95 ${result.search_p95_ms} ms`,
+    )
     return result
   } finally {
     await bench.stop()
@@ -195,6 +209,12 @@ async function recentWindow(app: App, target: ContextTarget) {
     used += cost
   }
   return kept.reverse()
+}
+
+/** The semantic neighbours' search of the message index, as the builder asks it. */
+async function search(app: App, target: ContextTarget) {
+  const { messageIndex } = (app.memory as unknown as SeedHost).parts
+  return messageIndex.search(target, target.content, { limit: app.memory.contextBuilder.config.semanticLimit })
 }
 
 async function main() {
