@@ -73,7 +73,9 @@ describe('Koishi stores (SQLite in memory)', () => {
 
   it('declares the message indexes the short-term reads use', () => {
     const names = app.model.tables.memory_message.indexes.map((index) => Object.keys(index.keys).join('+'))
-    expect(names).toEqual(expect.arrayContaining(['platform+channelId+createdAt', 'topicId+createdAt', 'platform+channelId+rootMessageId']))
+    expect(names).toEqual(
+      expect.arrayContaining(['platform+channelId+createdAt', 'topicId+createdAt', 'platform+channelId+rootMessageId+createdAt']),
+    )
   })
 
   it('reads windows, ids, topics and threads oldest first, inside one channel', async () => {
