@@ -2,7 +2,9 @@ import type { Context } from 'koishi'
 import { $ } from 'koishi'
 import type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore, Neighbours, Speaker } from './types'
 import type { Stamp } from './neighbours'
-import { countWithin, mergeRanges, nearest, timelineOrder } from './neighbours'
+import { mergeRanges, nearest } from './neighbours'
+import type { TimelineReads } from './neighbour-search'
+import { NeighbourSearch } from './neighbour-search'
 import { dbWhere } from '../scope'
 import type { MessageRow } from './table'
 import { chunks } from '../core/chunks'
@@ -18,19 +20,13 @@ function channelWhere(channel: ChannelRef) {
 
 const oldestFirst = (a: MessageRow, b: MessageRow) => a.createdAt.getTime() - b.createdAt.getTime()
 
-/**
- * `around` reads the channel first within this span of each moment, then within `SPAN_GROWTH` times
- * the last span for the sides still short of turns, for `SPAN_ROUNDS` rounds (15 s … about an hour):
- * a busy chat is read little past what it needs, a slow one in a few rounds.
- */
-const FIRST_SPAN_MS = 15_000
-const SPAN_GROWTH = 4
-const SPAN_ROUNDS = 5
 /** Time ranges in one query's `$or`. */
 const RANGES_PER_QUERY = 100
 
 /** `MessageStore` on the Koishi table `memory_message`. Every list comes back oldest first. */
 export class KoishiMessageStore implements MessageStore, GuildMessages {
+  private readonly neighbours = new NeighbourSearch()
+
   constructor(private ctx: Context) {}
 
   async upsert(rows: MessageRow[]) {
@@ -52,35 +48,17 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
   }
 
   /**
-   * The turns around each of `times` in a few queries however many there are: first the ids and
-   * times of the channel's messages within a short span of every moment, in one query; a side that
-   * holds fewer than `turns` there is read further out, each round one query for all such sides; what
-   * the rounds leave (the first words after a long silence, the ends of the channel) is read side by
-   * side. Then the rows, but those of `known`, in one query.
+   * The turns around each of `times` in a few queries however many there are (`NeighbourSearch`),
+   * then their rows, but those of `known`, in one query.
    */
   async around(channel: ChannelRef, times: Date[], turns: number, known: MessageRow[] = []): Promise<Neighbours[]> {
     const moments = [...new Set(times.map((time) => time.getTime()))]
-    const stamps = new Map<string, Stamp>()
-    if (turns > 0 && moments.length) {
-      let short = moments.flatMap((time) => [
-        { time, side: -1 },
-        { time, side: 1 },
-      ])
-      // every side still short has been read from its moment out to `reach` on its side
-      let reach = 0
-      for (let round = 0, span = FIRST_SPAN_MS; round < SPAN_ROUNDS && short.length; round++, span *= SPAN_GROWTH) {
-        const ranges = short.map(({ time, side }): [number, number] =>
-          side < 0 ? [time - span, time - reach] : [time + reach, time + span],
-        )
-        for (const stamp of await this.stampsIn(channel, ranges)) stamps.set(stamp.id, stamp)
-        reach = span
-        const sorted = [...stamps.values()].sort(timelineOrder)
-        short = short.filter(({ time, side }) => countWithin(sorted, time, side, reach) < turns)
-      }
-      const beside = await Promise.all(short.map(({ time, side }) => this.stampsBeside(channel, time, side, turns)))
-      for (const stamp of beside.flat()) stamps.set(stamp.id, stamp)
+    const reads: TimelineReads = {
+      inRanges: (ranges) => this.stampsIn(channel, ranges),
+      beside: (time, side, limit) => this.stampsBeside(channel, time, side, limit),
     }
-    const sorted = [...stamps.values()].sort(timelineOrder)
+    const key = `${channel.platform}\u0000${channel.channelId}`
+    const sorted = turns > 0 && moments.length ? await this.neighbours.stamps(key, reads, moments, turns) : []
     const near = new Map(moments.map((time) => [time, nearest(sorted, time, turns)]))
     const rows = new Map(known.map((row) => [row.id, row]))
     const wanted = new Set([...near.values()].flatMap(({ before, after }) => [...before, ...after].map((stamp) => stamp.id)))

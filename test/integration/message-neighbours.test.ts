@@ -203,4 +203,28 @@ describe('KoishiMessageStore.around reads', () => {
     expect(found.map(({ before, after }) => [...before, ...after].length)).toEqual(hits.map(() => 6))
     expect(found[0].before.at(-1)).toBe(known)
   })
+
+  it('starts where the channel needed last time: a slow chat is read in fewer queries the second time', async () => {
+    const slow = { ...channel, channelId: 'slow' }
+    const rows = Array.from({ length: 60 }, (_, i) => said(`s${i}`, DAY + i * 600, { channelId: 'slow', id: `qq:slow:s${i}` }))
+    await store.upsert(rows)
+    const get = vi.spyOn(app.database, 'get')
+    // reads of ids and times, not of rows
+    const timelineReads = () => get.mock.calls.filter((call) => JSON.stringify(call[2] ?? null).includes('createdAt')).length
+    const moments = (from: number) => Array.from({ length: 8 }, (_, i) => rows[from + i * 5].createdAt)
+    const first = await store.around(slow, moments(5), 3)
+    const firstReads = timelineReads()
+    get.mockClear()
+    const second = await store.around(slow, moments(6), 3)
+    expect(timelineReads()).toBe(1)
+    expect(firstReads).toBeGreaterThan(8)
+    get.mockRestore()
+    for (const [i, found] of [...first, ...second].entries()) {
+      const at = (i < 8 ? 5 : 6) + (i % 8) * 5
+      expect([found.before, found.after].map((list) => list.map((r) => r.messageId))).toEqual([
+        [at - 3, at - 2, at - 1].map((n) => `s${n}`),
+        [at + 1, at + 2, at + 3].map((n) => `s${n}`),
+      ])
+    }
+  })
 })
