@@ -8,6 +8,7 @@ import { NeighbourSearch } from './neighbour-search'
 import { dbWhere } from '../scope'
 import type { MessageRow } from './table'
 import { chunks } from '../core/chunks'
+import { RowCache } from './row-cache'
 
 /** Row id of a captured message, as the capture path builds it. */
 export function messageRowId(platform: string, channelId: string, messageId: string) {
@@ -20,17 +21,27 @@ function channelWhere(channel: ChannelRef) {
 
 const oldestFirst = (a: MessageRow, b: MessageRow) => a.createdAt.getTime() - b.createdAt.getTime()
 
+/** Rows kept in the cache of rows read (a few context builds' worth). */
+const CACHED_ROWS = 5000
 /** Time ranges in one query's `$or`. */
 const RANGES_PER_QUERY = 100
 
 /** `MessageStore` on the Koishi table `memory_message`. Every list comes back oldest first. */
 export class KoishiMessageStore implements MessageStore, GuildMessages {
+  private readonly cache: RowCache
   private readonly neighbours = new NeighbourSearch()
 
-  constructor(private ctx: Context) {}
+  constructor(
+    private ctx: Context,
+    options: { cachedRows?: number } = {},
+  ) {
+    this.cache = new RowCache(options.cachedRows ?? CACHED_ROWS)
+  }
 
   async upsert(rows: MessageRow[]) {
     await this.ctx.database.upsert('memory_message', rows)
+    // a row written again is read again
+    this.cache.drop(rows.map((row) => row.id))
   }
 
   async window(channel: ChannelRef, options: { since?: Date; before: Date; limit: number }) {
@@ -44,7 +55,7 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
         sort: { createdAt: 'desc' },
       },
     )
-    return rows.reverse()
+    return this.kept(rows).reverse()
   }
 
   /**
@@ -99,10 +110,30 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
     return this.byIds(ids)
   }
 
+  /**
+   * Rows by id: those in the cache (`RowCache`) that the table still has, with their topics as
+   * stored, and the others read whole.
+   */
   async byIds(ids: string[]) {
-    const unique = [...new Set(ids)]
+    const held = new Map<string, MessageRow>()
+    const missing: string[] = []
+    for (const id of new Set(ids)) {
+      const row = this.cache.get(id)
+      if (row) held.set(id, row)
+      else missing.push(id)
+    }
     const rows: MessageRow[] = []
-    for (const part of chunks(unique)) rows.push(...(await this.ctx.database.get('memory_message', { id: { $in: part } })))
+    for (const part of chunks([...held.keys()])) {
+      const stored = await this.ctx.database.get('memory_message', { id: { $in: part } }, ['id', 'topicId'])
+      const kept = stored.map(({ id, topicId }) => {
+        const row = held.get(id)!
+        return row.topicId === topicId ? row : { ...row, topicId }
+      })
+      this.cache.drop(part)
+      this.cache.keep(kept)
+      rows.push(...kept)
+    }
+    for (const part of chunks(missing)) rows.push(...this.kept(await this.ctx.database.get('memory_message', { id: { $in: part } })))
     return rows.sort(oldestFirst)
   }
 
@@ -116,7 +147,7 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
         sort: { createdAt: 'desc' },
       },
     )
-    return rows.reverse()
+    return this.kept(rows).reverse()
   }
 
   async byRoot(channel: ChannelRef, rootMessageId: string, options: { before: Date; limit: number }) {
@@ -130,7 +161,13 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
       },
       { limit: options.limit, sort: { createdAt: 'desc' } },
     )
-    return rows.reverse()
+    return this.kept(rows).reverse()
+  }
+
+  /** Rows just read whole, kept in the cache. */
+  private kept(rows: MessageRow[]): MessageRow[] {
+    this.cache.keep(rows)
+    return rows
   }
 
   /** Every message a user said on a platform (the fields an erasure needs). */
@@ -157,6 +194,7 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
 
   /** Removes messages by row id. */
   async remove(ids: string[]): Promise<void> {
+    this.cache.drop(ids)
     for (const part of chunks([...new Set(ids)])) await this.ctx.database.remove('memory_message', { id: { $in: part } })
   }
 

@@ -228,3 +228,67 @@ describe('KoishiMessageStore.around reads', () => {
     }
   })
 })
+
+describe('KoishiMessageStore: rows served from its cache', () => {
+  let app: App
+  let dir: string
+  let drop: () => Promise<void>
+  let store: KoishiMessageStore
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'memory-row-cache-'))
+    app = new App()
+    ;({ drop } = await plugDatabase(app, dir, false))
+    await app.start()
+    await new Promise<void>((resolve) => app.inject(['database'], () => resolve()))
+    defineMessageTable(app)
+  })
+
+  beforeEach(async () => {
+    await app.database.remove('memory_message', {})
+    store = new KoishiMessageStore(app)
+    await store.upsert([said('m1', 0), said('m2', 10), said('m3', 20)])
+    // read once: now cached
+    await store.byIds(['qq:g1:m1', 'qq:g1:m2', 'qq:g1:m3'])
+  })
+
+  afterAll(async () => {
+    await app.stop()
+    await drop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  const contents = async (...ids: string[]) =>
+    (await store.byIds(ids.map((id) => `qq:g1:${id}`))).map((r) => `${r.messageId}:${r.content}:${r.topicId}`)
+
+  it('leaves out what another writer erased and shows the topic another writer set', async () => {
+    // another instance on the same database: the table changes without this store
+    await app.database.remove('memory_message', { id: 'qq:g1:m2' })
+    await app.database.set('memory_message', { id: 'qq:g1:m3' }, { topicId: 't9' })
+    expect(await contents('m1', 'm2', 'm3')).toEqual(['m1:line m1:', 'm3:line m3:t9'])
+  })
+
+  it('reads a message again once it was erased or written again through the store', async () => {
+    await store.remove(['qq:g1:m1'])
+    // the same id comes back with other words (written behind the store's back, so only a dropped cache shows them)
+    await app.database.upsert('memory_message', [said('m1', 0, { content: 'said anew' })])
+    await store.upsert([said('m2', 10, { content: 'edited' })])
+    expect(await contents('m1', 'm2')).toEqual(['m1:said anew:', 'm2:edited:'])
+  })
+
+  it('reads only the ids and topics of cached rows, and whole rows past its size', async () => {
+    const get = vi.spyOn(app.database, 'get')
+    await contents('m1', 'm3')
+    expect(get.mock.calls.map((call) => call[2])).toEqual([['id', 'topicId']])
+    get.mockRestore()
+
+    const small = new KoishiMessageStore(app, { cachedRows: 2 })
+    await small.byIds(['qq:g1:m1'])
+    await small.byIds(['qq:g1:m2', 'qq:g1:m3'])
+    const again = vi.spyOn(app.database, 'get')
+    expect((await small.byIds(['qq:g1:m1', 'qq:g1:m3'])).map((r) => r.messageId)).toEqual(['m1', 'm3'])
+    // m1 was dropped for the newer two: read whole; m3 only checked
+    expect(again.mock.calls.map((call) => call[2])).toEqual([['id', 'topicId'], undefined])
+    again.mockRestore()
+  })
+})
