@@ -298,6 +298,8 @@ export class ContextBuilder {
     const before = target.time
     const since = new Date(before.getTime() - settings.timeWindowHours * 3_600_000)
     const targetVector = this.embedTarget(target)
+    // the search first: the index works on its own threads while the database is read here
+    const semantic = targetVector.then((vector) => this.semanticNeighbours(target, settings, vector))
 
     const longTerm =
       this.deps.longTerm && settings.longTermShare > 0
@@ -355,7 +357,6 @@ export class ContextBuilder {
       return topicId
     })()
     const window = settings.maxMessages > 0 ? store.window(target, { since, before, limit: settings.maxMessages }) : Promise.resolve([])
-    const semantic = this.semanticNeighbours(target, settings, await targetVector)
 
     // awaited together, so that a failure of one never leaves the other's rejection unhandled
     const [topicId, windowRows] = await Promise.all([structural, window])
