@@ -11,7 +11,7 @@ export interface TimelineReads {
 
 /** Where the first read of a channel not searched yet reaches from each moment. */
 const FIRST_SPAN_MS = 15_000
-/** A side still short of turns is read again this many times as far out. */
+/** A side still short of turns is read again this many times as far out, for at most `SPAN_ROUNDS` reads. */
 const SPAN_GROWTH = 4
 const SPAN_ROUNDS = 4
 /** A side with nothing said this long is next to a silence or an end of the channel. */
