@@ -172,6 +172,9 @@ interface Scored {
 
 /** What the builder derives from a message's text, once. */
 interface TextFeatures {
+  /** The words and name they were derived from. */
+  userName: string
+  content: string
   list: string[]
   terms: Map<string, number>
   length: number
@@ -531,21 +534,22 @@ export class ContextBuilder {
   }
 
   private features(row: MessageRow): TextFeatures {
-    // keyed by id and text, so an edited message is analysed again
-    const key = `${row.id}\u0000${row.userName}\u0000${row.content}`
-    let features = this.texts.get(key)
-    if (!features) {
+    let features = this.texts.get(row.id)
+    // an edited message is analysed again
+    if (features?.content !== row.content || features.userName !== row.userName) {
       const terms = new Map<string, number>()
       const list = matchTerms(row.content)
       for (const term of list) terms.set(term, (terms.get(term) ?? 0) + 1)
       features = {
+        userName: row.userName,
+        content: row.content,
         list,
         terms,
         length: list.length,
         mentions: extractMentions(row.content),
         tokens: countTokens(renderLine(row.userName, row.content)),
       }
-      this.texts.set(key, features)
+      this.texts.set(row.id, features)
     }
     return features
   }

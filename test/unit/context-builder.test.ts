@@ -160,6 +160,17 @@ describe('ContextBuilder candidates', () => {
     expect(other).toBeCloseTo(same)
   })
 
+  it('reads a message written again with other words anew', async () => {
+    const { builder, store } = await setup([row('m1', 'ann', 'the staging cache is cold again', 0)], {
+      scorer: new RelevanceScorer({ threshold: 0 }),
+    })
+    const ask = target('bob', 'who booked the pizza place for friday?', 5)
+    const overlap = async () => (await builder.build(ask)).messages.find((m) => m.messageId === 'm1')?.signals.keywordOverlap ?? 0
+    expect(await overlap()).toBe(0)
+    store.add(row('m1', 'ann', 'I booked the pizza place for friday', 0))
+    expect(await overlap()).toBeGreaterThan(0.5)
+  })
+
   it('counts a bot command between two turns as a turn, and never shows it', async () => {
     const dialogue = (command: boolean) => [
       row('o1', 'ann', 'anything good on your nightstand lately?', 0),
