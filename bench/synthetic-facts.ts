@@ -62,7 +62,8 @@ const EN_NAMES = [
   'Yuki',
 ]
 
-const ZH = {
+/** Word lists the templates fill in (the chat generator of bench/synthetic-chat.ts says them too). */
+export const ZH = {
   food: [
     '四川火锅',
     '北京烤鸭',
@@ -121,7 +122,7 @@ const ZH = {
   month: ['一月', '三月', '五月', '七月', '九月', '十一月', '十二月'],
   game: ['原神', '王者荣耀', '我的世界', '英雄联盟', '塞尔达传说', '星露谷物语'],
 }
-const EN = {
+export const EN = {
   food: [
     'spicy ramen',
     'pepperoni pizza',
@@ -228,7 +229,7 @@ const EN_TAILS = [
   ' with their family',
 ]
 
-type Words = typeof ZH
+export type Words = typeof ZH
 type Template = (name: string, w: Words, pick: <T>(xs: T[]) => T) => string
 
 const ZH_TEMPLATES: Template[] = [

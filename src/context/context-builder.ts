@@ -172,6 +172,9 @@ interface Scored {
 
 /** What the builder derives from a message's text, once. */
 interface TextFeatures {
+  /** The words and name they were derived from. */
+  userName: string
+  content: string
   list: string[]
   terms: Map<string, number>
   length: number
@@ -298,6 +301,8 @@ export class ContextBuilder {
     const before = target.time
     const since = new Date(before.getTime() - settings.timeWindowHours * 3_600_000)
     const targetVector = this.embedTarget(target)
+    // the search first: the index works on its own threads while the database is read here
+    const semantic = targetVector.then((vector) => this.semanticNeighbours(target, settings, vector))
 
     const longTerm =
       this.deps.longTerm && settings.longTermShare > 0
@@ -355,7 +360,6 @@ export class ContextBuilder {
       return topicId
     })()
     const window = settings.maxMessages > 0 ? store.window(target, { since, before, limit: settings.maxMessages }) : Promise.resolve([])
-    const semantic = this.semanticNeighbours(target, settings, await targetVector)
 
     // awaited together, so that a failure of one never leaves the other's rejection unhandled
     const [topicId, windowRows] = await Promise.all([structural, window])
@@ -371,7 +375,8 @@ export class ContextBuilder {
         .filter((item) => item.content > 0)
         .slice(0, settings.adjacentHits)
         .map((item) => item.candidate.row)
-      for (const { row, of, distance, factor } of await this.around(target, best, settings.adjacentTurns)) {
+      const known = [...windowRows, ...[...candidates.values()].map((candidate) => candidate.row)]
+      for (const { row, of, distance, factor } of await this.around(target, best, settings.adjacentTurns, known)) {
         const candidate = add(row, 'adjacent')
         if (!candidate || candidate.row.id === of.id || !continues(of, row)) continue
         ;(candidate.near ??= []).push({ id: of.id, distance, factor })
@@ -488,23 +493,22 @@ export class ContextBuilder {
    * stretch looks like one conversation: 1 when at most two people talk in it, ½ when more do
    * (interleaved group talk, where the next line is often about something else).
    */
-  private async around(channel: ChannelRef, rows: MessageRow[], turns: number) {
-    const { store } = this.deps
-    const found = await Promise.all(
-      rows.map(async (row) => {
-        const [earlier, later] = await Promise.all([
-          store.window(channel, { before: row.createdAt, limit: turns }),
-          store.after ? store.after(channel, { since: new Date(row.createdAt.getTime() + 1), limit: turns }) : Promise.resolve([]),
-        ])
-        const speakers = new Set([row, ...earlier, ...later].map((near) => near.userId)).size
-        const factor = speakers > 2 ? 0.5 : 1
-        return [
-          ...earlier.map((near, i) => ({ row: near, of: row, distance: earlier.length - i, factor })),
-          ...later.map((near, i) => ({ row: near, of: row, distance: i + 1, factor })),
-        ]
-      }),
+  private async around(channel: ChannelRef, rows: MessageRow[], turns: number, known: MessageRow[]) {
+    const found = await this.deps.store.around(
+      channel,
+      rows.map((row) => row.createdAt),
+      turns,
+      known,
     )
-    return found.flat()
+    return rows.flatMap((row, i) => {
+      const { before: earlier, after: later } = found[i]
+      const speakers = new Set([row, ...earlier, ...later].map((near) => near.userId)).size
+      const factor = speakers > 2 ? 0.5 : 1
+      return [
+        ...earlier.map((near, j) => ({ row: near, of: row, distance: earlier.length - j, factor })),
+        ...later.map((near, j) => ({ row: near, of: row, distance: j + 1, factor })),
+      ]
+    })
   }
 
   /** Embeds candidates without a similarity (bounded), so the semantic signal covers them too. */
@@ -530,21 +534,22 @@ export class ContextBuilder {
   }
 
   private features(row: MessageRow): TextFeatures {
-    // keyed by id and text, so an edited message is analysed again
-    const key = `${row.id}\u0000${row.userName}\u0000${row.content}`
-    let features = this.texts.get(key)
-    if (!features) {
+    let features = this.texts.get(row.id)
+    // an edited message is analysed again
+    if (features?.content !== row.content || features.userName !== row.userName) {
       const terms = new Map<string, number>()
       const list = matchTerms(row.content)
       for (const term of list) terms.set(term, (terms.get(term) ?? 0) + 1)
       features = {
+        userName: row.userName,
+        content: row.content,
         list,
         terms,
         length: list.length,
         mentions: extractMentions(row.content),
         tokens: countTokens(renderLine(row.userName, row.content)),
       }
-      this.texts.set(key, features)
+      this.texts.set(row.id, features)
     }
     return features
   }

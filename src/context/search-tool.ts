@@ -36,7 +36,7 @@ export interface TopicTitles {
 
 export interface TopicSearchDeps {
   search: QuickSearch
-  store: MessageStore & { after?: (channel: ChannelRef, options: { since: Date; limit: number }) => Promise<MessageRow[]> }
+  store: MessageStore
   topics?: TopicTitles
   /** Hybrid keyword + vector search over the channel's topic summaries (mid-term memory). */
   summaries?: SearchSummaries
@@ -131,14 +131,17 @@ async function findExcerpts(
   const rows = (await deps.store.byIds(hits.map((hit) => hit.id))).filter(
     (row) => row.platform === channel.platform && row.channelId === channel.channelId,
   )
+  const neighbours = await deps.store.around(
+    channel,
+    rows.map((row) => row.createdAt),
+    around,
+    rows,
+  )
   const seen = new Set<string>()
   const groups: MessageRow[][] = []
-  for (const row of rows) {
+  for (const [i, row] of rows.entries()) {
     if (seen.has(row.id)) continue
-    const before = around > 0 ? await deps.store.window(channel, { before: row.createdAt, limit: around }) : []
-    const after =
-      around > 0 && deps.store.after ? await deps.store.after(channel, { since: new Date(row.createdAt.getTime() + 1), limit: around }) : []
-    const group = [...before, row, ...after].filter((item) => !seen.has(item.id))
+    const group = [...neighbours[i].before, row, ...neighbours[i].after].filter((item) => !seen.has(item.id))
     for (const item of group) seen.add(item.id)
     groups.push(group)
   }

@@ -1,5 +1,6 @@
 import type { MessageRow } from './table'
-import type { ChannelRef, MessageStore } from './types'
+import type { ChannelRef, MessageStore, Neighbours } from './types'
+import { firstAtOrAfter, nearest, timelineOrder } from './neighbours'
 
 /**
  * A `MessageStore` over arrays in memory: the reference behaviour of the port, used by unit tests,
@@ -33,18 +34,16 @@ export class InMemoryMessageStore implements MessageStore {
   async window(channel: ChannelRef, options: { since?: Date; before: Date; limit: number }): Promise<MessageRow[]> {
     const list = this.channels.get(key(channel)) ?? []
     const out: MessageRow[] = []
-    for (let i = lowerBound(list, options.before) - 1; i >= 0 && out.length < options.limit; i--) {
+    for (let i = firstAtOrAfter(list, options.before.getTime()) - 1; i >= 0 && out.length < options.limit; i--) {
       if (options.since && list[i].createdAt < options.since) break
       out.push(list[i])
     }
     return out.reverse()
   }
 
-  /** Oldest `limit` messages of a channel at or after `since` (what `adjacent` turns need). */
-  async after(channel: ChannelRef, options: { since: Date; limit: number }): Promise<MessageRow[]> {
-    const list = this.channels.get(key(channel)) ?? []
-    const start = lowerBound(list, options.since)
-    return list.slice(start, start + options.limit)
+  async around(channel: ChannelRef, times: Date[], turns: number): Promise<Neighbours[]> {
+    const sorted = [...(this.channels.get(key(channel)) ?? [])].sort(timelineOrder)
+    return times.map((time) => nearest(sorted, time.getTime(), turns))
   }
 
   async byMessageIds(channel: ChannelRef, messageIds: string[]): Promise<MessageRow[]> {
@@ -90,16 +89,4 @@ function key(channel: ChannelRef) {
 
 function sortByTime(rows: MessageRow[]) {
   return rows.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime())
-}
-
-/** First index whose time is ≥ `time`: rows strictly before `time` are [0, result). */
-function lowerBound(list: MessageRow[], time: Date) {
-  let lo = 0
-  let hi = list.length
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1
-    if (list[mid].createdAt < time) lo = mid + 1
-    else hi = mid
-  }
-  return lo
 }

@@ -1,6 +1,6 @@
 export { defineMessageTable } from './table'
 export type { MessageRow } from './table'
-export type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore, Speaker } from './types'
+export type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore, Neighbours, Speaker } from './types'
 export { KoishiMessageStore, messageRowId } from './koishi-store'
 export { InMemoryMessageStore } from './in-memory-store'
 export { MessageIndex, MESSAGES_TABLE } from './message-index'

@@ -1,9 +1,14 @@
 import type { Context } from 'koishi'
 import { $ } from 'koishi'
-import type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore, Speaker } from './types'
+import type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore, Neighbours, Speaker } from './types'
+import type { Stamp } from './neighbours'
+import { mergeRanges, nearest } from './neighbours'
+import type { TimelineReads } from './neighbour-search'
+import { NeighbourSearch } from './neighbour-search'
 import { dbWhere } from '../scope'
 import type { MessageRow } from './table'
 import { chunks } from '../core/chunks'
+import { RowCache } from './row-cache'
 
 /** Row id of a captured message, as the capture path builds it. */
 export function messageRowId(platform: string, channelId: string, messageId: string) {
@@ -16,12 +21,27 @@ function channelWhere(channel: ChannelRef) {
 
 const oldestFirst = (a: MessageRow, b: MessageRow) => a.createdAt.getTime() - b.createdAt.getTime()
 
+/** Rows kept in the cache of rows read (a few context builds' worth). */
+const CACHED_ROWS = 5000
+/** Time ranges in one query's `$or`. */
+const RANGES_PER_QUERY = 100
+
 /** `MessageStore` on the Koishi table `memory_message`. Every list comes back oldest first. */
 export class KoishiMessageStore implements MessageStore, GuildMessages {
-  constructor(private ctx: Context) {}
+  private readonly cache: RowCache
+  private readonly neighbours = new NeighbourSearch()
+
+  constructor(
+    private ctx: Context,
+    options: { cachedRows?: number } = {},
+  ) {
+    this.cache = new RowCache(options.cachedRows ?? CACHED_ROWS)
+  }
 
   async upsert(rows: MessageRow[]) {
     await this.ctx.database.upsert('memory_message', rows)
+    // a row written again is read again
+    this.cache.drop(rows.map((row) => row.id))
   }
 
   async window(channel: ChannelRef, options: { since?: Date; before: Date; limit: number }) {
@@ -35,19 +55,52 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
         sort: { createdAt: 'desc' },
       },
     )
-    return rows.reverse()
+    return this.kept(rows).reverse()
   }
 
-  /** The oldest `limit` messages of a channel at or after `since` (for a context builder's "turns after a hit"). */
-  async after(channel: ChannelRef, options: { since: Date; limit: number }) {
-    if (options.limit <= 0) return []
+  /**
+   * The turns around each of `times` in a few queries however many there are (`NeighbourSearch`),
+   * then their rows, but those of `known`, in one query.
+   */
+  async around(channel: ChannelRef, times: Date[], turns: number, known: MessageRow[] = []): Promise<Neighbours[]> {
+    const moments = [...new Set(times.map((time) => time.getTime()))]
+    const reads: TimelineReads = {
+      inRanges: (ranges) => this.stampsIn(channel, ranges),
+      beside: (time, side, limit) => this.stampsBeside(channel, time, side, limit),
+    }
+    const key = `${channel.platform}\u0000${channel.channelId}`
+    const sorted = turns > 0 && moments.length ? await this.neighbours.stamps(key, reads, moments, turns) : []
+    const near = new Map(moments.map((time) => [time, nearest(sorted, time, turns)]))
+    const rows = new Map(known.map((row) => [row.id, row]))
+    const wanted = new Set([...near.values()].flatMap(({ before, after }) => [...before, ...after].map((stamp) => stamp.id)))
+    for (const row of await this.byIds([...wanted].filter((id) => !rows.has(id)))) rows.set(row.id, row)
+    // a row erased since its stamp was read is left out
+    const rowsOf = (list: Stamp[]) => list.flatMap((stamp) => rows.get(stamp.id) ?? [])
+    return times.map((time) => {
+      const { before, after } = near.get(time.getTime())!
+      return { before: rowsOf(before), after: rowsOf(after) }
+    })
+  }
+
+  /** Ids and times of the channel's messages within the time ranges (closed). */
+  private async stampsIn(channel: ChannelRef, ranges: [number, number][]): Promise<Stamp[]> {
+    const where = channelWhere(channel)
+    const stamps: Stamp[] = []
+    // each range a whole condition, so that every database reads it as one range of the channel's time index
+    for (const part of chunks(mergeRanges(ranges), RANGES_PER_QUERY)) {
+      const or = part.map(([from, to]) => ({ ...where, createdAt: { $gte: new Date(from), $lte: new Date(to) } }))
+      stamps.push(...(await this.ctx.database.get('memory_message', { $or: or }, ['id', 'createdAt'])))
+    }
+    return stamps
+  }
+
+  /** Ids and times of the `turns` messages right before `time` (`side` < 0) or right after it. */
+  private stampsBeside(channel: ChannelRef, time: number, side: number, turns: number): Promise<Stamp[]> {
+    const before = side < 0
     return this.ctx.database.get(
       'memory_message',
-      { ...channelWhere(channel), createdAt: { $gte: options.since } },
-      {
-        limit: options.limit,
-        sort: { createdAt: 'asc' },
-      },
+      { ...channelWhere(channel), createdAt: before ? { $lt: new Date(time) } : { $gt: new Date(time) } },
+      { fields: ['id', 'createdAt'], limit: turns, sort: before ? { createdAt: 'desc', id: 'desc' } : { createdAt: 'asc', id: 'asc' } },
     )
   }
 
@@ -57,10 +110,30 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
     return this.byIds(ids)
   }
 
+  /**
+   * Rows by id: those in the cache (`RowCache`) that the table still has, with their topics as
+   * stored, and the others read whole.
+   */
   async byIds(ids: string[]) {
-    const unique = [...new Set(ids)]
+    const held = new Map<string, MessageRow>()
+    const missing: string[] = []
+    for (const id of new Set(ids)) {
+      const row = this.cache.get(id)
+      if (row) held.set(id, row)
+      else missing.push(id)
+    }
     const rows: MessageRow[] = []
-    for (const part of chunks(unique)) rows.push(...(await this.ctx.database.get('memory_message', { id: { $in: part } })))
+    for (const part of chunks([...held.keys()])) {
+      const stored = await this.ctx.database.get('memory_message', { id: { $in: part } }, ['id', 'topicId'])
+      const kept = stored.map(({ id, topicId }) => {
+        const row = held.get(id)!
+        return row.topicId === topicId ? row : { ...row, topicId }
+      })
+      this.cache.drop(part)
+      this.cache.keep(kept)
+      rows.push(...kept)
+    }
+    for (const part of chunks(missing)) rows.push(...this.kept(await this.ctx.database.get('memory_message', { id: { $in: part } })))
     return rows.sort(oldestFirst)
   }
 
@@ -74,7 +147,7 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
         sort: { createdAt: 'desc' },
       },
     )
-    return rows.reverse()
+    return this.kept(rows).reverse()
   }
 
   async byRoot(channel: ChannelRef, rootMessageId: string, options: { before: Date; limit: number }) {
@@ -88,7 +161,13 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
       },
       { limit: options.limit, sort: { createdAt: 'desc' } },
     )
-    return rows.reverse()
+    return this.kept(rows).reverse()
+  }
+
+  /** Rows just read whole, kept in the cache. */
+  private kept(rows: MessageRow[]): MessageRow[] {
+    this.cache.keep(rows)
+    return rows
   }
 
   /** Every message a user said on a platform (the fields an erasure needs). */
@@ -115,6 +194,7 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
 
   /** Removes messages by row id. */
   async remove(ids: string[]): Promise<void> {
+    this.cache.drop(ids)
     for (const part of chunks([...new Set(ids)])) await this.ctx.database.remove('memory_message', { id: { $in: part } })
   }
 

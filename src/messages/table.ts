@@ -53,9 +53,9 @@ export function defineMessageTable(ctx: Context) {
       indexes: [
         ['platform', 'channelId', 'createdAt'],
         ['platform', 'guildId', 'createdAt'],
-        // messages of a topic, messages of a reply thread
+        // messages of a topic, messages of a reply thread, each read newest first
         ['topicId', 'createdAt'],
-        ['platform', 'channelId', 'rootMessageId'],
+        ['platform', 'channelId', 'rootMessageId', 'createdAt'],
       ],
     },
   )

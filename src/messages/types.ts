@@ -12,10 +12,12 @@ export interface MessageStore {
   /** Messages of a channel in [since, before), newest `limit` of them. */
   window(channel: ChannelRef, options: { since?: Date; before: Date; limit: number }): Promise<MessageRow[]>
   /**
-   * The oldest `limit` messages of a channel at or after `since` (the turns after a search hit).
-   * Optional: without it the context builder only adds the turns before a hit.
+   * For each of `times`, the `turns` messages of the channel right before it and the `turns` right
+   * after it (the turns around a search hit), each list oldest first. Messages at that very time are
+   * in neither list; messages that share a time are ordered by row id. `known`: rows the caller has
+   * just read, which need not be read again.
    */
-  after?(channel: ChannelRef, options: { since: Date; limit: number }): Promise<MessageRow[]>
+  around(channel: ChannelRef, times: Date[], turns: number, known?: MessageRow[]): Promise<Neighbours[]>
   /** Messages by platform message id within a channel. */
   byMessageIds(channel: ChannelRef, messageIds: string[]): Promise<MessageRow[]>
   /** Messages by row id (`platform:channelId:messageId`). */
@@ -25,6 +27,12 @@ export interface MessageStore {
   /** Messages whose root is `rootMessageId`, newest `limit` before `before`. */
   byRoot(channel: ChannelRef, rootMessageId: string, options: { before: Date; limit: number }): Promise<MessageRow[]>
   setTopic(ids: string[], topicId: string): Promise<void>
+}
+
+/** The turns around one moment of a channel (`MessageStore.around`). */
+export interface Neighbours {
+  before: MessageRow[]
+  after: MessageRow[]
 }
 
 /** What an erasure needs to know of a message: where it was said and which topic it joined. */

@@ -8,8 +8,13 @@ import { isAllCjk, tokenize, words } from './tokens'
  * "caroline") and English inflections folded by `stem` so "paintings", "painted" and "painting" meet.
  */
 export function contentTerms(text: string): string[] {
+  return termsOf(words(text))
+}
+
+/** `contentTerms` of a text's `words()`. */
+function termsOf(words: string[]): string[] {
   const out: string[] = []
-  for (const raw of words(text)) {
+  for (const raw of words) {
     let word = raw
     if (!isAllCjk(word)) {
       word = word.replace(/'s$/, '').replace(/'$/, '')
@@ -30,8 +35,8 @@ export function contentTerms(text: string): string[] {
  * and bigrams still match, and their rarity in the channel says how much.
  */
 export function matchTerms(text: string): string[] {
-  const { cjkRuns } = tokenize(text)
-  const out = contentTerms(text)
+  const { words, cjkRuns } = tokenize(text)
+  const out = termsOf(words)
   for (const run of cjkRuns) {
     const chars = [...run]
     for (let i = 0; i < chars.length; i++) {

@@ -1,4 +1,5 @@
-import type { ChannelRef, MessageStore } from '../../src/messages/types'
+import type { ChannelRef, MessageStore, Neighbours } from '../../src/messages/types'
+import { nearest, timelineOrder } from '../../src/messages/neighbours'
 import type { MessageRow } from '../../src/messages/table'
 
 const byTime = (a: MessageRow, b: MessageRow) => a.createdAt.getTime() - b.createdAt.getTime()
@@ -21,6 +22,13 @@ export class MemoryMessages implements MessageStore {
     return this.all()
       .filter((r) => inChannel(r, channel) && r.createdAt < options.before && (!options.since || r.createdAt >= options.since))
       .slice(-options.limit)
+  }
+
+  async around(channel: ChannelRef, times: Date[], turns: number): Promise<Neighbours[]> {
+    const sorted = this.all()
+      .filter((r) => inChannel(r, channel))
+      .sort(timelineOrder)
+    return times.map((time) => nearest(sorted, time.getTime(), turns))
   }
 
   async byMessageIds(channel: ChannelRef, messageIds: string[]) {

@@ -160,6 +160,38 @@ describe('ContextBuilder candidates', () => {
     expect(other).toBeCloseTo(same)
   })
 
+  it('reads a message written again with other words anew', async () => {
+    const { builder, store } = await setup([row('m1', 'ann', 'the staging cache is cold again', 0)], {
+      scorer: new RelevanceScorer({ threshold: 0 }),
+    })
+    const ask = target('bob', 'who booked the pizza place for friday?', 5)
+    const overlap = async () => (await builder.build(ask)).messages.find((m) => m.messageId === 'm1')?.signals.keywordOverlap ?? 0
+    expect(await overlap()).toBe(0)
+    store.add(row('m1', 'ann', 'I booked the pizza place for friday', 0))
+    expect(await overlap()).toBeGreaterThan(0.5)
+  })
+
+  it('counts a bot command between two turns as a turn, and never shows it', async () => {
+    const dialogue = (command: boolean) => [
+      row('o1', 'ann', 'anything good on your nightstand lately?', 0),
+      ...(command ? [row('c1', 'ann', 'memory.stats', 1, { isCommand: true })] : []),
+      row('o2', 'bob', 'Dune, the first book, for the third time', 2),
+      row('o3', 'ann', 'wow, third time!', 3),
+    ]
+    const adjacency = async (command: boolean) => {
+      const { builder } = await setup(dialogue(command), { scorer: new RelevanceScorer({ threshold: 0 }) }, { timeWindowHours: 0 })
+      const built = await builder.build(target('carol', 'who has read Dune three times?', 5))
+      expect(ids(built)).not.toContain('c1')
+      const adjacent = (id: string) => built.messages.find((m) => m.messageId === id)!.signals.adjacent ?? 0
+      return { before: adjacent('o1'), after: adjacent('o3') }
+    }
+    const plain = await adjacency(false)
+    const interrupted = await adjacency(true)
+    expect(plain.before).toBeGreaterThan(0)
+    expect(interrupted.before).toBeCloseTo(plain.before * 0.7)
+    expect(interrupted.after).toBeCloseTo(plain.after)
+  })
+
   it('lets recency count less when the target asks about something said earlier', async () => {
     const rows = [
       row('m1', 'ann', 'the staging database password rotates every friday', 0),
@@ -351,6 +383,9 @@ describe('ContextBuilder degradation', () => {
         throw new Error('db down')
       },
       byMessageIds: async () => {
+        throw new Error('db down')
+      },
+      around: async () => {
         throw new Error('db down')
       },
       byIds: async () => {

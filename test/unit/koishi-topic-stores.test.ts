@@ -73,7 +73,9 @@ describe('Koishi stores (SQLite in memory)', () => {
 
   it('declares the message indexes the short-term reads use', () => {
     const names = app.model.tables.memory_message.indexes.map((index) => Object.keys(index.keys).join('+'))
-    expect(names).toEqual(expect.arrayContaining(['platform+channelId+createdAt', 'topicId+createdAt', 'platform+channelId+rootMessageId']))
+    expect(names).toEqual(
+      expect.arrayContaining(['platform+channelId+createdAt', 'topicId+createdAt', 'platform+channelId+rootMessageId+createdAt']),
+    )
   })
 
   it('reads windows, ids, topics and threads oldest first, inside one channel', async () => {
@@ -91,7 +93,6 @@ describe('Koishi stores (SQLite in memory)', () => {
       'm3',
       'm4',
     ])
-    expect((await messages.after(channel, { since: at(10), limit: 2 })).map((r) => r.messageId)).toEqual(['m2', 'm3'])
     expect((await messages.byMessageIds(channel, ['m3', 'm1', 'nope'])).map((r) => r.id)).toEqual(['qq:g1:m1', 'qq:g1:m3'])
     expect((await messages.byIds(['qq:other:m1', 'qq:g1:m2'])).map((r) => r.createdAt)).toEqual([at(5), at(10)])
     // the root is its own root

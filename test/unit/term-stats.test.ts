@@ -57,7 +57,8 @@ describe('InMemoryMessageStore', () => {
       'm2',
       'm3',
     ])
-    expect((await store.after!(channel, { since: at(2 * 60, T0), limit: 1 })).map((r) => r.messageId)).toEqual(['m2'])
+    const [near] = await store.around(channel, [at(2 * 60, T0)], 1)
+    expect([near.before, near.after].map((list) => list.map((r) => r.messageId))).toEqual([['m1'], ['m3']])
     expect((await store.byMessageIds(channel, ['m3', 'x'])).map((r) => r.messageId)).toEqual(['m3'])
     expect((await store.byIds(['test:c1:m3', 'test:c1:m1'])).map((r) => r.messageId)).toEqual(['m1', 'm3'])
     expect((await store.byRoot(channel, 'm1', { before: at(9 * 60, T0), limit: 5 })).map((r) => r.messageId)).toEqual(['m1', 'm3'])
