@@ -10,9 +10,10 @@ export interface ScopeCacheOptions {
   capBytes: number
   /**
    * A scope of more rows is searched by the store: scoring every row exactly costs more than the
-   * store's vector index past this size. Default: 4 million vector dimensions' worth of rows.
+   * store's vector index past this size. Given the dimensions a query of the table uses (all of them
+   * for a dense embedding, a few dozen for the offline embedder's). Default: 4 million multiplications.
    */
-  maxScopeRows?: (dims: number) => number
+  maxScopeRows?: (queryDims: number) => number
   /** How long a scope found too large is not loaded again. Default 10 minutes. */
   oversizedRetryMs?: number
   /**
@@ -54,7 +55,7 @@ const SCOPE_COLUMNS = [
   ['channelId', 'channel_id'],
 ] as const
 
-const defaultMaxRows = (dims: number) => Math.floor(4_000_000 / dims)
+const defaultMaxRows = (queryDims: number) => Math.floor(4_000_000 / Math.max(1, queryDims))
 /** The share of the cap past which the cache counts as full. */
 const FULL = 0.9
 
@@ -74,6 +75,7 @@ export class ScopeCache implements VectorIndex {
   private loads = Promise.resolve()
   private readonly oversized = new Map<string, number>()
   private readonly dims = new Map<string, number>()
+  private readonly queryDims = new Map<string, number>()
   /** Per table: how often its cached scopes were dropped (a load that saw it happen is not kept). */
   private readonly drops = new Map<string, number>()
   /** Per table, while scopes of it load: the writes that landed meanwhile, to apply to them once loaded. */
@@ -143,13 +145,13 @@ export class ScopeCache implements VectorIndex {
   }
 
   async search(table: string, query: { vector: Float32Array; text: string; scope: Scope; limit: number }): Promise<IndexHit[]> {
-    const entry = this.cached(table, query.scope, query.vector.length)
+    const entry = this.cached(table, query.scope, query.vector)
     if (!entry) return this.inner.search(table, query)
     return entry.rows.search(query.vector, query.text ?? '', checkLimit(query.limit))
   }
 
   async nearest(table: string, vector: Float32Array, scope: Scope, limit: number): Promise<IndexHit[]> {
-    const entry = this.cached(table, scope, vector.length)
+    const entry = this.cached(table, scope, vector)
     if (!entry) return this.inner.nearest(table, vector, scope, limit)
     return entry.rows.nearest(vector, checkLimit(limit))
   }
@@ -213,8 +215,10 @@ export class ScopeCache implements VectorIndex {
   }
 
   /** The scope in memory, or undefined when the store answers (and the scope starts loading when it may). */
-  private cached(table: string, scope: Scope, dims: number): Entry | undefined {
+  private cached(table: string, scope: Scope, vector: Float32Array): Entry | undefined {
+    const dims = vector.length
     if (!this.capBytes || this.dims.get(table) !== dims) return undefined
+    this.noteQuery(table, vector)
     const key = keyOf(table, scope)
     const entry = this.entries.get(key)
     if (entry) {
@@ -284,9 +288,17 @@ export class ScopeCache implements VectorIndex {
     }
   }
 
+  /** Keeps a running mean of the dimensions the table's queries use (the scan reads only those). */
+  private noteQuery(table: string, vector: Float32Array) {
+    let used = 0
+    for (let i = 0; i < vector.length; i++) if (vector[i] !== 0) used++
+    const mean = this.queryDims.get(table)
+    this.queryDims.set(table, mean === undefined ? used : mean + (used - mean) / 16)
+  }
+
   private maxRows(table: string): number {
-    const dims = this.dims.get(table) ?? 1
-    return (this.options.maxScopeRows ?? defaultMaxRows)(dims)
+    const queryDims = this.queryDims.get(table) ?? this.dims.get(table) ?? 1
+    return (this.options.maxScopeRows ?? defaultMaxRows)(Math.ceil(queryDims))
   }
 
   private evict() {

@@ -252,6 +252,19 @@ describe('ScopeCache', () => {
     expect(capped.stats().scopes).toBe(0)
   })
 
+  it('sizes the largest scope it holds by the dimensions its queries use', async () => {
+    const seen: number[] = []
+    const sized = new ScopeCache(store, { capBytes: 1 << 20, maxScopeRows: (queryDims) => (seen.push(queryDims), 100), logger: quiet })
+    await sized.prepare('facts', 'e', DIMS)
+    const sparse = new Float32Array(DIMS)
+    sparse[1] = 0.5
+    sparse[6] = -0.5
+    await sized.nearest('facts', sparse, u1, 3)
+    await sized.settled()
+    expect(seen.at(-1)).toBe(2)
+    expect(sized.stats().scopes).toBe(1)
+  })
+
   it('loads no new scope while a full cache holds scopes in use', async () => {
     const rows = Array.from({ length: 40 }, (_, i) => row(`x${i}`, `row ${i}`, `v${i % 4}`, 100 + i))
     await cache.upsert('facts', rows)
