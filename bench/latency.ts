@@ -1,22 +1,26 @@
 /**
- * Retrieval latency of the LanceDB index at 1k, 10k and 100k long-term facts.
+ * Latency of the reply path's reads: `retrieve` at 1k, 10k and 100k long-term facts (add 1000000 with
+ * `--sizes`), `buildContext` in channels of 10k and 100k messages, and capturing one message.
  *
  *   npm run bench:latency -- --out bench/results/latency.json [--sizes 1000,10000,100000] [--queries 200]
+ *     [--cache-mb MB] [--caps 0,512] [--context-sizes 10000,100000]
  *
  * For each size: synthetic facts (mixed Chinese/English, 200 users on 2 platforms) are embedded with
- * the offline embedder and upserted in batches, the table is optimized (FTS, scalar and, past 5000
- * rows, the IVF_RQ vector index), then `retrieve` — the service's `Retriever`: embed the query, hybrid
- * search with the service's setting (`hybrid: 'parallel'`), limited to one user's scope, top 10 — is
- * timed over ≥ 100 queries after a warm-up. In the same run:
+ * the offline embedder and written in batches (upserted up to 100k; appended 100k at a time past it),
+ * the table is optimized (FTS, scalar and the IVF_RQ vector index), then:
+ *   - `p95_ms` — the product's `retrieve`: the service's `Retriever` (embed the query, hybrid search in
+ *     one user's scope, rerank, top 10) on `ScopeCache` in front of `LanceIndex`, with the cap of
+ *     `--cache-mb` (default: the plugin's, a sixth of this machine's memory), in a process of its own
+ *     (`bench/latency-cache.ts`) after each user's first query; `caps` repeats it for every cap of
+ *     `--caps` (0 is no cache), each with its hit rate and resident memory at idle;
+ *   - `main_p95_ms`: the same `Retriever` straight on `LanceIndex` (the retrieve before the cache);
  *   - `baseline_p95_ms`: embed + exact cosine over all rows in memory, filtered to the user in JS;
- *   - `lancedb_noindex_p95_ms`: embed + a LanceDB flat vector query on a copy of the table without any
- *     index (no vector, scalar or FTS index);
- *   - `native_hybrid_p95_ms`: the same search through LanceDB's own hybrid query (`hybrid: 'lancedb'`);
- *   - `nearest_p95_ms`, `nearest_recall_at_10`: vector-only `index.nearest`, and its recall against the
- *     exact top 10;
- *   - `database_p95_ms`: `retrieve` on the index used when LanceDB cannot load (`DatabaseIndex`: the
- *     same rows in a Koishi table on SQLite in memory, exact scoring over the user's rows).
- * `capture_p95_ms` comes from `bench/capture-overhead.ts` when that file exports `measureCaptureP95()`.
+ *   - `native_hybrid_p95_ms`: LanceDB's own hybrid query (`hybrid: 'lancedb'`);
+ *   - `recall_at_10` (the cache's nearest) and `lancedb_nearest_recall_at_10` against the exact top 10,
+ *     `agreement_at_10_with_main`: the share of main's top 10 the product returns;
+ *   - up to 100k: `lancedb_noindex_p95_ms` (a flat LanceDB query on a copy without any index) and
+ *     `database_p95_ms` (`retrieve` on `DatabaseIndex`, the engine used when LanceDB cannot load).
+ * `build_context` comes from `bench/build-context.ts`, `capture_p95_ms` from `bench/capture-overhead.ts`.
  */
 import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
@@ -37,6 +41,7 @@ import { lanceWhere } from '../src/scope'
 import { makeFacts, makeQuery, makeUsers, rng, type SyntheticUser } from './synthetic-facts'
 import { percentile } from './lib/metrics'
 import { arg, LIMIT, USERS, WARMUP } from './latency-setup'
+import { measureBuildContext } from './build-context'
 import { defaultCacheMB } from '../src/config'
 
 // by require, as the store loads it (CommonJS), so both share one copy of its Arrow classes
@@ -54,6 +59,8 @@ const MORE_CAPS = arg('caps', '0')
   .filter(Boolean)
   .map(Number)
   .filter((cap) => cap !== CACHE_MB)
+/** Channel sizes for `buildContext` (bench/build-context.ts); `--context-sizes ''` leaves it out. */
+const CONTEXT_SIZES = arg('context-sizes', '10000,100000').split(',').filter(Boolean).map(Number)
 /** Past this size the baselines that scan every row per query (LanceDB without index, the database index) are left out. */
 const SLOW_BASELINES_UP_TO = 100_000
 const BATCH = 5000
@@ -406,6 +413,11 @@ async function main() {
   } finally {
     await database.stop()
     fs.rmSync(root, { recursive: true, force: true })
+  }
+
+  if (CONTEXT_SIZES.length) {
+    log(`buildContext in channels of ${CONTEXT_SIZES.join(', ')} messages (bench/build-context.ts)`)
+    output.build_context = await measureBuildContext(CONTEXT_SIZES, QUERIES)
   }
 
   ;(machine as Record<string, unknown>).loadavg_end = round(os.loadavg()[0])
