@@ -59,8 +59,11 @@ const MORE_CAPS = arg('caps', '0')
   .filter(Boolean)
   .map(Number)
   .filter((cap) => cap !== CACHE_MB)
-/** Channel sizes for `buildContext` (bench/build-context.ts); `--context-sizes ''` leaves it out. */
-const CONTEXT_SIZES = arg('context-sizes', '10000,100000').split(',').filter(Boolean).map(Number)
+/** Channel sizes for `buildContext` (bench/build-context.ts); `--context-sizes 0` leaves it out. */
+const CONTEXT_SIZES = arg('context-sizes', '10000,100000')
+  .split(',')
+  .map(Number)
+  .filter((size) => size > 0)
 /** Past this size the baselines that scan every row per query (LanceDB without index, the database index) are left out. */
 const SLOW_BASELINES_UP_TO = 100_000
 const BATCH = 5000
