@@ -20,11 +20,15 @@ import { ScopeCache } from '../src/store/scope-cache'
 import { OfflineEmbedder } from '../src/providers/offline-embedder'
 import { makeQuery, makeUsers, rng } from './synthetic-facts'
 import { percentile } from './lib/metrics'
-import { arg, LIMIT, USERS, WARMUP } from './latency-setup'
+import { LIMIT, USERS, WARMUP } from './latency-setup'
+import { parseArgs } from './lib/args'
 
 const quiet: Logger = { debug() {}, info() {}, warn: console.warn, error: console.error }
 const round = (x: number) => Math.round(x * 100) / 100
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10
+
+const options = parseArgs(process.argv.slice(2))
+const arg = (name: string, fallback: string) => options[name] ?? fallback
 
 async function main() {
   const dir = arg('dir', '')

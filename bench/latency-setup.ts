@@ -2,8 +2,3 @@
 export const USERS = 200
 export const WARMUP = 20
 export const LIMIT = 10
-
-export function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`)
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback
-}

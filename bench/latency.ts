@@ -40,7 +40,8 @@ import { OfflineEmbedder } from '../src/providers/offline-embedder'
 import { lanceWhere } from '../src/scope'
 import { makeFacts, makeQuery, makeUsers, rng, type SyntheticUser } from './synthetic-facts'
 import { percentile } from './lib/metrics'
-import { arg, LIMIT, USERS, WARMUP } from './latency-setup'
+import { LIMIT, USERS, WARMUP } from './latency-setup'
+import { parseArgs } from './lib/args'
 import { measureBuildContext } from './build-context'
 import { defaultCacheMB } from '../src/config'
 
@@ -48,6 +49,8 @@ import { defaultCacheMB } from '../src/config'
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const lancedb = require('@lancedb/lancedb') as typeof import('@lancedb/lancedb')
 
+const options = parseArgs(process.argv.slice(2))
+const arg = (name: string, fallback: string) => options[name] ?? fallback
 const OUT = arg('out', 'bench/results/latency.json')
 const SIZES = arg('sizes', '1000,10000,100000').split(',').map(Number)
 const QUERIES = Math.max(100, Number(arg('queries', '200')))

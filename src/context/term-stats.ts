@@ -9,7 +9,7 @@ import type { ChannelRef } from '../messages'
  * captured message; bounded: the `maxChannels` most recently fed channels are kept, each with at most
  * `maxTerms` distinct terms (the rarest are dropped first when a channel overflows, and counts are
  * halved so old talk fades). In memory only: after a restart a channel starts from what the builder
- * sees (the statistics of its candidate pool) until `warm()` or new messages fill it again.
+ * sees (the statistics of its candidate pool) until new messages fill it again.
  */
 
 interface ChannelStats {
@@ -39,12 +39,6 @@ export class TermStats {
     if (stats.df.size > maxTerms) halve(stats)
     const maxChannels = this.options.maxChannels ?? 500
     while (this.channels.size > maxChannels) this.channels.delete(this.channels.keys().next().value!)
-  }
-
-  /** Fills a channel that has no statistics yet from stored messages. */
-  warm(channel: Pick<ChannelRef, 'platform' | 'channelId'>, texts: string[]): void {
-    if (this.channels.has(keyOf(channel))) return
-    for (const text of texts) this.add(channel, text)
   }
 
   /** The channel's statistics, or undefined when it has too few messages to say anything. */

@@ -385,23 +385,7 @@ export class LanceIndex implements VectorIndex {
         .select([...COLUMNS])
         .limit(checked)
         .toArrow()
-      const col = (name: string) => rows.getChild(name)!
-      const [id, text, , platform, userId, guildId, channelId, createdAt] = COLUMNS.map(col)
-      const vectors = this.flatVectors(col('vector'), meta.dims)
-      const out: IndexRow[] = []
-      for (let i = 0; i < rows.numRows; i++) {
-        out.push({
-          id: String(id.get(i)),
-          text: String(text.get(i)),
-          vector: vectors.subarray(i * meta.dims, (i + 1) * meta.dims),
-          platform: String(platform.get(i)),
-          user_id: String(userId.get(i)),
-          guild_id: String(guildId.get(i)),
-          channel_id: String(channelId.get(i)),
-          created_at: Number(createdAt.get(i)),
-        })
-      }
-      return out
+      return this.toRows(rows, meta.dims)
     })
   }
 
@@ -451,16 +435,7 @@ export class LanceIndex implements VectorIndex {
         // A deleted row stays in its data file until the fragment is rewritten, and compaction skips
         // fragments with few deletions: writing the live rows anew leaves no erased text in any file
         // the table still uses, and the cleanup below removes the files of every older version.
-        const live = (await handle.query().toArray()).map((row) => ({
-          id: String(row.id),
-          text: String(row.text),
-          vector: Float32Array.from(row.vector.toArray ? row.vector.toArray() : row.vector),
-          platform: String(row.platform),
-          user_id: String(row.user_id),
-          guild_id: String(row.guild_id),
-          channel_id: String(row.channel_id),
-          created_at: Number(row.created_at),
-        }))
+        const live = this.toRows(await handle.query().toArrow(), meta.dims)
         if (live.length) await handle.add(this.toArrow(meta, live), { mode: 'overwrite' })
         else await handle.delete('true')
         // nothing else writes this table while its queue runs this, so unverified files are safe to delete
@@ -1012,24 +987,34 @@ export class LanceIndex implements VectorIndex {
   }
 
   private toHits(rows: ArrowLib.Table, query: Float32Array, relevance: (i: number) => number): IndexHit[] {
+    return this.toRows(rows, query.length).map(({ vector, ...row }, i) => ({
+      ...row,
+      similarity: cosine(query, vector),
+      relevance: relevance(i),
+    }))
+  }
+
+  /** The rows of a query's result that selected every column of `COLUMNS`. */
+  private toRows(rows: ArrowLib.Table, dims: number): IndexRow[] {
+    // an empty result may come without its columns
+    if (!rows.numRows) return []
     const col = (name: string) => rows.getChild(name)!
-    const [id, text, vector, platform, userId, guildId, channelId, createdAt] = COLUMNS.map(col)
-    const hits: IndexHit[] = []
+    const [id, text, , platform, userId, guildId, channelId, createdAt] = COLUMNS.map(col)
+    const vectors = this.flatVectors(col('vector'), dims)
+    const out: IndexRow[] = []
     for (let i = 0; i < rows.numRows; i++) {
-      const v = vector.get(i) as ArrowLib.Vector | null
-      hits.push({
+      out.push({
         id: String(id.get(i)),
         text: String(text.get(i)),
-        similarity: v ? cosine(query, v.toArray() as Float32Array) : 0,
-        relevance: relevance(i),
-        created_at: Number(createdAt.get(i)),
+        vector: vectors.subarray(i * dims, (i + 1) * dims),
         platform: String(platform.get(i)),
         user_id: String(userId.get(i)),
         guild_id: String(guildId.get(i)),
         channel_id: String(channelId.get(i)),
+        created_at: Number(createdAt.get(i)),
       })
     }
-    return hits
+    return out
   }
 
   /** Hits of one ranked list, scored like a single list in reciprocal rank fusion. */

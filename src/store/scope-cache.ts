@@ -83,7 +83,7 @@ export class ScopeCache implements VectorIndex {
   private bytes = 0
   private hits = 0
   private misses = 0
-  private capBytes: number
+  private readonly capBytes: number
 
   constructor(
     private readonly inner: VectorIndex,
@@ -267,14 +267,14 @@ export class ScopeCache implements VectorIndex {
       // a write may land while the rows are read: whether the read saw it or not, it is applied again below
       const rows = await this.inner.scopeRows(table, scope, maxRows + 1)
       if (rows.length > maxRows) {
-        this.oversized.set(key, Date.now() + (this.options.oversizedRetryMs ?? 10 * 60_000))
+        this.leaveToStore(key)
         return
       }
       if ((this.drops.get(table) ?? 0) !== drops || this.dims.get(table) !== dims) return
       const entry: Entry = { table, scope: rowScope(scope), rows: new ScopeTable(dims, rows), usedAt: Date.now() }
       for (const write of landed.slice(from)) applyTo(entry, write)
       if (entry.rows.bytes > this.capBytes / 2 || entry.rows.size > maxRows) {
-        this.oversized.set(key, Date.now() + (this.options.oversizedRetryMs ?? 10 * 60_000))
+        this.leaveToStore(key)
         return
       }
       this.entries.set(key, entry)
@@ -286,6 +286,11 @@ export class ScopeCache implements VectorIndex {
     } finally {
       if (![...this.loading.keys()].some((other) => other !== key && other.startsWith(`${table}\u0000`))) this.landed.delete(table)
     }
+  }
+
+  /** Searches of this scope go to the store for a while (it holds too many rows, or too many bytes). */
+  private leaveToStore(key: string) {
+    this.oversized.set(key, Date.now() + (this.options.oversizedRetryMs ?? 10 * 60_000))
   }
 
   /** Keeps a running mean of the dimensions the table's queries use (the scan reads only those). */

@@ -22,6 +22,24 @@ const said = (messageId: string, seconds: number, extra: Partial<MessageRow> = {
 const ids = (found: Neighbours[]) => found.map(({ before, after }) => [before.map((r) => r.messageId), after.map((r) => r.messageId)])
 
 /** The turns around `time` as the port defines them, computed the plain way: every row, sorted. */
+/** An app with the database (SQLite, or the server `MEMORY_TEST_DB` names) and the message table, and how to take it down. */
+async function messageDatabase(prefix: string): Promise<{ app: App; close: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const app = new App()
+  const { drop } = await plugDatabase(app, dir, false)
+  await app.start()
+  await new Promise<void>((resolve) => app.inject(['database'], () => resolve()))
+  defineMessageTable(app)
+  return {
+    app,
+    close: async () => {
+      await app.stop()
+      await drop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
 function reference(rows: MessageRow[], time: Date, turns: number): [string[], string[]] {
   const sorted = rows
     .filter((r) => r.platform === channel.platform && r.channelId === channel.channelId)
@@ -42,26 +60,18 @@ function random(seed: number) {
 
 describe.each(['database', 'in memory'] as const)('MessageStore.around (%s)', (kind) => {
   let app: App
-  let dir: string
-  let drop: () => Promise<void>
+  let close: () => Promise<void>
   let store: MessageStore
   let add: (...rows: MessageRow[]) => Promise<void>
 
   beforeAll(async () => {
     if (kind !== 'database') return
-    dir = mkdtempSync(join(tmpdir(), 'memory-neighbours-'))
-    app = new App()
-    ;({ drop } = await plugDatabase(app, dir, false))
-    await app.start()
-    await new Promise<void>((resolve) => app.inject(['database'], () => resolve()))
-    defineMessageTable(app)
+    ;({ app, close } = await messageDatabase('memory-neighbours-'))
   })
 
   afterAll(async () => {
     if (kind !== 'database') return
-    await app.stop()
-    await drop()
-    rmSync(dir, { recursive: true, force: true })
+    await close()
   })
 
   beforeEach(async () => {
@@ -165,24 +175,16 @@ describe.each(['database', 'in memory'] as const)('MessageStore.around (%s)', (k
 
 describe('KoishiMessageStore.around reads', () => {
   let app: App
-  let dir: string
-  let drop: () => Promise<void>
+  let close: () => Promise<void>
   let store: KoishiMessageStore
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'memory-neighbours-'))
-    app = new App()
-    ;({ drop } = await plugDatabase(app, dir, false))
-    await app.start()
-    await new Promise<void>((resolve) => app.inject(['database'], () => resolve()))
-    defineMessageTable(app)
+    ;({ app, close } = await messageDatabase('memory-neighbours-'))
     store = new KoishiMessageStore(app)
   })
 
   afterAll(async () => {
-    await app.stop()
-    await drop()
-    rmSync(dir, { recursive: true, force: true })
+    await close()
   })
 
   it('the turns of many moments of a busy chat in two queries, and not the rows the caller has', async () => {
@@ -231,17 +233,11 @@ describe('KoishiMessageStore.around reads', () => {
 
 describe('KoishiMessageStore: rows served from its cache', () => {
   let app: App
-  let dir: string
-  let drop: () => Promise<void>
+  let close: () => Promise<void>
   let store: KoishiMessageStore
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'memory-row-cache-'))
-    app = new App()
-    ;({ drop } = await plugDatabase(app, dir, false))
-    await app.start()
-    await new Promise<void>((resolve) => app.inject(['database'], () => resolve()))
-    defineMessageTable(app)
+    ;({ app, close } = await messageDatabase('memory-row-cache-'))
   })
 
   beforeEach(async () => {
@@ -253,9 +249,7 @@ describe('KoishiMessageStore: rows served from its cache', () => {
   })
 
   afterAll(async () => {
-    await app.stop()
-    await drop()
-    rmSync(dir, { recursive: true, force: true })
+    await close()
   })
 
   const contents = async (...ids: string[]) =>

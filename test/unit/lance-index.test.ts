@@ -6,6 +6,7 @@ import { IndexUnavailableError, lanceCpuThreads, LanceIndex } from '../../src/st
 import type { IndexRow } from '../../src/store/vector-index'
 import { Counters, type Logger } from '../../src/core/observability'
 import { ScopeError } from '../../src/scope'
+import { indexRow, unitVector } from '../fakes/index-rows'
 
 const DIMS = 16
 const EMBEDDER = 'test-embedder-v1'
@@ -20,31 +21,9 @@ function recordingLogger() {
   return { logger, lines }
 }
 
-/** A deterministic unit vector per seed. */
-function vec(seed: number, dims = DIMS): Float32Array {
-  const v = new Float32Array(dims)
-  let s = (seed * 2654435761) >>> 0 || 1
-  for (let i = 0; i < dims; i++) {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0
-    v[i] = s / 2 ** 32 - 0.5
-  }
-  const n = Math.hypot(...v)
-  return v.map((x) => x / n)
-}
-
-function row(id: string, text: string, user: string, seed: number, extra: Partial<IndexRow> = {}): IndexRow {
-  return {
-    id,
-    text,
-    vector: vec(seed),
-    platform: 'onebot',
-    user_id: user,
-    guild_id: '',
-    channel_id: `private:${user}`,
-    created_at: 1_700_000_000_000 + seed,
-    ...extra,
-  }
-}
+const vec = (seed: number, dims = DIMS) => unitVector(seed, dims)
+const row = (id: string, text: string, user: string, seed: number, extra: Partial<IndexRow> = {}) =>
+  indexRow(id, text, user, seed, extra, DIMS)
 
 let dir: string
 let index: LanceIndex

@@ -10,45 +10,15 @@ import { ScopeCache } from '../../src/store/scope-cache'
 import { ScopeTable } from '../../src/store/scope-table'
 import type { IndexRow } from '../../src/store/vector-index'
 import { ExactIndex } from '../fakes/exact-index'
+import { indexRow, unitVector } from '../fakes/index-rows'
+import { cosine } from '../../src/providers/vectors'
 
 const DIMS = 8
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 
-function vec(seed: number): Float32Array {
-  const v = new Float32Array(DIMS)
-  let s = (seed * 2654435761) >>> 0 || 1
-  for (let i = 0; i < DIMS; i++) {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0
-    v[i] = s / 2 ** 32 - 0.5
-  }
-  return v
-}
-
-function row(id: string, text: string, user: string, seed: number, extra: Partial<IndexRow> = {}): IndexRow {
-  return {
-    id,
-    text,
-    vector: vec(seed),
-    platform: 'onebot',
-    user_id: user,
-    guild_id: '',
-    channel_id: `private:${user}`,
-    created_at: 1_700_000_000_000 + seed,
-    ...extra,
-  }
-}
-
-const cosine = (a: Float32Array, b: Float32Array) => {
-  let dot = 0
-  let na = 0
-  let nb = 0
-  for (let i = 0; i < a.length; i++) {
-    dot += a[i] * b[i]
-    na += a[i] * a[i]
-    nb += b[i] * b[i]
-  }
-  return dot / Math.sqrt(na * nb)
-}
+const vec = (seed: number) => unitVector(seed, DIMS)
+const row = (id: string, text: string, user: string, seed: number, extra: Partial<IndexRow> = {}) =>
+  indexRow(id, text, user, seed, extra, DIMS)
 
 describe('ngramTerms', () => {
   it('counts every character and every pair, spaces included, lowercased', () => {
@@ -141,6 +111,19 @@ describe('ScopeTable', () => {
   })
 })
 
+/** Makes the store's scope reads wait, after reading, until `release()`. */
+function holdReads(store: ExactIndex) {
+  let release!: () => void
+  const held = new Promise<void>((resolve) => (release = resolve))
+  const read = store.scopeRows.bind(store)
+  store.scopeRows = async (table, scope, limit) => {
+    const rows = await read(table, scope, limit)
+    await held
+    return rows
+  }
+  return release
+}
+
 describe('ScopeCache', () => {
   let store: ExactIndex
   let cache: ScopeCache
@@ -196,14 +179,7 @@ describe('ScopeCache', () => {
   })
 
   it('applies the writes that land while a scope loads, whether the read saw them or not', async () => {
-    let release!: () => void
-    const slow = new Promise<void>((resolve) => (release = resolve))
-    const read = store.scopeRows.bind(store)
-    store.scopeRows = async (table, scope, limit) => {
-      const rows = await read(table, scope, limit)
-      await slow
-      return rows
-    }
+    const release = holdReads(store)
     await cache.nearest('facts', vec(1), u1, 5)
     await cache.upsert('facts', [row('f', '新的', 'u1', 6)])
     await cache.delete('facts', ['a'])
@@ -215,14 +191,7 @@ describe('ScopeCache', () => {
   })
 
   it('does not keep a scope whose load saw the table dropped', async () => {
-    let release!: () => void
-    const slow = new Promise<void>((resolve) => (release = resolve))
-    const read = store.scopeRows.bind(store)
-    store.scopeRows = async (table, scope, limit) => {
-      const rows = await read(table, scope, limit)
-      await slow
-      return rows
-    }
+    const release = holdReads(store)
     await cache.nearest('facts', vec(1), u1, 5)
     cache.invalidate('facts')
     release()

@@ -25,17 +25,12 @@ describe('TermStats', () => {
     expect(stats.view({ platform: 'p', channelId: 'c' }, 1)).toBeDefined()
   })
 
-  it('warms a channel once and computes pool statistics', () => {
+  it('needs enough messages before it speaks for a channel, and computes pool statistics', () => {
     const stats = new TermStats()
-    stats.warm(
-      channel,
-      Array.from({ length: 25 }, () => 'hello world'),
-    )
-    stats.warm(
-      channel,
-      Array.from({ length: 25 }, () => 'again'),
-    )
-    expect(stats.view(channel)?.documents).toBe(25)
+    for (let i = 0; i < 19; i++) stats.add(channel, 'hello world')
+    expect(stats.view(channel)).toBeUndefined()
+    stats.add(channel, 'goodbye moon')
+    expect(stats.view(channel)?.documents).toBe(20)
     const pool = termStatsOf(['cat dog', 'cat', '', 'bird'])
     expect(pool.documents).toBe(3)
     expect(pool.idf('bird')).toBeGreaterThan(pool.idf('cat'))
