@@ -1,4 +1,4 @@
-import type { Context } from 'koishi'
+import type { Context, Query } from 'koishi'
 import { $ } from 'koishi'
 import type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore, Neighbours, Speaker } from './types'
 import type { Stamp } from './neighbours'
@@ -22,7 +22,7 @@ function channelWhere(channel: ChannelRef) {
 const oldestFirst = (a: MessageRow, b: MessageRow) => a.createdAt.getTime() - b.createdAt.getTime()
 
 /** Rows kept in the cache of rows read (a few context builds' worth). */
-const CACHED_ROWS = 5000
+const CACHED_ROWS = 50000
 /** Time ranges in one query's `$or`. */
 const RANGES_PER_QUERY = 100
 
@@ -40,22 +40,15 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
 
   async upsert(rows: MessageRow[]) {
     await this.ctx.database.upsert('memory_message', rows)
-    // a row written again is read again
-    this.cache.drop(rows.map((row) => row.id))
+    // the table now holds these rows as written: a context built next reads only their ids and topics
+    this.cache.keep(rows.map((row) => ({ ...row })))
   }
 
   async window(channel: ChannelRef, options: { since?: Date; before: Date; limit: number }) {
     if (options.limit <= 0) return []
     const createdAt = options.since ? { $gte: options.since, $lt: options.before } : { $lt: options.before }
-    const rows = await this.ctx.database.get(
-      'memory_message',
-      { ...channelWhere(channel), createdAt },
-      {
-        limit: options.limit,
-        sort: { createdAt: 'desc' },
-      },
-    )
-    return this.kept(rows).reverse()
+    const rows = await this.rowsOf({ ...channelWhere(channel), createdAt }, { limit: options.limit, sort: { createdAt: 'desc' } })
+    return rows.reverse()
   }
 
   /**
@@ -139,29 +132,39 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
 
   async byTopic(topicId: string, options: { before?: Date; limit: number }) {
     if (!topicId || options.limit <= 0) return []
-    const rows = await this.ctx.database.get(
-      'memory_message',
+    const rows = await this.rowsOf(
       { topicId, ...(options.before ? { createdAt: { $lt: options.before } } : {}) },
-      {
-        limit: options.limit,
-        sort: { createdAt: 'desc' },
-      },
+      { limit: options.limit, sort: { createdAt: 'desc' } },
     )
-    return this.kept(rows).reverse()
+    return rows.reverse()
   }
 
   async byRoot(channel: ChannelRef, rootMessageId: string, options: { before: Date; limit: number }) {
     if (!rootMessageId || options.limit <= 0) return []
-    const rows = await this.ctx.database.get(
-      'memory_message',
-      {
-        ...channelWhere(channel),
-        rootMessageId,
-        createdAt: { $lt: options.before },
-      },
+    const rows = await this.rowsOf(
+      { ...channelWhere(channel), rootMessageId, createdAt: { $lt: options.before } },
       { limit: options.limit, sort: { createdAt: 'desc' } },
     )
-    return this.kept(rows).reverse()
+    return rows.reverse()
+  }
+
+  /**
+   * The rows a query finds, in its order: it reads their ids and topics only, and whole only the
+   * rows the cache lacks (a query's rows read whole cost several times more than their ids).
+   */
+  private async rowsOf(query: Query<MessageRow>, options: { limit: number; sort: Partial<Record<keyof MessageRow, 'asc' | 'desc'>> }) {
+    const stored = await this.ctx.database.get('memory_message', query, { fields: ['id', 'topicId'], ...options })
+    const found = new Map<string, MessageRow>()
+    for (const { id, topicId } of stored) {
+      const row = this.cache.get(id)
+      if (row) found.set(id, row.topicId === topicId ? row : { ...row, topicId })
+    }
+    const missing = stored.filter(({ id }) => !found.has(id)).map(({ id }) => id)
+    for (const part of chunks(missing))
+      for (const row of this.kept(await this.ctx.database.get('memory_message', { id: { $in: part } }))) found.set(row.id, row)
+    const rows = stored.flatMap(({ id }) => found.get(id) ?? [])
+    this.cache.keep(rows)
+    return rows
   }
 
   /** Rows just read whole, kept in the cache. */

@@ -1,4 +1,4 @@
-import { fuse, isZero, rankRelevance, WORDLIKE } from './index-checks'
+import { isZero, rankRelevance, WORDLIKE } from './index-checks'
 import { ngramLength, ngramTerms } from './ngram-terms'
 import type { IndexHit, IndexRow } from './vector-index'
 
@@ -14,6 +14,8 @@ const TERM_OVERHEAD = 160
 /** A posting packs the row's slot and the term's count in one 31-bit integer (the count capped: BM25 saturates long before). */
 const COUNT_BITS = 8
 const MAX_COUNT = (1 << COUNT_BITS) - 1
+/** A dimension not 0 in more than this share of the slots is read whole rather than through its list. */
+const DENSE_SHARE = 0.25
 
 type RowInfo = Omit<IndexRow, 'vector'>
 
@@ -37,6 +39,13 @@ export class ScopeTable {
   private columns: Float32Array[]
   private norms: Float32Array
   private lengths: Uint32Array
+  /** 1 where a slot holds a row, 0 for a hole: the scans read it instead of `infos`. */
+  private live: Uint8Array
+  /**
+   * Per dimension, the slots where it is not 0, while they are few (a sparse embedder's vectors):
+   * a query then reads only those. Undefined once a dimension is dense enough to read whole.
+   */
+  private nonzero: (SlotList | undefined)[]
   private readonly postings = new Map<string, Posting>()
   private totalLength = 0
   private rowBytes = 0
@@ -49,6 +58,8 @@ export class ScopeTable {
     this.columns = Array.from({ length: dims }, () => new Float32Array(capacity))
     this.norms = new Float32Array(capacity)
     this.lengths = new Uint32Array(capacity)
+    this.live = new Uint8Array(capacity)
+    this.nonzero = Array.from({ length: dims }, () => new SlotList())
     for (const row of rows) this.upsert(row)
   }
 
@@ -62,6 +73,8 @@ export class ScopeTable {
       this.dims * this.norms.length * 4 +
       this.norms.byteLength +
       this.lengths.byteLength +
+      this.live.byteLength +
+      this.nonzero.reduce((sum, list) => sum + (list?.bytes ?? 0), 0) +
       this.rowBytes +
       this.postings.size * TERM_OVERHEAD
     )
@@ -79,8 +92,15 @@ export class ScopeTable {
     if (slot === this.norms.length) this.grow(slot * 2)
     const { vector, ...info } = row
     this.infos.push(info)
+    this.live[slot] = 1
     this.slotOf.set(row.id, slot)
-    for (let i = 0; i < this.dims; i++) this.columns[i][slot] = vector[i]
+    for (let i = 0; i < this.dims; i++) {
+      this.columns[i][slot] = vector[i]
+      const list = this.nonzero[i]
+      if (!list || vector[i] === 0) continue
+      list.push(slot)
+      if (list.length > this.norms.length * DENSE_SHARE) this.nonzero[i] = undefined
+    }
     let norm = 0
     for (let i = 0; i < vector.length; i++) norm += vector[i] * vector[i]
     this.norms[slot] = Math.sqrt(norm)
@@ -103,6 +123,7 @@ export class ScopeTable {
     const info = this.infos[slot]!
     this.slotOf.delete(id)
     this.infos[slot] = undefined
+    this.live[slot] = 0
     this.totalLength -= this.lengths[slot]
     const terms = ngramTerms(info.text)
     for (const term of terms.keys()) {
@@ -121,22 +142,25 @@ export class ScopeTable {
     const useVector = !isZero(vector)
     if ((!useText && !useVector) || !limit || !this.size) return []
     const similarities = this.similarities(vector)
-    const byVector = useVector ? this.ranked(this.top(similarities, limit), similarities) : undefined
-    const byText = useText ? this.ranked(this.top(this.bm25(query), limit), similarities) : undefined
-    if (byVector && byText) return fuse([byVector, byText], limit)
-    return (byVector ?? byText)!
+    const lists: number[][] = []
+    if (useVector) lists.push(this.top(similarities, limit))
+    if (useText) {
+      const { scores, found } = this.bm25(query)
+      lists.push(this.top(scores, limit, found))
+    }
+    return this.fused(lists, similarities, limit)
   }
 
   /** What `VectorIndex.nearest` answers for this scope. */
   nearest(vector: Float32Array, limit: number): IndexHit[] {
     if (isZero(vector) || !limit || !this.size) return []
     const similarities = this.similarities(vector)
-    return this.ranked(this.top(similarities, limit), similarities)
+    return this.fused([this.top(similarities, limit)], similarities, limit)
   }
 
   /** Cosine of the query to every slot (NaN for a hole). */
   private similarities(vector: Float32Array): Float64Array {
-    const { dims, columns, norms } = this
+    const { dims, columns, norms, live, nonzero } = this
     const slots = this.infos.length
     const out = new Float64Array(slots)
     let queryNorm = 0
@@ -146,60 +170,84 @@ export class ScopeTable {
       if (weight === 0) continue
       queryNorm += weight * weight
       const column = columns[i]
-      for (let slot = 0; slot < slots; slot++) out[slot] += weight * column[slot]
+      const list = nonzero[i]
+      if (list) {
+        // a slot missing from the list holds 0 here, and a hole's sum is overwritten below
+        const { slots: listed, length } = list
+        for (let k = 0; k < length; k++) out[listed[k]] += weight * column[listed[k]]
+      } else for (let slot = 0; slot < slots; slot++) out[slot] += weight * column[slot]
     }
     queryNorm = Math.sqrt(queryNorm)
     for (let slot = 0; slot < slots; slot++) {
-      if (!this.infos[slot]) out[slot] = NaN
+      if (!live[slot]) out[slot] = NaN
       else out[slot] = norms[slot] && queryNorm ? out[slot] / (queryNorm * norms[slot]) : 0
     }
     return out
   }
 
-  /** BM25 of every slot for the query's terms (NaN where no term is found). */
-  private bm25(query: string): Float64Array {
-    const slots = this.infos.length
-    const scores = new Float64Array(slots).fill(NaN)
+  /** BM25 of every slot for the query's terms (0 where no term is found), and the slots it found. */
+  private bm25(query: string): { scores: Float64Array; found: number[] } {
+    const { live, lengths } = this
+    const scores = new Float64Array(this.infos.length)
+    const found: number[] = []
     const rows = this.size
     const average = this.totalLength / rows
-    // the length part of each row's denominator, computed once for all the query's terms
-    const lengthNorm = new Float64Array(slots)
-    for (let slot = 0; slot < slots; slot++) lengthNorm[slot] = K1 * (1 - B + (B * this.lengths[slot]) / average)
     for (const term of ngramTerms(query).keys()) {
       const posting = this.postings.get(term)
       if (!posting) continue
       const idf = Math.log(1 + (rows - posting.live + 0.5) / (posting.live + 0.5))
       for (const entry of posting.entries) {
         const slot = entry >>> COUNT_BITS
-        if (!this.infos[slot]) continue
+        if (!live[slot]) continue
         const count = entry & MAX_COUNT
-        const score = (idf * count * (K1 + 1)) / (count + lengthNorm[slot])
-        scores[slot] = Number.isNaN(scores[slot]) ? score : scores[slot] + score
+        // every term found adds a positive score, so 0 means not found yet
+        if (scores[slot] === 0) found.push(slot)
+        scores[slot] += (idf * count * (K1 + 1)) / (count + K1 * (1 - B + (B * lengths[slot]) / average))
       }
     }
-    return scores
+    return { scores, found }
   }
 
-  /** The slots of the `limit` highest scores, best first (NaN is no score). */
-  private top(scores: Float64Array, limit: number): number[] {
-    const best: number[] = []
-    for (let slot = 0; slot < scores.length; slot++) {
-      const score = scores[slot]
-      if (Number.isNaN(score)) continue
-      if (best.length === limit && score <= scores[best[limit - 1]]) continue
-      let at = best.length
-      while (at > 0 && scores[best[at - 1]] < score) at--
-      best.splice(at, 0, slot)
-      if (best.length > limit) best.pop()
+  /**
+   * The slots of the `limit` highest scores, best first, ties to the lower slot; of `candidates`
+   * when given, else of every slot (NaN is no score). A heap keeps the worst of the best on top.
+   */
+  private top(scores: Float64Array, limit: number, candidates?: number[]): number[] {
+    const heap: number[] = []
+    // whether slot a ranks below slot b
+    const below = (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && a > b)
+    const offer = (slot: number) => {
+      if (heap.length === limit) {
+        if (!below(heap[0], slot)) return
+        heap[0] = slot
+        siftDown(heap, 0, below)
+        return
+      }
+      heap.push(slot)
+      for (let at = heap.length - 1; at > 0;) {
+        const up = (at - 1) >> 1
+        if (!below(heap[at], heap[up])) break
+        ;[heap[at], heap[up]] = [heap[up], heap[at]]
+        at = up
+      }
     }
-    return best
+    if (candidates) for (const slot of candidates) offer(slot)
+    else for (let slot = 0; slot < scores.length; slot++) if (!Number.isNaN(scores[slot])) offer(slot)
+    return heap.sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0))
   }
 
-  private ranked(slots: number[], similarities: Float64Array): IndexHit[] {
-    return slots.map((slot, rank) => {
-      const info = this.infos[slot]!
-      return { ...info, similarity: similarities[slot] || 0, relevance: rankRelevance(rank) }
-    })
+  /**
+   * The hits of ranked lists of slots fused by reciprocal rank as `fuse` fuses hits (a single list
+   * keeps its order), only the `limit` kept made into hits.
+   */
+  private fused(lists: number[][], similarities: Float64Array, limit: number): IndexHit[] {
+    const relevance = new Map<number, number>()
+    for (const list of lists) list.forEach((slot, rank) => relevance.set(slot, (relevance.get(slot) ?? 0) + rankRelevance(rank)))
+    const similarity = (slot: number) => similarities[slot] || 0
+    return [...relevance.keys()]
+      .sort((a, b) => relevance.get(b)! - relevance.get(a)! || similarity(b) - similarity(a))
+      .slice(0, limit)
+      .map((slot) => ({ ...this.infos[slot]!, similarity: similarity(slot), relevance: relevance.get(slot)! }))
   }
 
   private costOf(info: RowInfo, terms: number): number {
@@ -219,8 +267,11 @@ export class ScopeTable {
     norms.set(this.norms.subarray(0, keep))
     const lengths = new Uint32Array(capacity)
     lengths.set(this.lengths.subarray(0, keep))
+    const live = new Uint8Array(capacity)
+    live.set(this.live.subarray(0, keep))
     this.norms = norms
     this.lengths = lengths
+    this.live = live
   }
 
   /** Writes the live rows anew without holes. */
@@ -230,11 +281,44 @@ export class ScopeTable {
       if (info) rows.push({ ...info, vector: Float32Array.from(this.columns, (column) => column[slot]) })
     })
     this.infos = []
+    this.nonzero = Array.from({ length: this.dims }, () => new SlotList())
     this.slotOf.clear()
     this.postings.clear()
     this.totalLength = 0
     this.rowBytes = 0
     this.grow(Math.max(8, rows.length * 2))
     for (const row of rows) this.upsert(row)
+  }
+}
+
+/** Restores the heap below `at` after its slot was replaced. */
+function siftDown(heap: number[], at: number, below: (a: number, b: number) => boolean) {
+  for (;;) {
+    const left = 2 * at + 1
+    if (left >= heap.length) return
+    const right = left + 1
+    const lower = right < heap.length && below(heap[right], heap[left]) ? right : left
+    if (!below(heap[lower], heap[at])) return
+    ;[heap[at], heap[lower]] = [heap[lower], heap[at]]
+    at = lower
+  }
+}
+
+/** A growing list of slots, in the order they were added. */
+class SlotList {
+  slots = new Int32Array(8)
+  length = 0
+
+  get bytes(): number {
+    return this.slots.byteLength
+  }
+
+  push(slot: number) {
+    if (this.length === this.slots.length) {
+      const grown = new Int32Array(this.length * 2)
+      grown.set(this.slots)
+      this.slots = grown
+    }
+    this.slots[this.length++] = slot
   }
 }

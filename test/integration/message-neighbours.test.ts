@@ -286,3 +286,38 @@ describe('KoishiMessageStore: rows served from its cache', () => {
     again.mockRestore()
   })
 })
+
+describe('KoishiMessageStore: lists of rows', () => {
+  let app: App
+  let close: () => Promise<void>
+
+  beforeAll(async () => {
+    ;({ app, close } = await messageDatabase('memory-row-lists-'))
+  })
+
+  afterAll(async () => {
+    await close()
+  })
+
+  it('reads the window, a topic and a thread as ids and topics when its rows are cached, and the others whole', async () => {
+    await app.database.remove('memory_message', {})
+    const store = new KoishiMessageStore(app)
+    const rows = [0, 10, 20, 30].map((at, i) => said(`w${i}`, at, { topicId: 't1', rootMessageId: 'w0' }))
+    // w3 written behind the store's back: not cached
+    await store.upsert(rows.slice(0, 3))
+    await app.database.upsert('memory_message', [rows[3]])
+    // another writer erases w1 and moves w2 to another topic
+    await app.database.remove('memory_message', { id: 'qq:g1:w1' })
+    await app.database.set('memory_message', { id: 'qq:g1:w2' }, { topicId: 't2' })
+    const get = vi.spyOn(app.database, 'get')
+    const window = await store.window(channel, { before: at(3600), limit: 10 })
+    expect(window.map((r) => `${r.messageId}:${r.topicId}`)).toEqual(['w0:t1', 'w2:t2', 'w3:t1'])
+    expect(get.mock.calls.map((call) => (call[2] as { fields?: string[] })?.fields)).toEqual([['id', 'topicId'], undefined])
+    get.mockClear()
+    expect((await store.byTopic('t1', { limit: 10 })).map((r) => r.messageId)).toEqual(['w0', 'w3'])
+    expect((await store.byRoot(channel, 'w0', { before: at(25), limit: 10 })).map((r) => r.messageId)).toEqual(['w0', 'w2'])
+    // every row is cached now: one read of ids and topics each
+    expect(get).toHaveBeenCalledTimes(2)
+    get.mockRestore()
+  })
+})

@@ -54,6 +54,41 @@ describe('ScopeTable', () => {
     expect(hits[0]).toMatchObject({ text: rows.find((r) => r.id === hits[0].id)!.text, user_id: 'u1', platform: 'onebot' })
   })
 
+  it('scores sparse vectors exactly through their dimensions, as rows come and go', () => {
+    const dims = 64
+    let seed = 7
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
+    // a few dimensions each, and dimension 0 in every row (read whole, not through its list)
+    const sparse = (id: string) => {
+      const vector = new Float32Array(dims)
+      vector[0] = random()
+      for (let k = 0; k < 4; k++) vector[1 + Math.floor(random() * (dims - 1))] = random() - 0.3
+      return { ...row(id, `text ${id}`, 'u1', 1), vector }
+    }
+    const table = new ScopeTable(dims, [])
+    const held = new Map<string, IndexRow>()
+    for (let i = 0; i < 400; i++) {
+      const next = sparse(`s${i % 300}`)
+      table.upsert(next)
+      held.set(next.id, next)
+      if (i % 7 === 3) {
+        const gone = `s${Math.floor(random() * 300)}`
+        table.remove(gone)
+        held.delete(gone)
+      }
+    }
+    for (let q = 0; q < 20; q++) {
+      const query = sparse('query').vector
+      const exact = [...held.values()]
+        .map((r) => ({ id: r.id, similarity: cosine(query, r.vector) }))
+        .sort((a, b) => b.similarity - a.similarity)
+        .slice(0, 15)
+      const hits = table.nearest(query, 15)
+      expect(hits.map((h) => h.id)).toEqual(exact.map((e) => e.id))
+      hits.forEach((hit, i) => expect(hit.similarity).toBeCloseTo(exact[i].similarity, 5))
+    }
+  })
+
   it('ranks the full-text leg by BM25: rare shared terms first, no match no hit', () => {
     const table = new ScopeTable(DIMS, [
       row('a', '小明喜欢火锅', 'u1', 1),
