@@ -22,13 +22,16 @@ interface Posting {
   entries: number[]
   /** Postings whose row is still there. */
   live: number
+  /** When the term entered the scope (LanceDB numbers a partition's terms in the order it meets them). */
+  order: number
 }
 
 /**
  * All rows of one scope of one table, held in memory and searched exactly: cosine over every vector
- * for the vector leg, BM25 over `ngramTerms` with this scope's own statistics for the full-text leg,
- * the two fused by reciprocal rank as `LanceIndex` fuses its legs. Rows are added and removed one by
- * one as the store's writes land; a removed row leaves a hole that is reclaimed once holes outnumber rows.
+ * for the vector leg, the full-text leg over `ngramTerms` scored as LanceDB scores it (`fullText`) with
+ * this scope's own statistics, the two fused by reciprocal rank as `LanceIndex` fuses its legs. Rows
+ * are added and removed one by one as the store's writes land; a removed row leaves a hole that is
+ * reclaimed once holes outnumber rows.
  */
 export class ScopeTable {
   private infos: (RowInfo | undefined)[] = []
@@ -40,6 +43,7 @@ export class ScopeTable {
   private readonly postings = new Map<string, Posting>()
   private totalLength = 0
   private rowBytes = 0
+  private terms = 0
 
   constructor(
     readonly dims: number,
@@ -90,7 +94,7 @@ export class ScopeTable {
     const terms = ngramTerms(row.text)
     for (const [term, count] of terms) {
       let posting = this.postings.get(term)
-      if (!posting) this.postings.set(term, (posting = { entries: [], live: 0 }))
+      if (!posting) this.postings.set(term, (posting = { entries: [], live: 0, order: this.terms++ }))
       posting.entries.push((slot << COUNT_BITS) | Math.min(count, MAX_COUNT))
       posting.live++
     }
@@ -122,7 +126,8 @@ export class ScopeTable {
     if ((!useText && !useVector) || !limit || !this.size) return []
     const similarities = this.similarities(vector)
     const byVector = useVector ? this.ranked(this.top(similarities, limit), similarities) : undefined
-    const byText = useText ? this.ranked(this.top(this.bm25(query), limit), similarities) : undefined
+    const textSlots = useText ? this.fullText(query, limit).map(([slot]) => slot) : undefined
+    const byText = textSlots && this.ranked(textSlots, similarities)
     if (byVector && byText) return fuse([byVector, byText], limit)
     return (byVector ?? byText)!
   }
@@ -156,28 +161,52 @@ export class ScopeTable {
     return out
   }
 
-  /** BM25 of every slot for the query's terms (NaN where no term is found). */
-  private bm25(query: string): Float64Array {
+  /** The full-text leg alone: the ids and scores (LanceDB's `_score`) of the `limit` best rows, best first. */
+  textScores(text: string, limit: number): { id: string; score: number }[] {
+    const query = text.trim()
+    if (!WORDLIKE.test(query) || !limit || !this.size) return []
+    return this.fullText(query, limit).map(([slot, score]) => ({ id: this.infos[slot]!.id, score }))
+  }
+
+  /**
+   * The slots and scores of LanceDB's full-text search, best first. LanceDB (lance 8) takes the `limit`
+   * rows of highest BM25 (k1 1.2, b 0.75), then scores each anew: the sum of its terms' document
+   * weights times a single idf, that of the query term its index partition met last (the ngram
+   * tokenizer puts every query term at position 0, and LanceDB looks idfs up by position). The scope
+   * stands for one partition that met its terms in the order its rows brought them.
+   */
+  private fullText(query: string, limit: number): [slot: number, score: number][] {
     const slots = this.infos.length
-    const scores = new Float64Array(slots).fill(NaN)
-    const rows = this.size
-    const average = this.totalLength / rows
+    const bm25 = new Float64Array(slots).fill(NaN)
+    const weights = new Float64Array(slots)
+    const average = this.totalLength / this.size
     // the length part of each row's denominator, computed once for all the query's terms
     const lengthNorm = new Float64Array(slots)
     for (let slot = 0; slot < slots; slot++) lengthNorm[slot] = K1 * (1 - B + (B * this.lengths[slot]) / average)
+    let last: Posting | undefined
     for (const term of ngramTerms(query).keys()) {
       const posting = this.postings.get(term)
       if (!posting) continue
-      const idf = Math.log(1 + (rows - posting.live + 0.5) / (posting.live + 0.5))
+      if (!last || posting.order > last.order) last = posting
+      const idf = this.idf(posting)
       for (const entry of posting.entries) {
         const slot = entry >>> COUNT_BITS
         if (!this.infos[slot]) continue
         const count = entry & MAX_COUNT
-        const score = (idf * count * (K1 + 1)) / (count + lengthNorm[slot])
-        scores[slot] = Number.isNaN(scores[slot]) ? score : scores[slot] + score
+        const weight = (count * (K1 + 1)) / (count + lengthNorm[slot])
+        weights[slot] += weight
+        bm25[slot] = Number.isNaN(bm25[slot]) ? idf * weight : bm25[slot] + idf * weight
       }
     }
-    return scores
+    if (!last) return []
+    const idf = this.idf(last)
+    return this.top(bm25, limit)
+      .map((slot): [number, number] => [slot, idf * weights[slot]])
+      .sort((a, b) => b[1] - a[1])
+  }
+
+  private idf(posting: Posting): number {
+    return Math.log(1 + (this.size - posting.live + 0.5) / (posting.live + 0.5))
   }
 
   /** The slots of the `limit` highest scores, best first (NaN is no score). */
