@@ -24,13 +24,16 @@ interface Posting {
   entries: number[]
   /** Postings whose row is still there. */
   live: number
+  /** When the term entered the scope (LanceDB numbers a partition's terms in the order it meets them). */
+  order: number
 }
 
 /**
  * All rows of one scope of one table, held in memory and searched exactly: cosine over every vector
- * for the vector leg, BM25 over `ngramTerms` with this scope's own statistics for the full-text leg,
- * the two fused by reciprocal rank as `LanceIndex` fuses its legs. Rows are added and removed one by
- * one as the store's writes land; a removed row leaves a hole that is reclaimed once holes outnumber rows.
+ * for the vector leg, the full-text leg over `ngramTerms` scored as LanceDB scores it (`fullText`) with
+ * this scope's own statistics, the two fused by reciprocal rank as `LanceIndex` fuses its legs. Rows
+ * are added and removed one by one as the store's writes land; a removed row leaves a hole that is
+ * reclaimed once holes outnumber rows.
  */
 export class ScopeTable {
   private infos: (RowInfo | undefined)[] = []
@@ -49,6 +52,7 @@ export class ScopeTable {
   private readonly postings = new Map<string, Posting>()
   private totalLength = 0
   private rowBytes = 0
+  private terms = 0
 
   constructor(
     readonly dims: number,
@@ -110,7 +114,7 @@ export class ScopeTable {
     const terms = ngramTerms(row.text)
     for (const [term, count] of terms) {
       let posting = this.postings.get(term)
-      if (!posting) this.postings.set(term, (posting = { entries: [], live: 0 }))
+      if (!posting) this.postings.set(term, (posting = { entries: [], live: 0, order: this.terms++ }))
       posting.entries.push((slot << COUNT_BITS) | Math.min(count, MAX_COUNT))
       posting.live++
     }
@@ -144,10 +148,7 @@ export class ScopeTable {
     const similarities = this.similarities(vector)
     const lists: number[][] = []
     if (useVector) lists.push(this.top(similarities, limit))
-    if (useText) {
-      const { scores, found } = this.bm25(query)
-      lists.push(this.top(scores, limit, found))
-    }
+    if (useText) lists.push(this.fullText(query, limit).map(([slot]) => slot))
     return this.fused(lists, similarities, limit)
   }
 
@@ -185,27 +186,52 @@ export class ScopeTable {
     return out
   }
 
-  /** BM25 of every slot for the query's terms (0 where no term is found), and the slots it found. */
-  private bm25(query: string): { scores: Float64Array; found: number[] } {
+  /** The full-text leg alone: the ids and scores (LanceDB's `_score`) of the `limit` best rows, best first. */
+  textScores(text: string, limit: number): { id: string; score: number }[] {
+    const query = text.trim()
+    if (!WORDLIKE.test(query) || !limit || !this.size) return []
+    return this.fullText(query, limit).map(([slot, score]) => ({ id: this.infos[slot]!.id, score }))
+  }
+
+  /**
+   * The slots and scores of LanceDB's full-text search, best first. LanceDB (lance 8) takes the `limit`
+   * rows of highest BM25 (k1 1.2, b 0.75), then scores each anew: the sum of its terms' document
+   * weights times a single idf, that of the query term its index partition met last (the ngram
+   * tokenizer puts every query term at position 0, and LanceDB looks idfs up by position). The scope
+   * stands for one partition that met its terms in the order its rows brought them.
+   */
+  private fullText(query: string, limit: number): [slot: number, score: number][] {
     const { live, lengths } = this
-    const scores = new Float64Array(this.infos.length)
+    const bm25 = new Float64Array(this.infos.length)
+    const weights = new Float64Array(this.infos.length)
     const found: number[] = []
-    const rows = this.size
-    const average = this.totalLength / rows
+    const average = this.totalLength / this.size
+    let last: Posting | undefined
     for (const term of ngramTerms(query).keys()) {
       const posting = this.postings.get(term)
       if (!posting) continue
-      const idf = Math.log(1 + (rows - posting.live + 0.5) / (posting.live + 0.5))
+      if (!last || posting.order > last.order) last = posting
+      const idf = this.idf(posting)
       for (const entry of posting.entries) {
         const slot = entry >>> COUNT_BITS
         if (!live[slot]) continue
         const count = entry & MAX_COUNT
-        // every term found adds a positive score, so 0 means not found yet
-        if (scores[slot] === 0) found.push(slot)
-        scores[slot] += (idf * count * (K1 + 1)) / (count + K1 * (1 - B + (B * lengths[slot]) / average))
+        const weight = (count * (K1 + 1)) / (count + K1 * (1 - B + (B * lengths[slot]) / average))
+        // every term found adds a positive weight, so 0 means not found yet
+        if (weights[slot] === 0) found.push(slot)
+        weights[slot] += weight
+        bm25[slot] += idf * weight
       }
     }
-    return { scores, found }
+    if (!last) return []
+    const idf = this.idf(last)
+    return this.top(bm25, limit, found)
+      .map((slot): [number, number] => [slot, idf * weights[slot]])
+      .sort((a, b) => b[1] - a[1])
+  }
+
+  private idf(posting: Posting): number {
+    return Math.log(1 + (this.size - posting.live + 0.5) / (posting.live + 0.5))
   }
 
   /**

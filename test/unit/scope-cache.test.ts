@@ -36,6 +36,21 @@ describe('ngramTerms', () => {
       ['明', 1],
     ])
   })
+
+  it('folds as the index does: full-width forms and Latin letters with marks to ASCII, CJK kept', () => {
+    expect([...ngramTerms('Ａé，ß。,')]).toEqual([
+      ['a', 1],
+      ['ae', 1],
+      ['e', 1],
+      ['e,', 1],
+      [',', 2],
+      [',ss', 1],
+      ['ss', 1],
+      ['ss。', 1],
+      ['。', 1],
+      ['。,', 1],
+    ])
+  })
 })
 
 describe('ScopeTable', () => {
