@@ -126,7 +126,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
             void registry.tableLost(table)
           },
         })
-  const index = new ScopeCache(store, { capBytes: (config.store.cacheMB ?? defaultCacheMB()) * 2 ** 20, logger: log, counters })
+  const cacheBytes = (config.store.cacheMB ?? defaultCacheMB()) * 2 ** 20
+  const index = new ScopeCache(store, { capBytes: cacheBytes, logger: log, counters })
   const outbox = new KoishiOutbox(ctx, instanceName(storeDir(ctx, config)))
   const sync = { index, embedder, outbox, counters, logger: log }
   const queue = new KeyedQueue({
@@ -136,7 +137,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     onError: (error) => log.warn('memory job failed: %s', (error as Error).message),
   })
 
-  const messages = new KoishiMessageStore(ctx)
+  // a quarter of the cache's memory more holds whole channels for the context builder
+  const messages = new KoishiMessageStore(ctx, { heldBytes: cacheBytes / 4, logger: log })
   const messageIndex = new MessageIndex({ ...sync, rows: messages })
   const topics = new KoishiTopicStore(ctx)
   const attributor = createAttributor(config, { topics, messages, embedder, llm, counters, log })
@@ -510,6 +512,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     await capture.flush()
     await messageIndex.flush()
     await queue.idle()
+    await messages.settled()
     await index.close()
   }
 

@@ -1,4 +1,5 @@
 import type { ScopeCacheStats } from './store/scope-cache'
+import type { MirrorStats } from './messages'
 import type { Context, Session } from 'koishi'
 import { Service } from 'koishi'
 import { isSession, targetOf } from './capture/session-rows'
@@ -61,6 +62,8 @@ export interface MemoryStatus {
   index: MemoryParts['engine']
   /** The scope cache in front of the index: what it holds against its cap, and how often it answered. */
   cache: ScopeCacheStats
+  /** The channels whose messages are held in memory for the context builder, against their cap. */
+  held: MirrorStats
   breakers: Record<string, string>
   queue: number
   captureBuffer: number
@@ -411,6 +414,7 @@ export class MemoryService extends Service {
     await this.parts.queue.idle()
     await this.parts.messageIndex.flush()
     await this.parts.contextLog.settled()
+    await this.parts.messages.settled()
     await this.index.settled()
   }
 
@@ -424,6 +428,7 @@ export class MemoryService extends Service {
       choices: this.providers.choices,
       index: this.parts.engine,
       cache: this.index.stats(),
+      held: this.parts.messages.held(),
       breakers: { vectorStore: this.index.state, ...this.providers.states() },
       queue: queue.size,
       captureBuffer: capture.recorder.pending,

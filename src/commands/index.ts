@@ -147,6 +147,12 @@ export function registerCommands(ctx: Context, config: Config) {
           hits:
             status.cache.hits + status.cache.misses ? Math.round((100 * status.cache.hits) / (status.cache.hits + status.cache.misses)) : 0,
         }),
+        session.text('.held', {
+          used: Math.round((status.held.bytes / 2 ** 20) * 10) / 10,
+          cap: Math.round(status.held.capBytes / 2 ** 20),
+          channels: status.held.channels,
+          messages: status.held.rows,
+        }),
         session.text('.health', [health]),
       ]
       if (session.userId) lines.push(session.text('.mine', [await ctx.memory.facts.count(sessionScope(session))]))

@@ -353,7 +353,7 @@ export class ContextBuilder {
           : undefined,
         topicId && settings.topicLimit > 0
           ? (async () => {
-              for (const row of await store.byTopic(topicId, { before, limit: settings.topicLimit })) add(row, 'topic')
+              for (const row of await store.byTopic(topicId, { before, limit: settings.topicLimit, channel: target })) add(row, 'topic')
             })()
           : undefined,
       ])

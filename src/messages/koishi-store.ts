@@ -9,43 +9,135 @@ import { dbWhere } from '../scope'
 import type { MessageRow } from './table'
 import { chunks } from '../core/chunks'
 import { RowCache } from './row-cache'
+import type { Where } from './channel-clock'
+import { ChannelClock, channelKey } from './channel-clock'
+import { ChannelMirror } from './channel-mirror'
+import type { MirrorStats } from './channel-mirror'
+import type { ChannelRows } from './channel-rows'
+import type { Logger } from '../core/observability'
 
 /** Row id of a captured message, as the capture path builds it. */
 export function messageRowId(platform: string, channelId: string, messageId: string) {
   return `${platform}:${channelId}:${messageId}`
 }
 
-function channelWhere(channel: ChannelRef) {
+function channelWhere(channel: Pick<ChannelRef, 'platform' | 'channelId'>) {
   return dbWhere({ platform: channel.platform, channelId: channel.channelId })
 }
 
 const oldestFirst = (a: MessageRow, b: MessageRow) => a.createdAt.getTime() - b.createdAt.getTime()
+
+const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
+
+/** Rows grouped by their channel. */
+function byChannel<T extends Where>(rows: T[]): [Where, T[]][] {
+  const groups = new Map<string, [Where, T[]]>()
+  for (const row of rows) {
+    const key = channelKey(row)
+    if (!groups.has(key)) groups.set(key, [{ platform: row.platform, channelId: row.channelId }, []])
+    groups.get(key)![1].push(row)
+  }
+  return [...groups.values()]
+}
 
 /** Rows kept in the cache of rows read (a few context builds' worth). */
 const CACHED_ROWS = 50000
 /** Time ranges in one query's `$or`. */
 const RANGES_PER_QUERY = 100
 
-/** `MessageStore` on the Koishi table `memory_message`. Every list comes back oldest first. */
+/**
+ * `MessageStore` on the Koishi table `memory_message`. Every list comes back oldest first.
+ *
+ * A channel's reads are answered from memory while the channel is held (`ChannelMirror`, up to
+ * `heldBytes`); otherwise rows this store read or wrote are served from a cache (`RowCache`) once the
+ * table confirms their ids and topics. Every write of this store is announced on the channel's clock,
+ * so that other instances holding the channel know.
+ */
 export class KoishiMessageStore implements MessageStore, GuildMessages {
   private readonly cache: RowCache
   private readonly neighbours = new NeighbourSearch()
+  private readonly mirror: ChannelMirror
 
   constructor(
     private ctx: Context,
-    options: { cachedRows?: number } = {},
+    options: { cachedRows?: number; heldBytes?: number; logger?: Logger } = {},
   ) {
     this.cache = new RowCache(options.cachedRows ?? CACHED_ROWS)
+    this.mirror = new ChannelMirror({
+      capBytes: options.heldBytes ?? 0,
+      clock: new ChannelClock(ctx),
+      logger: options.logger ?? quiet,
+      reads: {
+        count: (channel) => ctx.database.eval('memory_message', (row) => $.count(row.id), channelWhere(channel)),
+        page: (channel, after, limit) =>
+          ctx.database.get(
+            'memory_message',
+            after
+              ? {
+                  ...channelWhere(channel),
+                  $or: [{ createdAt: { $gt: after.createdAt } }, { createdAt: after.createdAt, id: { $gt: after.id } }],
+                }
+              : channelWhere(channel),
+            { limit, sort: { createdAt: 'asc', id: 'asc' } },
+          ),
+      },
+    })
+  }
+
+  /** What the held channels take. */
+  held(): MirrorStats {
+    return this.mirror.stats()
+  }
+
+  /** Announces this store's writes to other instances now and settles loads of channels under way. */
+  settled(): Promise<void> {
+    return this.mirror.settled()
   }
 
   async upsert(rows: MessageRow[]) {
-    await this.ctx.database.upsert('memory_message', rows)
+    const copies = rows.map((row) => ({ ...row }))
+    await this.written(
+      copies,
+      () => this.ctx.database.upsert('memory_message', rows),
+      (held, part) => part.forEach((row) => held.upsert(row)),
+    )
     // the table now holds these rows as written: a context built next reads only their ids and topics
-    this.cache.keep(rows.map((row) => ({ ...row })))
+    this.cache.keep(copies)
+  }
+
+  /**
+   * Runs a write of `rows` and tells each of their channels: its held rows take the write (or, if it
+   * failed, are dropped, since the table may hold part of it), and other instances are told.
+   */
+  private async written<T extends Where>(rows: T[], write: () => Promise<unknown>, apply: (held: ChannelRows, rows: T[]) => void) {
+    const channels = byChannel(rows)
+    try {
+      await write()
+    } catch (error) {
+      for (const [channel] of channels) this.mirror.failed(channel)
+      throw error
+    }
+    for (const [channel, part] of channels) this.mirror.wrote(channel, (held) => apply(held, part))
+  }
+
+  /** Where rows were said: held rows know, the others are read. */
+  private async locate(ids: string[]): Promise<(Where & { id: string })[]> {
+    const found: (Where & { id: string })[] = []
+    const rest: string[] = []
+    for (const id of new Set(ids)) {
+      const channel = this.mirror.channelOf(id)
+      if (channel) found.push({ id, ...channel })
+      else rest.push(id)
+    }
+    for (const part of chunks(rest))
+      found.push(...(await this.ctx.database.get('memory_message', { id: { $in: part } }, ['id', 'platform', 'channelId'])))
+    return found
   }
 
   async window(channel: ChannelRef, options: { since?: Date; before: Date; limit: number }) {
     if (options.limit <= 0) return []
+    const held = await this.mirror.fresh(channel)
+    if (held) return held.window(options)
     const createdAt = options.since ? { $gte: options.since, $lt: options.before } : { $lt: options.before }
     const rows = await this.rowsOf({ ...channelWhere(channel), createdAt }, { limit: options.limit, sort: { createdAt: 'desc' } })
     return rows.reverse()
@@ -56,6 +148,8 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
    * then their rows, but those of `known`, in one query.
    */
   async around(channel: ChannelRef, times: Date[], turns: number, known: MessageRow[] = []): Promise<Neighbours[]> {
+    const held = await this.mirror.fresh(channel)
+    if (held) return times.map((time) => held.around(time, turns))
     const moments = [...new Set(times.map((time) => time.getTime()))]
     const reads: TimelineReads = {
       inRanges: (ranges) => this.stampsIn(channel, ranges),
@@ -100,14 +194,36 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
   async byMessageIds(channel: ChannelRef, messageIds: string[]) {
     // the row id holds the channel, so this is a primary-key lookup that cannot leave the channel
     const ids = [...new Set(messageIds)].map((id) => messageRowId(channel.platform, channel.channelId, id))
+    const held = await this.mirror.fresh(channel)
+    if (held) return ids.flatMap((id) => held.get(id) ?? []).sort(oldestFirst)
     return this.byIds(ids)
   }
 
-  /**
-   * Rows by id: those in the cache (`RowCache`) that the table still has, with their topics as
-   * stored, and the others read whole.
-   */
+  /** Rows by id: those of held channels from memory, the others from the table (`stored`). */
   async byIds(ids: string[]) {
+    const rows: MessageRow[] = []
+    const rest: string[] = []
+    const groups = new Map<string, [Where, string[]]>()
+    for (const id of new Set(ids)) {
+      const channel = this.mirror.channelOf(id)
+      if (!channel) rest.push(id)
+      else if (groups.has(channelKey(channel))) groups.get(channelKey(channel))![1].push(id)
+      else groups.set(channelKey(channel), [channel, [id]])
+    }
+    for (const [channel, part] of groups.values()) {
+      const held = await this.mirror.fresh(channel)
+      if (held) rows.push(...part.flatMap((id) => held.get(id) ?? []))
+      else rest.push(...part)
+    }
+    rows.push(...(await this.stored(rest)))
+    return rows.sort(oldestFirst)
+  }
+
+  /**
+   * Rows by id from the table: those in the cache (`RowCache`) that the table still has, with their
+   * topics as stored, and the others read whole.
+   */
+  private async stored(ids: string[]) {
     const held = new Map<string, MessageRow>()
     const missing: string[] = []
     for (const id of new Set(ids)) {
@@ -127,11 +243,13 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
       rows.push(...kept)
     }
     for (const part of chunks(missing)) rows.push(...this.kept(await this.ctx.database.get('memory_message', { id: { $in: part } })))
-    return rows.sort(oldestFirst)
+    return rows
   }
 
-  async byTopic(topicId: string, options: { before?: Date; limit: number }) {
+  async byTopic(topicId: string, options: { before?: Date; limit: number; channel?: ChannelRef }) {
     if (!topicId || options.limit <= 0) return []
+    const held = options.channel && (await this.mirror.fresh(options.channel))
+    if (held) return held.byTopic(topicId, options)
     const rows = await this.rowsOf(
       { topicId, ...(options.before ? { createdAt: { $lt: options.before } } : {}) },
       { limit: options.limit, sort: { createdAt: 'desc' } },
@@ -141,6 +259,8 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
 
   async byRoot(channel: ChannelRef, rootMessageId: string, options: { before: Date; limit: number }) {
     if (!rootMessageId || options.limit <= 0) return []
+    const held = await this.mirror.fresh(channel)
+    if (held) return held.byRoot(rootMessageId, options)
     const rows = await this.rowsOf(
       { ...channelWhere(channel), rootMessageId, createdAt: { $lt: options.before } },
       { limit: options.limit, sort: { createdAt: 'desc' } },
@@ -198,7 +318,14 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
   /** Removes messages by row id. */
   async remove(ids: string[]): Promise<void> {
     this.cache.drop(ids)
-    for (const part of chunks([...new Set(ids)])) await this.ctx.database.remove('memory_message', { id: { $in: part } })
+    const located = await this.locate(ids)
+    await this.written(
+      located,
+      async () => {
+        for (const part of chunks([...new Set(ids)])) await this.ctx.database.remove('memory_message', { id: { $in: part } })
+      },
+      (held, rows) => rows.forEach((row) => held.remove(row.id)),
+    )
   }
 
   /** A guild's messages (no commands) in (after, …] from `since` on, the newest `limit`, oldest first. */
@@ -302,6 +429,12 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
   }
 
   async setTopic(ids: string[], topicId: string) {
-    for (const part of chunks([...new Set(ids)])) await this.ctx.database.set('memory_message', { id: { $in: part } }, { topicId })
+    await this.written(
+      await this.locate(ids),
+      async () => {
+        for (const part of chunks([...new Set(ids)])) await this.ctx.database.set('memory_message', { id: { $in: part } }, { topicId })
+      },
+      (held, rows) => rows.forEach((row) => held.setTopic(row.id, topicId)),
+    )
   }
 }

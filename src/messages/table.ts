@@ -21,13 +21,21 @@ export interface MessageRow {
   createdAt: Date
 }
 
+/** How often a channel's messages were written, by any instance (`ChannelClock`). */
+export interface MessageClockRow {
+  platform: string
+  channelId: string
+  version: number
+}
+
 declare module 'koishi' {
   interface Tables {
     memory_message: MessageRow
+    memory_message_clock: MessageClockRow
   }
 }
 
-/** The table of captured messages, with the indexes the reads need. */
+/** The table of captured messages, with the indexes the reads need, and the channels' write clock. */
 export function defineMessageTable(ctx: Context) {
   ctx.model.extend(
     'memory_message',
@@ -58,5 +66,10 @@ export function defineMessageTable(ctx: Context) {
         ['platform', 'channelId', 'rootMessageId', 'createdAt'],
       ],
     },
+  )
+  ctx.model.extend(
+    'memory_message_clock',
+    { platform: 'string(63)', channelId: 'string(127)', version: 'unsigned(8)' },
+    { primary: ['platform', 'channelId'] },
   )
 }

@@ -22,8 +22,11 @@ export interface MessageStore {
   byMessageIds(channel: ChannelRef, messageIds: string[]): Promise<MessageRow[]>
   /** Messages by row id (`platform:channelId:messageId`). */
   byIds(ids: string[]): Promise<MessageRow[]>
-  /** The newest `limit` messages of a topic before `before` (left out: up to now and beyond). */
-  byTopic(topicId: string, options: { before?: Date; limit: number }): Promise<MessageRow[]>
+  /**
+   * The newest `limit` messages of a topic before `before` (left out: up to now and beyond).
+   * `channel`: the topic's, when the caller knows it (a store may answer it from memory).
+   */
+  byTopic(topicId: string, options: { before?: Date; limit: number; channel?: ChannelRef }): Promise<MessageRow[]>
   /** Messages whose root is `rootMessageId`, newest `limit` before `before`. */
   byRoot(channel: ChannelRef, rootMessageId: string, options: { before: Date; limit: number }): Promise<MessageRow[]>
   setTopic(ids: string[], topicId: string): Promise<void>

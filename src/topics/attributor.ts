@@ -258,7 +258,7 @@ export class TopicAttributor {
       const candidates: TopicCandidate[] = await Promise.all(
         scored.map(async ({ topic }) => ({
           title: topic.title,
-          messages: (await this.options.messages.byTopic(topic.id, { before, limit: this.judgeMessages })).filter(
+          messages: (await this.options.messages.byTopic(topic.id, { before, limit: this.judgeMessages, channel: message })).filter(
             (row) => row.id !== message.id,
           ),
         })),

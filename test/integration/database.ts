@@ -1,8 +1,11 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import type { Context } from 'koishi'
-import { Type } from 'koishi'
+import { App, Type } from 'koishi'
 import { SQLiteDriver } from '@minatojs/driver-sqlite'
 import { MySQLDriver } from '@minatojs/driver-mysql'
+import { defineMessageTable } from '../../src/messages/table'
 
 /**
  * The database the integration suite runs on: SQLite unless `MEMORY_TEST_DB=mysql`, then a MySQL or
@@ -125,4 +128,22 @@ export async function plugDatabase(app: Context, dir: string, file: boolean): Pr
 /** Drops the database of a test folder (nothing to do on SQLite: its file is in the folder). */
 export async function dropDatabase(dir: string) {
   if (testDatabase === 'mysql') await dropServerDatabase(databaseName(dir))
+}
+
+/** An app with the database (SQLite, or the server `MEMORY_TEST_DB` names) and the message table, and how to take it down. */
+export async function messageDatabase(prefix: string): Promise<{ app: App; close: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  const app = new App()
+  const { drop } = await plugDatabase(app, dir, false)
+  await app.start()
+  await new Promise<void>((resolve) => app.inject(['database'], () => resolve()))
+  defineMessageTable(app)
+  return {
+    app,
+    close: async () => {
+      await app.stop()
+      await drop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
 }

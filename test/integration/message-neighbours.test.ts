@@ -1,16 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
-import { join } from 'node:path'
-import { App } from 'koishi'
+import type { App } from 'koishi'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
-import { defineMessageTable } from '../../src/messages/table'
 import { KoishiMessageStore } from '../../src/messages/koishi-store'
 import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
 import type { MessageRow } from '../../src/messages/table'
 import type { MessageStore, Neighbours } from '../../src/messages/types'
 import { at } from '../fakes/clock'
 import { message } from '../fakes/message-rows'
-import { plugDatabase } from './database'
+import { messageDatabase } from './database'
 
 const channel = { platform: 'qq', guildId: 'g1', channelId: 'g1' }
 const DAY = 86_400
@@ -22,24 +18,6 @@ const said = (messageId: string, seconds: number, extra: Partial<MessageRow> = {
 const ids = (found: Neighbours[]) => found.map(({ before, after }) => [before.map((r) => r.messageId), after.map((r) => r.messageId)])
 
 /** The turns around `time` as the port defines them, computed the plain way: every row, sorted. */
-/** An app with the database (SQLite, or the server `MEMORY_TEST_DB` names) and the message table, and how to take it down. */
-async function messageDatabase(prefix: string): Promise<{ app: App; close: () => Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
-  const app = new App()
-  const { drop } = await plugDatabase(app, dir, false)
-  await app.start()
-  await new Promise<void>((resolve) => app.inject(['database'], () => resolve()))
-  defineMessageTable(app)
-  return {
-    app,
-    close: async () => {
-      await app.stop()
-      await drop()
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
-
 function reference(rows: MessageRow[], time: Date, turns: number): [string[], string[]] {
   const sorted = rows
     .filter((r) => r.platform === channel.platform && r.channelId === channel.channelId)
