@@ -179,7 +179,8 @@ interface TextFeatures {
   terms: Map<string, number>
   length: number
   mentions: string[]
-  tokens: number
+  /** Counted when first asked for: only the messages that may be shown need it. */
+  tokens?: number
 }
 
 /** A bounded least-recently-set cache: what was computed for a message is not computed for every build. */
@@ -205,7 +206,7 @@ export class ContextBuilder {
   readonly config: Readonly<ContextBuilderConfig>
   readonly scorer: RelevanceScorer
   private readonly vectors = new Lru<Float32Array>(4096)
-  private readonly texts = new Lru<TextFeatures>(8192)
+  private readonly texts = new Lru<TextFeatures>(16384)
   private readonly clock: () => number
 
   constructor(
@@ -430,7 +431,7 @@ export class ContextBuilder {
     chosen.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
 
     let windowTokens = 0
-    for (const row of windowRows) if (!isTarget(row, target) && !row.isCommand) windowTokens += this.features(row).tokens + 1
+    for (const row of windowRows) if (!isTarget(row, target) && !row.isCommand) windowTokens += this.tokensOf(row) + 1
     const built: BuiltContext = {
       longTerm: memories,
       summary: summaryText,
@@ -547,11 +548,16 @@ export class ContextBuilder {
         terms,
         length: list.length,
         mentions: extractMentions(row.content),
-        tokens: countTokens(renderLine(row.userName, row.content)),
       }
       this.texts.set(row.id, features)
     }
     return features
+  }
+
+  /** The tokens of the message's rendered line. */
+  private tokensOf(row: MessageRow): number {
+    const features = this.features(row)
+    return (features.tokens ??= countTokens(renderLine(row.userName, row.content)))
   }
 
   private score(target: ContextTarget, topicId: string, pool: Candidate[], settings: ContextBuilderConfig): Scored[] {
@@ -717,7 +723,7 @@ export class ContextBuilder {
       content: row.content,
       createdAt: row.createdAt,
       score,
-      tokens: this.features(row).tokens,
+      tokens: this.tokensOf(row),
       sources,
       signals: { ...signals },
     }

@@ -74,6 +74,7 @@ export class ChannelMirror {
   private readonly loading = new Map<string, Loading>()
   private readonly notBefore = new Map<string, number>()
   private readonly unticked = new Map<string, Where>()
+  private readonly reading = new Map<string, Promise<number | undefined>>()
   private bytes = 0
   private loads: Promise<void> = Promise.resolve()
   private tickTimer?: NodeJS.Timeout
@@ -94,7 +95,13 @@ export class ChannelMirror {
       this.load(channel)
       return undefined
     }
-    const version = await this.settledVersion(channel)
+    // reads that ask at once share one read of the clock
+    let reading = this.reading.get(key)
+    if (!reading) {
+      reading = this.settledVersion(channel).finally(() => this.reading.delete(key))
+      this.reading.set(key, reading)
+    }
+    const version = await reading
     if (this.held.get(key) !== held || version === undefined) return undefined
     if (version !== held.version) {
       this.options.logger.debug('messages of %s written by another instance: read from the database for a while', key)
