@@ -14,6 +14,8 @@ const TERM_OVERHEAD = 160
 /** A posting packs the row's slot and the term's count in one 31-bit integer (the count capped: BM25 saturates long before). */
 const COUNT_BITS = 8
 const MAX_COUNT = (1 << COUNT_BITS) - 1
+/** Scopes of at least this many slots search in arrays they keep (`zeroed`). */
+const SCRATCH_FROM = 4096
 /** A dimension not 0 in more than this share of the slots is read whole rather than through its list. */
 const DENSE_SHARE = 0.25
 
@@ -53,6 +55,7 @@ export class ScopeTable {
   private totalLength = 0
   private rowBytes = 0
   private terms = 0
+  private readonly scratch: Float64Array[] = []
 
   constructor(
     readonly dims: number,
@@ -78,6 +81,7 @@ export class ScopeTable {
       this.norms.byteLength +
       this.lengths.byteLength +
       this.live.byteLength +
+      this.scratch.reduce((sum, array) => sum + array.byteLength, 0) +
       this.nonzero.reduce((sum, list) => sum + (list?.bytes ?? 0), 0) +
       this.rowBytes +
       this.postings.size * TERM_OVERHEAD
@@ -163,7 +167,7 @@ export class ScopeTable {
   private similarities(vector: Float32Array): Float64Array {
     const { dims, columns, norms, live, nonzero } = this
     const slots = this.infos.length
-    const out = new Float64Array(slots)
+    const out = this.zeroed(0, slots)
     let queryNorm = 0
     // dimensions the query does not use add nothing (the offline embedder's vectors are mostly zeros)
     for (let i = 0; i < dims; i++) {
@@ -202,8 +206,8 @@ export class ScopeTable {
    */
   private fullText(query: string, limit: number): [slot: number, score: number][] {
     const { live, lengths } = this
-    const bm25 = new Float64Array(this.infos.length)
-    const weights = new Float64Array(this.infos.length)
+    const bm25 = this.zeroed(1, this.infos.length)
+    const weights = this.zeroed(2, this.infos.length)
     const found: number[] = []
     const average = this.totalLength / this.size
     let last: Posting | undefined
@@ -228,6 +232,18 @@ export class ScopeTable {
     return this.top(bm25, limit, found)
       .map((slot): [number, number] => [slot, idf * weights[slot]])
       .sort((a, b) => b[1] - a[1])
+  }
+
+  /**
+   * Scratch array `which` of `length` zeros. A search runs start to end without yielding, so one set
+   * per table serves all its searches; a big table would otherwise leave megabytes to collect per search.
+   */
+  private zeroed(which: number, length: number): Float64Array {
+    if (length < SCRATCH_FROM) return new Float64Array(length)
+    let array = this.scratch[which]
+    if (!array || array.length < length) array = this.scratch[which] = new Float64Array(this.norms.length)
+    array.fill(0, 0, length)
+    return array.subarray(0, length)
   }
 
   private idf(posting: Posting): number {
