@@ -222,6 +222,9 @@ export async function driveMemoryPage(report: Report, run: PageRun): Promise<voi
         !!cache && +cache[1] > 0 && +cache[2] > 0,
         oneLine(status),
       )
+      // the chats the bot answered in are held whole for the context builder
+      const held = /消息缓存：已用 [\d.]+ \/ \d+ MB，保存了 (\d+) 个频道的全部 (\d+) 条消息/.exec(status)
+      check('sandbox: memory.status shows the chats held for building contexts', !!held && +held[1] > 0 && +held[2] > 0, oneLine(status))
 
       await memory.open('people')
       await memory.searchUser(run.speaker)
