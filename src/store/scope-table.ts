@@ -51,6 +51,8 @@ export class ScopeTable {
    * a query then reads only those. Undefined once a dimension is dense enough to read whole.
    */
   private nonzero: (SlotList | undefined)[]
+  /** What the lists of `nonzero` hold, kept as they grow: `bytes` is read on every write. */
+  private listBytes = 0
   private readonly postings = new Map<string, Posting>()
   private totalLength = 0
   private rowBytes = 0
@@ -82,7 +84,7 @@ export class ScopeTable {
       this.lengths.byteLength +
       this.live.byteLength +
       this.scratch.reduce((sum, array) => sum + array.byteLength, 0) +
-      this.nonzero.reduce((sum, list) => sum + (list?.bytes ?? 0), 0) +
+      this.listBytes +
       this.rowBytes +
       this.postings.size * TERM_OVERHEAD
     )
@@ -106,8 +108,11 @@ export class ScopeTable {
       this.columns[i][slot] = vector[i]
       const list = this.nonzero[i]
       if (!list || vector[i] === 0) continue
-      list.push(slot)
-      if (list.length > this.norms.length * DENSE_SHARE) this.nonzero[i] = undefined
+      this.listBytes += list.push(slot)
+      if (list.length > this.norms.length * DENSE_SHARE) {
+        this.listBytes -= list.bytes
+        this.nonzero[i] = undefined
+      }
     }
     let norm = 0
     for (let i = 0; i < vector.length; i++) norm += vector[i] * vector[i]
@@ -324,6 +329,7 @@ export class ScopeTable {
     })
     this.infos = []
     this.nonzero = Array.from({ length: this.dims }, () => new SlotList())
+    this.listBytes = 0
     this.slotOf.clear()
     this.postings.clear()
     this.totalLength = 0
@@ -348,19 +354,23 @@ function siftDown(heap: number[], at: number, below: (a: number, b: number) => b
 
 /** A growing list of slots, in the order they were added. */
 class SlotList {
-  slots = new Int32Array(8)
+  slots = new Int32Array(0)
   length = 0
 
   get bytes(): number {
     return this.slots.byteLength
   }
 
-  push(slot: number) {
+  /** Adds a slot; returns the bytes the list grew by. */
+  push(slot: number): number {
+    let grew = 0
     if (this.length === this.slots.length) {
-      const grown = new Int32Array(this.length * 2)
+      const grown = new Int32Array(Math.max(4, this.length * 2))
       grown.set(this.slots)
+      grew = grown.byteLength - this.slots.byteLength
       this.slots = grown
     }
     this.slots[this.length++] = slot
+    return grew
   }
 }
