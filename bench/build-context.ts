@@ -25,7 +25,7 @@ import { performance } from 'node:perf_hooks'
 import type { App } from 'koishi'
 import type { MemoryParts } from '../src/compose'
 import type { ContextTarget } from '../src/context/types'
-import type { MessageRow } from '../src/messages'
+import type { MessageRow, MirrorStats } from '../src/messages'
 import { countTokens, renderLine } from '../src/text/token-count'
 import { bootApp, log, machine, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
@@ -50,6 +50,9 @@ export interface BuildContextTiming {
   max_ms: number
   /** The first build, before the channel is held in memory. */
   cold_ms: number
+  /** What the channel's messages held in memory count, after the warm-up. */
+  held_mb: number
+  held_messages: number
   baseline_p50_ms: number
   baseline_p95_ms: number
   /** The message index search the build waits for (`semanticLimit` hits), on its own. */
@@ -89,6 +92,7 @@ async function measureSize(size: number, queries: number): Promise<BuildContextT
     const searches: number[] = []
     let fallbacks = 0
     let cold = 0
+    let held: MirrorStats | undefined
     let chosen = 0
     const targets = makeTargets(lines, members, end, WARMUP + queries, size)
     for (const [i, { target, row }] of targets.entries()) {
@@ -105,7 +109,10 @@ async function measureSize(size: number, queries: number): Promise<BuildContextT
       if (i < WARMUP) {
         if (i === 0) cold = ms
         // what the first builds started (the channel's scope and rows held in memory) has settled
-        if (i === WARMUP - 1) await app.memory.flush()
+        if (i === WARMUP - 1) {
+          await app.memory.flush()
+          held = (await app.memory.status()).held
+        }
         continue
       }
       builds.push(ms)
@@ -122,6 +129,8 @@ async function measureSize(size: number, queries: number): Promise<BuildContextT
       p95_ms: round(percentile(builds, 95)),
       max_ms: round(Math.max(...builds)),
       cold_ms: round(cold),
+      held_mb: round((held?.bytes ?? 0) / 2 ** 20),
+      held_messages: held?.rows ?? 0,
       baseline_p50_ms: round(percentile(baselines, 50)),
       baseline_p95_ms: round(percentile(baselines, 95)),
       search_p50_ms: round(percentile(searches, 50)),

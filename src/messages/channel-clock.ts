@@ -6,12 +6,18 @@ export type Where = Pick<ChannelRef, 'platform' | 'channelId'>
 
 export const channelKey = (channel: Where) => `${channel.platform}\u0000${channel.channelId}`
 
+/** What a `ChannelMirror` asks of a clock. */
+export interface Clock {
+  read(channels: Where[]): Promise<Map<string, number>>
+  tick(channels: Where[]): Promise<Map<string, number>>
+}
+
 /**
  * One counter per channel in the database, moved on by every instance after it wrote the channel's
  * messages: an instance that holds a channel's rows in memory knows from one read whether another
  * instance changed them since.
  */
-export class ChannelClock {
+export class ChannelClock implements Clock {
   constructor(private ctx: Context) {}
 
   /** The channels' versions (0 for a channel never written), by `channelKey`. */

@@ -1,5 +1,5 @@
 import type { Logger } from '../core/observability'
-import type { ChannelClock, Where } from './channel-clock'
+import type { Clock, Where } from './channel-clock'
 import { channelKey } from './channel-clock'
 import { ChannelRows } from './channel-rows'
 import type { Stamp } from './neighbours'
@@ -28,7 +28,7 @@ export interface ChannelReads {
 export interface ChannelMirrorOptions {
   /** Memory for held channels; 0 holds none (own writes are still announced). */
   capBytes: number
-  clock: ChannelClock
+  clock: Clock
   reads: ChannelReads
   logger: Logger
   now?: () => number
@@ -75,6 +75,7 @@ export class ChannelMirror {
   private readonly notBefore = new Map<string, number>()
   private readonly unticked = new Map<string, Where>()
   private readonly reading = new Map<string, Promise<number | undefined>>()
+  private lastFound?: Held
   private bytes = 0
   private loads: Promise<void> = Promise.resolve()
   private tickTimer?: NodeJS.Timeout
@@ -98,10 +99,11 @@ export class ChannelMirror {
     // reads that ask at once share one read of the clock
     let reading = this.reading.get(key)
     if (!reading) {
-      reading = this.settledVersion(channel).finally(() => this.reading.delete(key))
+      reading = this.clockNow(channel).finally(() => this.reading.delete(key))
       this.reading.set(key, reading)
     }
     const version = await reading
+    // undefined: an own announcement ran meanwhile, so the clock cannot tell; the table answers this read
     if (this.held.get(key) !== held || version === undefined) return undefined
     if (version !== held.version) {
       this.options.logger.debug('messages of %s written by another instance: read from the database for a while', key)
@@ -114,9 +116,14 @@ export class ChannelMirror {
     return held.rows
   }
 
-  /** The held channel a row is in. */
+  /** The held channel a row is in (a read's rows are mostly of one channel: the last one found is asked first). */
   channelOf(id: string): Where | undefined {
-    for (const held of this.held.values()) if (held.rows.get(id)) return held.channel
+    if (this.lastFound?.rows.get(id) && this.held.get(channelKey(this.lastFound.channel)) === this.lastFound) return this.lastFound.channel
+    for (const held of this.held.values()) {
+      if (!held.rows.get(id)) continue
+      this.lastFound = held
+      return held.channel
+    }
     return undefined
   }
 
@@ -134,12 +141,7 @@ export class ChannelMirror {
     }
     this.loading.get(key)?.journal.push(apply)
     this.unticked.set(key, { platform: channel.platform, channelId: channel.channelId })
-    if (this.tickTimer) return
-    this.tickTimer = setTimeout(() => {
-      this.tickTimer = undefined
-      this.ticking = (this.ticking ?? Promise.resolve()).then(() => this.tick())
-    }, TICK_MS)
-    this.tickTimer.unref?.()
+    this.scheduleTick()
   }
 
   /** An own write that failed and may have changed part of the channel: its held rows are dropped. */
@@ -150,13 +152,28 @@ export class ChannelMirror {
 
   /** Announces own writes now, and settles loads under way. */
   async settled(): Promise<void> {
-    if (this.tickTimer) {
-      clearTimeout(this.tickTimer)
-      this.tickTimer = undefined
-      this.ticking = (this.ticking ?? Promise.resolve()).then(() => this.tick())
-    }
-    await this.ticking
+    clearTimeout(this.tickTimer)
+    this.tickTimer = undefined
+    while (this.ticking || this.unticked.size) await (this.ticking ?? this.startTick())
     await this.loads
+  }
+
+  /** One announcement at a time: writes that land while one runs go in the next. */
+  private scheduleTick() {
+    if (this.tickTimer || this.ticking) return
+    this.tickTimer = setTimeout(() => {
+      this.tickTimer = undefined
+      void this.startTick()
+    }, TICK_MS)
+    this.tickTimer.unref?.()
+  }
+
+  private startTick(): Promise<void> {
+    this.ticking = this.tick().finally(() => {
+      this.ticking = undefined
+      if (this.unticked.size) this.scheduleTick()
+    })
+    return this.ticking
   }
 
   stats(): MirrorStats {
@@ -194,18 +211,28 @@ export class ChannelMirror {
     }
   }
 
-  /** The channel's clock, read when no own announcement ran meanwhile; undefined when it failed. */
+  /**
+   * The channel's clock now; undefined when an own announcement ran during the read (the clock may or
+   * may not count it) or the read failed.
+   */
+  private async clockNow(channel: Where): Promise<number | undefined> {
+    if (this.ticking) return undefined
+    const epoch = this.tickEpoch
+    try {
+      const version = (await this.options.clock.read([channel])).get(channelKey(channel))!
+      return epoch === this.tickEpoch && !this.ticking ? version : undefined
+    } catch (error) {
+      this.options.logger.debug('could not read the clock of %s: %s', channelKey(channel), (error as Error).message)
+      return undefined
+    }
+  }
+
+  /** The channel's clock, waiting out own announcements (for a load, which may wait). */
   private async settledVersion(channel: Where): Promise<number | undefined> {
-    for (let attempt = 0; attempt < 3; attempt++) {
+    for (let attempt = 0; attempt < 5; attempt++) {
       await this.ticking
-      const epoch = this.tickEpoch
-      try {
-        const version = (await this.options.clock.read([channel])).get(channelKey(channel))!
-        if (epoch === this.tickEpoch) return version
-      } catch (error) {
-        this.options.logger.debug('could not read the clock of %s: %s', channelKey(channel), (error as Error).message)
-        return undefined
-      }
+      const version = await this.clockNow(channel)
+      if (version !== undefined) return version
     }
     return undefined
   }
