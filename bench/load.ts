@@ -57,6 +57,9 @@ async function main() {
     const buildMs: number[] = []
     const reader = (async () => {
       for (let n = 0; loading; n++) {
+        // a turn of the event loop between reads, as reads that messages trigger have: reads answered
+        // from memory alone would otherwise run as one chain of microtasks and starve the flood
+        await new Promise((resolve) => setImmediate(resolve))
         const c = n % groups
         const user = `u${c}-${n % 3}`
         const begin = performance.now()
