@@ -138,6 +138,8 @@ export class ChannelMirror {
       this.bytes -= held.rows.bytes
       apply(held.rows)
       this.bytes += held.rows.bytes
+      // channels grow as they are written: past the cap, those not read for a while make room
+      if (this.bytes > this.options.capBytes) this.makeRoom(0)
     }
     this.loading.get(key)?.journal.push(apply)
     this.unticked.set(key, { platform: channel.platform, channelId: channel.channelId })

@@ -77,4 +77,28 @@ describe('ChannelMirror', () => {
     expect(await mirror.fresh(channel)).toBeUndefined()
     expect(mirror.stats().channels).toBe(0)
   })
+
+  it('makes room when held channels grow past the cap, dropping one not read for a minute', async () => {
+    let now = 0
+    const other = { platform: 'qq', channelId: 'g2' }
+    const mirror = new ChannelMirror({
+      capBytes: 3000,
+      clock: new SlowClock(),
+      logger: quiet,
+      now: () => now,
+      reads: { count: async () => rows.length, page: async (_c, after) => (after ? [] : rows) },
+    })
+    for (const c of [channel, other]) {
+      await mirror.fresh(c)
+      await mirror.settled()
+    }
+    expect(mirror.stats().channels).toBe(2)
+    now = 61_000
+    // the second channel is read now; the first was last read a minute ago
+    await mirror.fresh(other)
+    const long = 'a long line '.repeat(40)
+    mirror.wrote(other, (held) => held.upsert(message({ messageId: 'big', userId: 'ann', content: long, at: 9 })))
+    expect(mirror.stats()).toMatchObject({ channels: 1 })
+    expect(mirror.stats().bytes).toBeLessThanOrEqual(3000)
+  })
 })
