@@ -302,7 +302,7 @@ export class ContextBuilder {
     const before = target.time
     const since = new Date(before.getTime() - settings.timeWindowHours * 3_600_000)
     const targetVector = this.embedTarget(target)
-    // the search first: the index works on its own threads while the database is read here
+    // the search first, so that it runs while the window and the reply structure are read
     const semantic = targetVector.then((vector) => this.semanticNeighbours(target, settings, vector))
 
     const longTerm =

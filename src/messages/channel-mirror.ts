@@ -76,7 +76,6 @@ export class ChannelMirror {
   private readonly unticked = new Map<string, Where>()
   private readonly reading = new Map<string, Promise<number | undefined>>()
   private lastFound?: Held
-  private bytes = 0
   private loads: Promise<void> = Promise.resolve()
   private tickTimer?: NodeJS.Timeout
   private ticking?: Promise<void>
@@ -135,9 +134,7 @@ export class ChannelMirror {
     const key = channelKey(channel)
     const held = this.held.get(key)
     if (held) {
-      this.bytes -= held.rows.bytes
       apply(held.rows)
-      this.bytes += held.rows.bytes
       // channels grow as they are written: past the cap, those not read for a while make room
       if (this.bytes > this.options.capBytes) this.makeRoom(0)
     }
@@ -255,7 +252,7 @@ export class ChannelMirror {
 
   private async fill(channel: Where, loading: Loading): Promise<void> {
     const key = channelKey(channel)
-    const { reads, capBytes } = this.options
+    const { reads } = this.options
     const estimate = (await reads.count(channel)) * ESTIMATED_ROW_BYTES
     if (!this.makeRoom(estimate)) {
       this.notBefore.set(key, this.now() + RETRY_MS)
@@ -280,7 +277,7 @@ export class ChannelMirror {
     }
     const table = new ChannelRows(rows)
     for (const apply of loading.journal) apply(table)
-    if (table.bytes > capBytes || !this.makeRoom(table.bytes)) {
+    if (!this.makeRoom(table.bytes)) {
       this.notBefore.set(key, this.now() + RETRY_MS)
       return
     }
@@ -290,7 +287,13 @@ export class ChannelMirror {
       version: end,
       usedAt: this.now(),
     })
-    this.bytes += table.bytes
+  }
+
+  /** What the held channels take. */
+  private get bytes(): number {
+    let bytes = 0
+    for (const held of this.held.values()) bytes += held.rows.bytes
+    return bytes
   }
 
   /** Drops the least recently used channels not in use until `bytes` more fit; false if they cannot. */
@@ -306,11 +309,7 @@ export class ChannelMirror {
   }
 
   private drop(key: string, waitMs: number): void {
-    const held = this.held.get(key)
-    if (held) {
-      this.held.delete(key)
-      this.bytes -= held.rows.bytes
-    }
+    this.held.delete(key)
     if (waitMs) this.notBefore.set(key, this.now() + waitMs)
   }
 }

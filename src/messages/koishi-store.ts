@@ -29,6 +29,8 @@ const oldestFirst = (a: MessageRow, b: MessageRow) => a.createdAt.getTime() - b.
 
 const quiet: Logger = { debug() {}, info() {}, warn() {}, error() {} }
 
+type Located = Where & { id: string }
+
 /** Rows grouped by their channel. */
 function byChannel<T extends Where>(rows: T[]): [Where, T[]][] {
   const groups = new Map<string, [Where, T[]]>()
@@ -120,18 +122,24 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
     for (const [channel, part] of channels) this.mirror.wrote(channel, (held) => apply(held, part))
   }
 
-  /** Where rows were said: held rows know, the others are read. */
-  private async locate(ids: string[]): Promise<(Where & { id: string })[]> {
-    const found: (Where & { id: string })[] = []
+  /** The ids in held channels, with their channel, and the others. */
+  private inHeld(ids: string[]): { located: Located[]; rest: string[] } {
+    const located: Located[] = []
     const rest: string[] = []
     for (const id of new Set(ids)) {
       const channel = this.mirror.channelOf(id)
-      if (channel) found.push({ id, ...channel })
+      if (channel) located.push({ id, ...channel })
       else rest.push(id)
     }
+    return { located, rest }
+  }
+
+  /** Where rows were said: held rows know, the others are read. */
+  private async locate(ids: string[]): Promise<Located[]> {
+    const { located, rest } = this.inHeld(ids)
     for (const part of chunks(rest))
-      found.push(...(await this.ctx.database.get('memory_message', { id: { $in: part } }, ['id', 'platform', 'channelId'])))
-    return found
+      located.push(...(await this.ctx.database.get('memory_message', { id: { $in: part } }, ['id', 'platform', 'channelId'])))
+    return located
   }
 
   async window(channel: ChannelRef, options: { since?: Date; before: Date; limit: number }) {
@@ -155,8 +163,7 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
       inRanges: (ranges) => this.stampsIn(channel, ranges),
       beside: (time, side, limit) => this.stampsBeside(channel, time, side, limit),
     }
-    const key = `${channel.platform}\u0000${channel.channelId}`
-    const sorted = turns > 0 && moments.length ? await this.neighbours.stamps(key, reads, moments, turns) : []
+    const sorted = turns > 0 && moments.length ? await this.neighbours.stamps(channelKey(channel), reads, moments, turns) : []
     const near = new Map(moments.map((time) => [time, nearest(sorted, time, turns)]))
     const rows = new Map(known.map((row) => [row.id, row]))
     const wanted = new Set([...near.values()].flatMap(({ before, after }) => [...before, ...after].map((stamp) => stamp.id)))
@@ -202,18 +209,11 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
   /** Rows by id: those of held channels from memory, the others from the table (`stored`). */
   async byIds(ids: string[]) {
     const rows: MessageRow[] = []
-    const rest: string[] = []
-    const groups = new Map<string, [Where, string[]]>()
-    for (const id of new Set(ids)) {
-      const channel = this.mirror.channelOf(id)
-      if (!channel) rest.push(id)
-      else if (groups.has(channelKey(channel))) groups.get(channelKey(channel))![1].push(id)
-      else groups.set(channelKey(channel), [channel, [id]])
-    }
-    for (const [channel, part] of groups.values()) {
+    const { located, rest } = this.inHeld(ids)
+    for (const [channel, part] of byChannel(located)) {
       const held = await this.mirror.fresh(channel)
-      if (held) rows.push(...part.flatMap((id) => held.get(id) ?? []))
-      else rest.push(...part)
+      if (held) rows.push(...part.flatMap(({ id }) => held.get(id) ?? []))
+      else rest.push(...part.map(({ id }) => id))
     }
     rows.push(...(await this.stored(rest)))
     return rows.sort(oldestFirst)
@@ -224,25 +224,39 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
    * topics as stored, and the others read whole.
    */
   private async stored(ids: string[]) {
-    const held = new Map<string, MessageRow>()
+    const cached: string[] = []
+    const unread: string[] = []
+    for (const id of ids) (this.cache.get(id) ? cached : unread).push(id)
+    const rows: MessageRow[] = []
+    for (const part of chunks(cached)) {
+      const { found, missing } = this.fromCache(await this.ctx.database.get('memory_message', { id: { $in: part } }, ['id', 'topicId']))
+      // those the table no longer has leave the cache
+      this.cache.drop(part)
+      this.cache.keep([...found.values()])
+      rows.push(...found.values())
+      unread.push(...missing)
+    }
+    rows.push(...(await this.whole(unread)))
+    return rows
+  }
+
+  /** Cached rows for ids and topics the table gave (with the topic as stored), and the ids the cache lacks. */
+  private fromCache(stored: Pick<MessageRow, 'id' | 'topicId'>[]): { found: Map<string, MessageRow>; missing: string[] } {
+    const found = new Map<string, MessageRow>()
     const missing: string[] = []
-    for (const id of new Set(ids)) {
+    for (const { id, topicId } of stored) {
       const row = this.cache.get(id)
-      if (row) held.set(id, row)
+      if (row) found.set(id, row.topicId === topicId ? row : { ...row, topicId })
       else missing.push(id)
     }
+    return { found, missing }
+  }
+
+  /** Rows read whole, kept in the cache. */
+  private async whole(ids: string[]): Promise<MessageRow[]> {
     const rows: MessageRow[] = []
-    for (const part of chunks([...held.keys()])) {
-      const stored = await this.ctx.database.get('memory_message', { id: { $in: part } }, ['id', 'topicId'])
-      const kept = stored.map(({ id, topicId }) => {
-        const row = held.get(id)!
-        return row.topicId === topicId ? row : { ...row, topicId }
-      })
-      this.cache.drop(part)
-      this.cache.keep(kept)
-      rows.push(...kept)
-    }
-    for (const part of chunks(missing)) rows.push(...this.kept(await this.ctx.database.get('memory_message', { id: { $in: part } })))
+    for (const part of chunks(ids)) rows.push(...(await this.ctx.database.get('memory_message', { id: { $in: part } })))
+    this.cache.keep(rows)
     return rows
   }
 
@@ -274,21 +288,9 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
    */
   private async rowsOf(query: Query<MessageRow>, options: { limit: number; sort: Partial<Record<keyof MessageRow, 'asc' | 'desc'>> }) {
     const stored = await this.ctx.database.get('memory_message', query, { fields: ['id', 'topicId'], ...options })
-    const found = new Map<string, MessageRow>()
-    for (const { id, topicId } of stored) {
-      const row = this.cache.get(id)
-      if (row) found.set(id, row.topicId === topicId ? row : { ...row, topicId })
-    }
-    const missing = stored.filter(({ id }) => !found.has(id)).map(({ id }) => id)
-    for (const part of chunks(missing))
-      for (const row of this.kept(await this.ctx.database.get('memory_message', { id: { $in: part } }))) found.set(row.id, row)
+    const { found, missing } = this.fromCache(stored)
+    for (const row of await this.whole(missing)) found.set(row.id, row)
     const rows = stored.flatMap(({ id }) => found.get(id) ?? [])
-    this.cache.keep(rows)
-    return rows
-  }
-
-  /** Rows just read whole, kept in the cache. */
-  private kept(rows: MessageRow[]): MessageRow[] {
     this.cache.keep(rows)
     return rows
   }

@@ -68,13 +68,23 @@ export function rankRelevance(rank: number): number {
 
 /** Reciprocal rank fusion of ranked lists: Σ 1 / (k + rank), ties broken by similarity. */
 export function fuse(lists: IndexHit[][], limit: number): IndexHit[] {
-  const fused = new Map<string, IndexHit>()
-  for (const list of lists) {
-    list.forEach((hit, rank) => {
-      const seen = fused.get(hit.id)
-      if (seen) seen.relevance += rankRelevance(rank)
-      else fused.set(hit.id, { ...hit, relevance: rankRelevance(rank) })
-    })
-  }
-  return [...fused.values()].sort((a, b) => b.relevance - a.relevance || b.similarity - a.similarity).slice(0, limit)
+  // a hit both lists hold is the first list's
+  const byId = new Map<string, IndexHit>()
+  for (const hit of lists.flat()) if (!byId.has(hit.id)) byId.set(hit.id, hit)
+  return fuseRanks(
+    lists.map((list) => list.map((hit) => hit.id)),
+    (id) => byId.get(id)!.similarity,
+    limit,
+  ).map(([id, relevance]) => ({ ...byId.get(id)!, relevance }))
+}
+
+/**
+ * `fuse` over keys of any kind (the in-memory scopes fuse row slots, and make hits only of the
+ * result): the `limit` best keys with their relevance, ties broken by `similarity`, then by the order
+ * the lists first name them.
+ */
+export function fuseRanks<K>(lists: K[][], similarity: (key: K) => number, limit: number): [K, number][] {
+  const relevance = new Map<K, number>()
+  for (const list of lists) list.forEach((key, rank) => relevance.set(key, (relevance.get(key) ?? 0) + rankRelevance(rank)))
+  return [...relevance].sort((a, b) => b[1] - a[1] || similarity(b[0]) - similarity(a[0])).slice(0, limit)
 }

@@ -1,4 +1,4 @@
-import { isZero, rankRelevance, WORDLIKE } from './index-checks'
+import { fuseRanks, isZero, WORDLIKE } from './index-checks'
 import { ngramLength, ngramTerms } from './ngram-terms'
 import type { IndexHit, IndexRow } from './vector-index'
 
@@ -283,18 +283,14 @@ export class ScopeTable {
     return heap.sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0))
   }
 
-  /**
-   * The hits of ranked lists of slots fused by reciprocal rank as `fuse` fuses hits (a single list
-   * keeps its order), only the `limit` kept made into hits.
-   */
+  /** The hits of ranked lists of slots fused by reciprocal rank (`fuseRanks`). */
   private fused(lists: number[][], similarities: Float64Array, limit: number): IndexHit[] {
-    const relevance = new Map<number, number>()
-    for (const list of lists) list.forEach((slot, rank) => relevance.set(slot, (relevance.get(slot) ?? 0) + rankRelevance(rank)))
     const similarity = (slot: number) => similarities[slot] || 0
-    return [...relevance.keys()]
-      .sort((a, b) => relevance.get(b)! - relevance.get(a)! || similarity(b) - similarity(a))
-      .slice(0, limit)
-      .map((slot) => ({ ...this.infos[slot]!, similarity: similarity(slot), relevance: relevance.get(slot)! }))
+    return fuseRanks(lists, similarity, limit).map(([slot, relevance]) => ({
+      ...this.infos[slot]!,
+      similarity: similarity(slot),
+      relevance,
+    }))
   }
 
   private costOf(info: RowInfo, terms: number): number {
