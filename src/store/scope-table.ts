@@ -40,19 +40,21 @@ interface Posting {
 export class ScopeTable {
   private infos: (RowInfo | undefined)[] = []
   private readonly slotOf = new Map<string, number>()
-  /** One array per dimension (the scope's vectors stored by column): a query reads each of its dimensions in one sweep. */
-  private columns: Float32Array[]
+  /**
+   * The vectors, stored by dimension so that a query reads each of its dimensions in one sweep. A
+   * dimension that is 0 in most rows (a sparse embedder's vectors) keeps only the slots where it is not,
+   * with their values (`sparse`); once it is not 0 in `DENSE_SHARE` of the slots it becomes an array of
+   * every slot's value (`dense`). Each dimension has exactly one of the two.
+   */
+  private dense: (Float32Array | undefined)[]
+  private sparse: (SlotList | undefined)[]
   private norms: Float32Array
   private lengths: Uint32Array
   /** 1 where a slot holds a row, 0 for a hole: the scans read it instead of `infos`. */
   private live: Uint8Array
-  /**
-   * Per dimension, the slots where it is not 0, while they are few (a sparse embedder's vectors):
-   * a query then reads only those. Undefined once a dimension is dense enough to read whole.
-   */
-  private nonzero: (SlotList | undefined)[]
-  /** What the lists of `nonzero` hold, kept as they grow: `bytes` is read on every write. */
+  /** What the lists of `sparse` hold, kept as they grow: `bytes` is read on every write. */
   private listBytes = 0
+  private denseCount = 0
   private readonly postings = new Map<string, Posting>()
   private totalLength = 0
   private rowBytes = 0
@@ -64,11 +66,11 @@ export class ScopeTable {
     rows: readonly IndexRow[] = [],
   ) {
     const capacity = Math.max(8, rows.length)
-    this.columns = Array.from({ length: dims }, () => new Float32Array(capacity))
+    this.dense = new Array(dims).fill(undefined)
+    this.sparse = Array.from({ length: dims }, () => new SlotList())
     this.norms = new Float32Array(capacity)
     this.lengths = new Uint32Array(capacity)
     this.live = new Uint8Array(capacity)
-    this.nonzero = Array.from({ length: dims }, () => new SlotList())
     for (const row of rows) this.upsert(row)
   }
 
@@ -79,7 +81,7 @@ export class ScopeTable {
   /** An estimate of the memory the scope holds, for the cache's cap. */
   get bytes(): number {
     return (
-      this.dims * this.norms.length * 4 +
+      this.denseCount * this.norms.length * 4 +
       this.norms.byteLength +
       this.lengths.byteLength +
       this.live.byteLength +
@@ -100,19 +102,22 @@ export class ScopeTable {
     this.remove(row.id)
     const slot = this.infos.length
     if (slot === this.norms.length) this.grow(slot * 2)
-    const { vector, ...info } = row
+    const { vector, id, text, platform, user_id, guild_id, channel_id, created_at } = row
+    const info: RowInfo = { id, text, platform, user_id, guild_id, channel_id, created_at }
     this.infos.push(info)
     this.live[slot] = 1
     this.slotOf.set(row.id, slot)
     for (let i = 0; i < this.dims; i++) {
-      this.columns[i][slot] = vector[i]
-      const list = this.nonzero[i]
-      if (!list || vector[i] === 0) continue
-      this.listBytes += list.push(slot)
-      if (list.length > this.norms.length * DENSE_SHARE) {
-        this.listBytes -= list.bytes
-        this.nonzero[i] = undefined
+      const value = vector[i]
+      if (value === 0) continue
+      const column = this.dense[i]
+      if (column) {
+        column[slot] = value
+        continue
       }
+      const list = this.sparse[i]!
+      this.listBytes += list.push(slot, value)
+      if (list.length > this.norms.length * DENSE_SHARE) this.densify(i)
     }
     let norm = 0
     for (let i = 0; i < vector.length; i++) norm += vector[i] * vector[i]
@@ -170,7 +175,7 @@ export class ScopeTable {
 
   /** Cosine of the query to every slot (NaN for a hole). */
   private similarities(vector: Float32Array): Float64Array {
-    const { dims, columns, norms, live, nonzero } = this
+    const { dims, dense, sparse, norms, live } = this
     const slots = this.infos.length
     const out = this.zeroed(0, slots)
     let queryNorm = 0
@@ -179,13 +184,14 @@ export class ScopeTable {
       const weight = vector[i]
       if (weight === 0) continue
       queryNorm += weight * weight
-      const column = columns[i]
-      const list = nonzero[i]
-      if (list) {
-        // a slot missing from the list holds 0 here, and a hole's sum is overwritten below
-        const { slots: listed, length } = list
-        for (let k = 0; k < length; k++) out[listed[k]] += weight * column[listed[k]]
-      } else for (let slot = 0; slot < slots; slot++) out[slot] += weight * column[slot]
+      const column = dense[i]
+      if (column) {
+        for (let slot = 0; slot < slots; slot++) out[slot] += weight * column[slot]
+        continue
+      }
+      // a slot missing from the list holds 0 here, and a hole's sum is overwritten below
+      const { slots: listed, values, length } = sparse[i]!
+      for (let k = 0; k < length; k++) out[listed[k]] += weight * values[k]
     }
     queryNorm = Math.sqrt(queryNorm)
     for (let slot = 0; slot < slots; slot++) {
@@ -221,7 +227,9 @@ export class ScopeTable {
       if (!posting) continue
       if (!last || posting.order > last.order) last = posting
       const idf = this.idf(posting)
-      for (const entry of posting.entries) {
+      const { entries } = posting
+      for (let k = 0; k < entries.length; k++) {
+        const entry = entries[k]
         const slot = entry >>> COUNT_BITS
         if (!live[slot]) continue
         const count = entry & MAX_COUNT
@@ -263,13 +271,7 @@ export class ScopeTable {
     const heap: number[] = []
     // whether slot a ranks below slot b
     const below = (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && a > b)
-    const offer = (slot: number) => {
-      if (heap.length === limit) {
-        if (!below(heap[0], slot)) return
-        heap[0] = slot
-        siftDown(heap, 0, below)
-        return
-      }
+    const push = (slot: number) => {
       heap.push(slot)
       for (let at = heap.length - 1; at > 0;) {
         const up = (at - 1) >> 1
@@ -278,19 +280,40 @@ export class ScopeTable {
         at = up
       }
     }
-    if (candidates) for (const slot of candidates) offer(slot)
-    else for (let slot = 0; slot < scores.length; slot++) if (!Number.isNaN(scores[slot])) offer(slot)
+    // once the heap is full, a slot must beat its top (the worst of the best) to enter: most are
+    // turned away by one comparison with that score
+    if (candidates) {
+      let k = 0
+      for (; k < candidates.length && heap.length < limit; k++) push(candidates[k])
+      for (let least = scores[heap[0]]; k < candidates.length; k++) {
+        const slot = candidates[k]
+        if (scores[slot] < least || !below(heap[0], slot)) continue
+        heap[0] = slot
+        siftDown(heap, 0, below)
+        least = scores[heap[0]]
+      }
+    } else {
+      let slot = 0
+      for (; slot < scores.length && heap.length < limit; slot++) if (!Number.isNaN(scores[slot])) push(slot)
+      // slots come in ascending order here, so one that only ties the top ranks below it (and NaN never passes)
+      for (let least = scores[heap[0]]; slot < scores.length; slot++) {
+        if (!(scores[slot] > least)) continue
+        heap[0] = slot
+        siftDown(heap, 0, below)
+        least = scores[heap[0]]
+      }
+    }
     return heap.sort((a, b) => (below(a, b) ? 1 : below(b, a) ? -1 : 0))
   }
 
   /** The hits of ranked lists of slots fused by reciprocal rank (`fuseRanks`). */
   private fused(lists: number[][], similarities: Float64Array, limit: number): IndexHit[] {
     const similarity = (slot: number) => similarities[slot] || 0
-    return fuseRanks(lists, similarity, limit).map(([slot, relevance]) => ({
-      ...this.infos[slot]!,
-      similarity: similarity(slot),
-      relevance,
-    }))
+    // field by field: spreading the row into the hit costs several times more
+    return fuseRanks(lists, similarity, limit).map(([slot, relevance]) => {
+      const { id, text, platform, user_id, guild_id, channel_id, created_at } = this.infos[slot]!
+      return { id, text, platform, user_id, guild_id, channel_id, created_at, similarity: similarity(slot), relevance }
+    })
   }
 
   private costOf(info: RowInfo, terms: number): number {
@@ -299,39 +322,64 @@ export class ScopeTable {
     return ROW_OVERHEAD + 2 * strings + POSTING_BYTES * terms
   }
 
+  /** Turns dimension `i` from a list of its slots into an array of every slot's value. */
+  private densify(i: number) {
+    const list = this.sparse[i]!
+    const column = new Float32Array(this.norms.length)
+    for (let k = 0; k < list.length; k++) column[list.slots[k]] = list.values[k]
+    this.listBytes -= list.bytes
+    this.sparse[i] = undefined
+    this.dense[i] = column
+    this.denseCount++
+  }
+
   private grow(capacity: number) {
     const keep = Math.min(this.norms.length, capacity)
-    this.columns = this.columns.map((column) => {
-      const grown = new Float32Array(capacity)
-      grown.set(column.subarray(0, keep))
+    const resized = <T extends Float32Array | Uint32Array | Uint8Array>(array: T, make: (length: number) => T) => {
+      const grown = make(capacity)
+      grown.set(array.subarray(0, keep))
       return grown
-    })
-    const norms = new Float32Array(capacity)
-    norms.set(this.norms.subarray(0, keep))
-    const lengths = new Uint32Array(capacity)
-    lengths.set(this.lengths.subarray(0, keep))
-    const live = new Uint8Array(capacity)
-    live.set(this.live.subarray(0, keep))
-    this.norms = norms
-    this.lengths = lengths
-    this.live = live
+    }
+    this.dense = this.dense.map((column) => column && resized(column, (length) => new Float32Array(length)))
+    this.norms = resized(this.norms, (length) => new Float32Array(length))
+    this.lengths = resized(this.lengths, (length) => new Uint32Array(length))
+    this.live = resized(this.live, (length) => new Uint8Array(length))
   }
 
   /** Writes the live rows anew without holes. */
   private compact() {
-    const rows: IndexRow[] = []
-    this.infos.forEach((info, slot) => {
-      if (info) rows.push({ ...info, vector: Float32Array.from(this.columns, (column) => column[slot]) })
-    })
+    const { infos, dense, sparse, dims } = this
+    const capacity = Math.max(8, this.size * 2)
     this.infos = []
-    this.nonzero = Array.from({ length: this.dims }, () => new SlotList())
+    this.dense = new Array(dims).fill(undefined)
+    this.sparse = Array.from({ length: dims }, () => new SlotList())
     this.listBytes = 0
+    this.denseCount = 0
     this.slotOf.clear()
     this.postings.clear()
     this.totalLength = 0
     this.rowBytes = 0
-    this.grow(Math.max(8, rows.length * 2))
-    for (const row of rows) this.upsert(row)
+    this.norms = new Float32Array(capacity)
+    this.lengths = new Uint32Array(capacity)
+    this.live = new Uint8Array(capacity)
+    // the lists hold their slots in ascending order: one cursor each reads them alongside the slots
+    const cursors = new Int32Array(dims)
+    const vector = new Float32Array(dims)
+    infos.forEach((info, slot) => {
+      for (let i = 0; i < dims; i++) {
+        const column = dense[i]
+        if (column) {
+          vector[i] = column[slot]
+          continue
+        }
+        const list = sparse[i]!
+        let k = cursors[i]
+        while (k < list.length && list.slots[k] < slot) k++
+        cursors[i] = k
+        vector[i] = k < list.length && list.slots[k] === slot ? list.values[k] : 0
+      }
+      if (info) this.upsert({ ...info, vector })
+    })
   }
 }
 
@@ -348,25 +396,31 @@ function siftDown(heap: number[], at: number, below: (a: number, b: number) => b
   }
 }
 
-/** A growing list of slots, in the order they were added. */
+/** A growing list of slots and the values a dimension has there, in the order they were added. */
 class SlotList {
   slots = new Int32Array(0)
+  values = new Float32Array(0)
   length = 0
 
   get bytes(): number {
-    return this.slots.byteLength
+    return this.slots.byteLength + this.values.byteLength
   }
 
   /** Adds a slot; returns the bytes the list grew by. */
-  push(slot: number): number {
+  push(slot: number, value: number): number {
     let grew = 0
     if (this.length === this.slots.length) {
-      const grown = new Int32Array(Math.max(4, this.length * 2))
-      grown.set(this.slots)
-      grew = grown.byteLength - this.slots.byteLength
-      this.slots = grown
+      const before = this.bytes
+      const slots = new Int32Array(Math.max(4, this.length * 2))
+      const values = new Float32Array(slots.length)
+      slots.set(this.slots)
+      values.set(this.values)
+      this.slots = slots
+      this.values = values
+      grew = this.bytes - before
     }
-    this.slots[this.length++] = slot
+    this.slots[this.length] = slot
+    this.values[this.length++] = value
     return grew
   }
 }
