@@ -59,7 +59,8 @@ export class ScopeTable {
   private totalLength = 0
   private rowBytes = 0
   private terms = 0
-  private readonly scratch: Float64Array[] = []
+  private readonly scratch: (Float64Array | Float32Array)[] = []
+  private found = new Int32Array(0)
 
   constructor(
     readonly dims: number,
@@ -86,6 +87,7 @@ export class ScopeTable {
       this.lengths.byteLength +
       this.live.byteLength +
       this.scratch.reduce((sum, array) => sum + array.byteLength, 0) +
+      this.found.byteLength +
       this.listBytes +
       this.rowBytes +
       this.postings.size * TERM_OVERHEAD
@@ -173,11 +175,50 @@ export class ScopeTable {
     return this.fused([this.top(similarities, limit)], similarities, limit)
   }
 
+  /**
+   * Cosine of the query to the rows `ids`, undefined for an id the scope does not hold: the same value
+   * a search gives the row, without scoring the others.
+   */
+  similarity(vector: Float32Array, ids: readonly string[]): (number | undefined)[] {
+    const used: number[] = []
+    let queryNorm = 0
+    for (let i = 0; i < this.dims; i++) {
+      if (vector[i] === 0) continue
+      used.push(i)
+      queryNorm += vector[i] * vector[i]
+    }
+    queryNorm = Math.sqrt(queryNorm)
+    return ids.map((id) => {
+      const slot = this.slotOf.get(id)
+      if (slot === undefined) return undefined
+      let sum = 0
+      for (const i of used) sum += vector[i] * this.valueAt(i, slot)
+      return this.norms[slot] && queryNorm ? sum / (queryNorm * this.norms[slot]) : 0
+    })
+  }
+
+  /** Dimension `i` of the vector in `slot`. */
+  private valueAt(i: number, slot: number): number {
+    const column = this.dense[i]
+    if (column) return column[slot]
+    // a list holds its slots in ascending order
+    const { slots, values, length } = this.sparse[i]!
+    let low = 0
+    let high = length - 1
+    while (low <= high) {
+      const middle = (low + high) >> 1
+      if (slots[middle] < slot) low = middle + 1
+      else if (slots[middle] > slot) high = middle - 1
+      else return values[middle]
+    }
+    return 0
+  }
+
   /** Cosine of the query to every slot (NaN for a hole). */
   private similarities(vector: Float32Array): Float64Array {
     const { dims, dense, sparse, norms, live } = this
     const slots = this.infos.length
-    const out = this.zeroed(0, slots)
+    const out = this.zeroed(0, slots, Float64Array)
     let queryNorm = 0
     // dimensions the query does not use add nothing (the offline embedder's vectors are mostly zeros)
     for (let i = 0; i < dims; i++) {
@@ -217,9 +258,12 @@ export class ScopeTable {
    */
   private fullText(query: string, limit: number): [slot: number, score: number][] {
     const { live, lengths } = this
-    const bm25 = this.zeroed(1, this.infos.length)
-    const weights = this.zeroed(2, this.infos.length)
-    const found: number[] = []
+    // single precision, as LanceDB's scorer sums (and half the memory a big scope's scan walks)
+    const bm25 = this.zeroed(1, this.infos.length, Float32Array)
+    const weights = this.zeroed(2, this.infos.length, Float32Array)
+    // the slots met, in a list kept for the next search (a big scope meets tens of thousands)
+    const found = this.found.length >= this.infos.length ? this.found : (this.found = new Int32Array(this.norms.length))
+    let met = 0
     const average = this.totalLength / this.size
     let last: Posting | undefined
     for (const term of ngramTerms(query).keys()) {
@@ -235,14 +279,14 @@ export class ScopeTable {
         const count = entry & MAX_COUNT
         const weight = (count * (K1 + 1)) / (count + K1 * (1 - B + (B * lengths[slot]) / average))
         // every term found adds a positive weight, so 0 means not found yet
-        if (weights[slot] === 0) found.push(slot)
+        if (weights[slot] === 0) found[met++] = slot
         weights[slot] += weight
         bm25[slot] += idf * weight
       }
     }
     if (!last) return []
     const idf = this.idf(last)
-    return this.top(bm25, limit, found)
+    return this.top(bm25, limit, found.subarray(0, met))
       .map((slot): [number, number] => [slot, idf * weights[slot]])
       .sort((a, b) => b[1] - a[1])
   }
@@ -251,12 +295,12 @@ export class ScopeTable {
    * Scratch array `which` of `length` zeros. A search runs start to end without yielding, so one set
    * per table serves all its searches; a big table would otherwise leave megabytes to collect per search.
    */
-  private zeroed(which: number, length: number): Float64Array {
-    if (length < SCRATCH_FROM) return new Float64Array(length)
-    let array = this.scratch[which]
-    if (!array || array.length < length) array = this.scratch[which] = new Float64Array(this.norms.length)
+  private zeroed<T extends Float64Array | Float32Array>(which: number, length: number, kind: { new (length: number): T }): T {
+    if (length < SCRATCH_FROM) return new kind(length)
+    let array = this.scratch[which] as T | undefined
+    if (!array || array.length < length) array = this.scratch[which] = new kind(this.norms.length)
     array.fill(0, 0, length)
-    return array.subarray(0, length)
+    return array.subarray(0, length) as T
   }
 
   private idf(posting: Posting): number {
@@ -267,7 +311,7 @@ export class ScopeTable {
    * The slots of the `limit` highest scores, best first, ties to the lower slot; of `candidates`
    * when given, else of every slot (NaN is no score). A heap keeps the worst of the best on top.
    */
-  private top(scores: Float64Array, limit: number, candidates?: number[]): number[] {
+  private top(scores: Float64Array | Float32Array, limit: number, candidates?: Int32Array): number[] {
     const heap: number[] = []
     // whether slot a ranks below slot b
     const below = (a: number, b: number) => scores[a] < scores[b] || (scores[a] === scores[b] && a > b)
