@@ -369,6 +369,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     {
       store: messages,
       search: quickSearch(messageIndex),
+      similarities: (channel, vector, ids) => messageIndex.similarities(channel, vector, ids),
       embedder,
       termStats,
       longTerm: (target, topK) =>

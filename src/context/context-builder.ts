@@ -11,7 +11,8 @@ import type { CandidateRelation, ScoredSignals, ScoringFeatures } from './scorer
 import { RelevanceScorer } from './scorer'
 import type { QuickSearch } from './search-tool'
 import type { TermStatsView } from '../text/bm25'
-import { bm25, termStatsOf } from '../text/bm25'
+import { bm25 } from '../text/bm25'
+import { hashedStats, HashedQuery, hashTerms } from '../text/term-hashes'
 import type { TermStats } from './term-stats'
 import type { BuiltContext, CandidateSource, ContextMessage, ContextOptions, ContextTarget } from './types'
 
@@ -128,6 +129,12 @@ export interface ContextBuilderDeps {
   store: MessageStore
   /** Semantic neighbours; without it that source is skipped. */
   search?: QuickSearch
+  /**
+   * Similarities of the channel's messages `ids` to the target's vector, as the search gives them,
+   * where the search can tell them at once (it holds the channel's vectors); the builder embeds the
+   * candidates it gets none for.
+   */
+  similarities?: (channel: ChannelRef, vector: Float32Array, ids: string[]) => (number | undefined)[] | undefined
   /** Embeds the target (for the search) and candidates the search did not score. */
   embedder?: Embedder
   /** The channel's term statistics (fed on capture); without them the candidate pool's are used. */
@@ -175,9 +182,8 @@ interface TextFeatures {
   /** The words and name they were derived from. */
   userName: string
   content: string
-  list: string[]
-  terms: Map<string, number>
-  length: number
+  /** Its `matchTerms`, hashed (`hashTerms`): kept for many messages, they must be small. */
+  terms: Int32Array
   mentions: string[]
   /** Counted when first asked for: only the messages that may be shown need it. */
   tokens?: number
@@ -206,7 +212,7 @@ export class ContextBuilder {
   readonly config: Readonly<ContextBuilderConfig>
   readonly scorer: RelevanceScorer
   private readonly vectors = new Lru<Float32Array>(4096)
-  private readonly texts = new Lru<TextFeatures>(16384)
+  private readonly texts = new Lru<TextFeatures>(32768)
   private readonly clock: () => number
 
   constructor(
@@ -369,7 +375,7 @@ export class ContextBuilder {
 
     // score, then bring in the turns around the best candidates and score again
     const vector = await targetVector
-    await this.fillSimilarities([...candidates.values()], vector, settings)
+    await this.fillSimilarities(target, [...candidates.values()], vector, settings)
     let scored = this.score(target, topicId, [...candidates.values()], settings)
     if (settings.adjacentTurns > 0 && settings.adjacentHits > 0 && scored.length) {
       const best = scored
@@ -382,7 +388,7 @@ export class ContextBuilder {
         if (!candidate || candidate.row.id === of.id || !continues(of, row)) continue
         ;(candidate.near ??= []).push({ id: of.id, distance, factor })
       }
-      await this.fillSimilarities([...candidates.values()], vector, settings)
+      await this.fillSimilarities(target, [...candidates.values()], vector, settings)
       scored = this.score(target, topicId, [...candidates.values()], settings)
     }
 
@@ -512,12 +518,25 @@ export class ContextBuilder {
     })
   }
 
-  /** Embeds candidates without a similarity (bounded), so the semantic signal covers them too. */
-  private async fillSimilarities(pool: Candidate[], vector: Float32Array | undefined, settings: ContextBuilderConfig) {
+  /**
+   * Gives candidates without a similarity the one the search would give them, or embeds them (bounded),
+   * so the semantic signal covers them too.
+   */
+  private async fillSimilarities(channel: ChannelRef, pool: Candidate[], vector: Float32Array | undefined, settings: ContextBuilderConfig) {
     const { embedder } = this.deps
     if (!embedder || !vector || !settings.embedCandidates) return
-    const missing = pool.filter((candidate) => candidate.similarity === undefined && candidate.row.content.trim())
+    let missing = pool.filter((candidate) => candidate.similarity === undefined && candidate.row.content.trim())
     if (!missing.length) return
+    const known = this.deps.similarities?.(
+      channel,
+      vector,
+      missing.map((candidate) => candidate.row.id),
+    )
+    if (known) {
+      missing.forEach((candidate, i) => (candidate.similarity = known[i]))
+      missing = missing.filter((candidate) => candidate.similarity === undefined)
+      if (!missing.length) return
+    }
     const toEmbed = missing.filter((candidate) => !this.vectors.get(candidate.row.id)).slice(0, 256)
     if (toEmbed.length) {
       try {
@@ -538,15 +557,10 @@ export class ContextBuilder {
     let features = this.texts.get(row.id)
     // an edited message is analysed again
     if (features?.content !== row.content || features.userName !== row.userName) {
-      const terms = new Map<string, number>()
-      const list = matchTerms(row.content)
-      for (const term of list) terms.set(term, (terms.get(term) ?? 0) + 1)
       features = {
         userName: row.userName,
         content: row.content,
-        list,
-        terms,
-        length: list.length,
+        terms: hashTerms(matchTerms(row.content)),
         mentions: extractMentions(row.content),
       }
       this.texts.set(row.id, features)
@@ -575,8 +589,9 @@ export class ContextBuilder {
 
     const lexical = new Map<string, number>()
     let bestLexical = 0
+    const matcher = new HashedQuery(query, stats)
     for (const candidate of pool) {
-      const value = bm25(query, this.features(candidate.row), stats)
+      const value = matcher.score(this.features(candidate.row).terms)
       lexical.set(candidate.row.id, value)
       bestLexical = Math.max(bestLexical, value)
     }
@@ -710,7 +725,7 @@ export class ContextBuilder {
   }
 
   private stats(channel: ChannelRef, pool: Candidate[]): TermStatsView {
-    return this.deps.termStats?.view(channel) ?? termStatsOf(pool.map((candidate) => this.features(candidate.row).list))
+    return this.deps.termStats?.view(channel) ?? hashedStats(pool.map((candidate) => this.features(candidate.row).terms))
   }
 
   private toContextMessage(row: MessageRow, score: number, sources: CandidateSource[], signals: Record<string, number>): ContextMessage {

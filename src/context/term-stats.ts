@@ -45,7 +45,8 @@ export class TermStats {
   view(channel: Pick<ChannelRef, 'platform' | 'channelId'>, minDocuments = 20): TermStatsView | undefined {
     const stats = this.channels.get(keyOf(channel))
     if (!stats || stats.documents < minDocuments) return undefined
-    return statsView(stats.documents, stats.terms, stats.df)
+    const { df } = stats
+    return statsView(stats.documents, stats.terms, (term) => df.get(term) ?? 0)
   }
 }
 

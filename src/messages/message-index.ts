@@ -154,6 +154,14 @@ export class MessageIndex {
     }))
   }
 
+  /**
+   * Cosine of `vector` to the channel's messages `ids`, as a search would give it, when the index holds
+   * the channel in memory; undefined otherwise (and for a message it does not hold).
+   */
+  similarities(channel: ChannelRef, vector: Float32Array, ids: readonly string[]): (number | undefined)[] | undefined {
+    return this.indexed.similarities({ platform: channel.platform, channelId: channel.channelId }, vector, ids)
+  }
+
   /** Removes messages from the index (their rows are being erased). Failures are counted, not thrown. */
   async remove(ids: string[]): Promise<void> {
     if (!ids.length) return

@@ -1,5 +1,6 @@
 import type { Embedder } from './types'
 import { l2normalize } from './vectors'
+import { FNV_BASIS, hash32 as hash } from '../text/hash'
 import { isAllCjk, tokenize } from '../text/tokens'
 
 export interface OfflineEmbedderOptions {
@@ -9,7 +10,7 @@ export interface OfflineEmbedderOptions {
 
 // Feature namespaces: each kind of feature hashes from its own seed, so the word "ab" and the
 // character bigram "ab" land in different buckets.
-const SEED_WORD = 0x811c9dc5 // the FNV-1a offset basis
+const SEED_WORD = FNV_BASIS
 const SEED_CHAR = 0x050c5d1f
 const SEED_BIGRAM = 0x1b873593
 const SEED_TRIGRAM = 0x7feb352d
@@ -21,22 +22,6 @@ const CHAR = 1
 const BIGRAM = 2
 const TRIGRAM = 3
 const WEIGHTS = [1, 0.35, 0.7, 0.45] // indexed by kind
-
-/** 32-bit FNV-1a over UTF-16 code units, from a per-namespace seed, with a final avalanche mix. */
-function hash(seed: number, text: string, from = 0, to = text.length): number {
-  let h = seed
-  for (let i = from; i < to; i++) {
-    h ^= text.charCodeAt(i)
-    h = Math.imul(h, 0x01000193)
-  }
-  // murmur3 fmix32: FNV-1a's low bits are weak for short keys, and the bucket is taken from them.
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h >>> 0
-}
 
 /**
  * An offline, deterministic, key-less embedder for when no embedding model is configured, and for

@@ -270,6 +270,11 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
     return this.deps.index.search(this.table, { vector, text: query, scope, limit })
   }
 
+  /** Cosine of `vector` to the rows `ids` of a scope, when the index can tell it without a search (see `VectorIndex.similarities`). */
+  similarities(scope: Scope, vector: Float32Array, ids: readonly string[]): (number | undefined)[] | undefined {
+    return this.deps.index.similarities?.(this.table, vector, scope, ids)
+  }
+
   /** Vector nearest neighbours within a scope. Throws when the store or the embedder is down. */
   async nearest(query: string | Float32Array, scope: Scope, limit: number): Promise<IndexHit[]> {
     const vector = typeof query === 'string' ? await this.queryVector(query) : query

@@ -156,6 +156,11 @@ export class ScopeCache implements VectorIndex {
     return entry.rows.nearest(vector, checkLimit(limit))
   }
 
+  similarities(table: string, vector: Float32Array, scope: Scope, ids: readonly string[]): (number | undefined)[] | undefined {
+    if (!this.capBytes || this.dims.get(table) !== vector.length) return undefined
+    return this.entries.get(keyOf(table, scope))?.rows.similarity(vector, ids)
+  }
+
   count(table: string, scope?: Scope): Promise<number> {
     const entry = scope && this.capBytes ? this.entries.get(keyOf(table, scope)) : undefined
     return entry ? Promise.resolve(entry.rows.size) : this.inner.count(table, scope)

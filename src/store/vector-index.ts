@@ -52,6 +52,11 @@ export interface VectorIndex {
   search(table: string, query: { vector: Float32Array; text: string; scope: Scope; limit: number }): Promise<IndexHit[]>
   /** Vector-only nearest neighbours within a scope (for de-duplication). */
   nearest(table: string, vector: Float32Array, scope: Scope, limit: number): Promise<IndexHit[]>
+  /**
+   * Cosine of `vector` to the rows `ids` of a scope, where the index can tell it at once (a scope held
+   * in memory): undefined when it cannot, and undefined for a row it does not hold.
+   */
+  similarities?(table: string, vector: Float32Array, scope: Scope, ids: readonly string[]): (number | undefined)[] | undefined
   count(table: string, scope?: Scope): Promise<number>
   /** Up to `limit` rows of one scope, with their vectors (to hold a scope in memory). Throws when the store is unavailable. */
   scopeRows(table: string, scope: Scope, limit: number): Promise<IndexRow[]>

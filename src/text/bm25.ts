@@ -31,13 +31,27 @@ export function countTerms(list: string[]): TermCounts {
  * the older lines of a conversation; a plain list weighs every term 1.
  */
 export function bm25(query: string[] | Map<string, number>, doc: TermCounts, stats: TermStatsView): number {
-  const entries: Iterable<[string, number]> = Array.isArray(query) ? query.map((term) => [term, 1] as [string, number]) : query
   if (!doc.length) return 0
-  const norm = K1 * (1 - B + (B * doc.length) / Math.max(1, stats.averageLength))
+  const entries: [string, number][] = Array.isArray(query) ? query.map((term) => [term, 1]) : [...query]
+  return bm25Of(
+    entries.map(([term, weight]) => weight * stats.idf(term)),
+    entries.map(([term]) => doc.terms.get(term) ?? 0),
+    doc.length,
+    stats.averageLength,
+  )
+}
+
+/**
+ * BM25 from the query terms' weighted idfs and how often each occurs in a document of `length`
+ * terms (the same order), for callers that count the terms their own way.
+ */
+export function bm25Of(idfs: readonly number[], counts: ArrayLike<number>, length: number, averageLength: number): number {
+  if (!length) return 0
+  const norm = K1 * (1 - B + (B * length) / Math.max(1, averageLength))
   let score = 0
-  for (const [term, weight] of entries) {
-    const tf = doc.terms.get(term)
-    if (tf) score += (weight * stats.idf(term) * (tf * (K1 + 1))) / (tf + norm)
+  for (let i = 0; i < idfs.length; i++) {
+    const tf = counts[i]
+    if (tf) score += (idfs[i] * (tf * (K1 + 1))) / (tf + norm)
   }
   return score
 }
@@ -54,15 +68,16 @@ export function termStatsOf(texts: (string | string[])[]): TermStatsView {
     terms += list.length
     for (const term of new Set(list)) df.set(term, (df.get(term) ?? 0) + 1)
   }
-  return statsView(documents, terms, df)
+  return statsView(documents, terms, (term) => df.get(term) ?? 0)
 }
 
-export function statsView(documents: number, terms: number, df: Map<string, number>): TermStatsView {
+/** The view of `documents` documents of `terms` terms in all, in which `frequency(term)` hold a term. */
+export function statsView(documents: number, terms: number, frequency: (term: string) => number): TermStatsView {
   return {
     documents,
     averageLength: documents ? terms / documents : 0,
     idf(term) {
-      const n = df.get(term) ?? 0
+      const n = frequency(term)
       return Math.max(0.1, Math.log(1 + (documents - n + 0.5) / (n + 0.5)))
     },
   }

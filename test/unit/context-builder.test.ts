@@ -429,6 +429,35 @@ describe('ContextBuilder degradation', () => {
     expect(counters.get('context.embed-failed')).toBeGreaterThan(0)
   })
 
+  it('takes the similarities the search can tell at once, and embeds only the candidates it cannot', async () => {
+    const offline = new OfflineEmbedder()
+    const embedded: string[] = []
+    const asked: string[] = []
+    const { builder } = await setup(rows, {
+      search: async () => [],
+      similarities: (_, __, ids) => {
+        asked.push(...ids)
+        return ids.map((id) => (id.endsWith(':m1') ? 0.9 : undefined))
+      },
+      embedder: {
+        id: offline.id,
+        dims: offline.dims,
+        embed: async (texts) => {
+          embedded.push(...texts)
+          return offline.embed(texts)
+        },
+      },
+    })
+    const built = await builder.build(target('ann', 'third time', 3))
+    expect(asked).toEqual(expect.arrayContaining(['test:c1:m1', 'test:c1:m2']))
+    const m1 = rows.find((r) => r.messageId === 'm1')!
+    const m2 = rows.find((r) => r.messageId === 'm2')!
+    expect(embedded).not.toContain(m1.content)
+    expect(embedded).toContain(m2.content)
+    // the most similar candidate by the given similarity carries the full embedding part of the signal
+    expect(built.messages.find((m) => m.messageId === 'm1')?.signals.semantic).toBeGreaterThan(0)
+  })
+
   it('reports every build to the log and survives a throwing log', async () => {
     const seen: BuiltContext[] = []
     const { builder } = await setup(rows, {

@@ -103,6 +103,8 @@ describe('ScopeTable', () => {
       const hits = table.nearest(query, 15)
       expect(hits.map((h) => h.id)).toEqual(exact.map((e) => e.id))
       hits.forEach((hit, i) => expect(hit.similarity).toBeCloseTo(exact[i].similarity, 5))
+      // asked by id, a row has the similarity a search gives it; a row the scope lacks has none
+      expect(table.similarity(query, [...hits.map((hit) => hit.id), 'missing'])).toEqual([...hits.map((hit) => hit.similarity), undefined])
     }
   })
 
