@@ -168,6 +168,8 @@ interface Candidate {
    * between them looks like one conversation (1 for a dialogue, ½ when more people talk in it).
    */
   near?: { id: string; distance: number; factor: number }[]
+  /** Its text's features, looked up once per build. */
+  features?: TextFeatures
 }
 
 interface Scored {
@@ -568,6 +570,10 @@ export class ContextBuilder {
     return features
   }
 
+  private featuresOf(candidate: Candidate): TextFeatures {
+    return (candidate.features ??= this.features(candidate.row))
+  }
+
   /** The tokens of the message's rendered line. */
   private tokensOf(row: MessageRow): number {
     const features = this.features(row)
@@ -591,7 +597,7 @@ export class ContextBuilder {
     let bestLexical = 0
     const matcher = new HashedQuery(query, stats)
     for (const candidate of pool) {
-      const value = matcher.score(this.features(candidate.row).terms)
+      const value = matcher.score(this.featuresOf(candidate).terms)
       lexical.set(candidate.row.id, value)
       bestLexical = Math.max(bestLexical, value)
     }
@@ -618,7 +624,7 @@ export class ContextBuilder {
     const first = new Map<string, Scored>()
     for (const candidate of pool) {
       const { row } = candidate
-      const features = this.features(row)
+      const features = this.featuresOf(candidate)
       const replied = row.replyMessageId ? byMessageId.get(row.replyMessageId) : undefined
       const bm = lexical.get(row.id) ?? 0
       // both parts relative to the best candidate: raw cosines of different embedders live on
@@ -725,7 +731,7 @@ export class ContextBuilder {
   }
 
   private stats(channel: ChannelRef, pool: Candidate[]): TermStatsView {
-    return this.deps.termStats?.view(channel) ?? hashedStats(pool.map((candidate) => this.features(candidate.row).terms))
+    return this.deps.termStats?.view(channel) ?? hashedStats(pool.map((candidate) => this.featuresOf(candidate).terms))
   }
 
   private toContextMessage(row: MessageRow, score: number, sources: CandidateSource[], signals: Record<string, number>): ContextMessage {
