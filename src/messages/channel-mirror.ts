@@ -244,7 +244,7 @@ export class ChannelMirror {
     this.loads = this.loads
       .then(() => this.fill(channel, loading))
       .catch((error) => {
-        this.notBefore.set(key, this.now() + RETRY_MS)
+        this.drop(key, RETRY_MS)
         this.options.logger.warn('could not hold the messages of %s: %s', key, (error as Error).message)
       })
       .finally(() => this.loading.delete(key))
@@ -254,10 +254,7 @@ export class ChannelMirror {
     const key = channelKey(channel)
     const { reads } = this.options
     const estimate = (await reads.count(channel)) * ESTIMATED_ROW_BYTES
-    if (!this.makeRoom(estimate)) {
-      this.notBefore.set(key, this.now() + RETRY_MS)
-      return
-    }
+    if (!this.makeRoom(estimate)) return this.drop(key, RETRY_MS)
     const start = await this.settledVersion(channel)
     if (start === undefined) throw new Error('the clock could not be read')
     loading.ticks = 0
@@ -270,17 +267,11 @@ export class ChannelMirror {
       await new Promise((resolve) => setImmediate(resolve))
     }
     const end = await this.settledVersion(channel)
-    if (loading.spoilt || end === undefined || end !== start + loading.ticks) {
-      // another instance wrote while the rows were read
-      this.notBefore.set(key, this.now() + RETRY_MS)
-      return
-    }
+    // another instance wrote while the rows were read
+    if (loading.spoilt || end === undefined || end !== start + loading.ticks) return this.drop(key, RETRY_MS)
     const table = new ChannelRows(rows)
     for (const apply of loading.journal) apply(table)
-    if (!this.makeRoom(table.bytes)) {
-      this.notBefore.set(key, this.now() + RETRY_MS)
-      return
-    }
+    if (!this.makeRoom(table.bytes)) return this.drop(key, RETRY_MS)
     this.held.set(key, {
       channel: { platform: channel.platform, channelId: channel.channelId },
       rows: table,
@@ -308,6 +299,7 @@ export class ChannelMirror {
     return this.bytes + bytes <= this.options.capBytes
   }
 
+  /** Drops the channel's rows if held, and leaves its reads to the database for `waitMs`. */
   private drop(key: string, waitMs: number): void {
     this.held.delete(key)
     if (waitMs) this.notBefore.set(key, this.now() + waitMs)

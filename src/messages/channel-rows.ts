@@ -90,7 +90,7 @@ export class ChannelRows {
   private readonly byId = new Map<string, MessageRow>()
   private readonly topics = new Timelines((row) => row.topicId)
   private readonly threads = new Timelines((row) => row.rootMessageId)
-  bytes = 0
+  private byteCount = 0
 
   constructor(rows: MessageRow[]) {
     this.all = new Timeline([...rows].sort(timelineOrder))
@@ -99,6 +99,11 @@ export class ChannelRows {
 
   get size(): number {
     return this.all.rows.length
+  }
+
+  /** An estimate of the memory the rows hold (`rowBytes`). */
+  get bytes(): number {
+    return this.byteCount
   }
 
   get(id: string): MessageRow | undefined {
@@ -115,10 +120,7 @@ export class ChannelRows {
     const row = this.byId.get(id)
     if (!row) return
     this.all.remove(row)
-    this.topics.delete(row)
-    this.threads.delete(row)
-    this.byId.delete(id)
-    this.bytes -= rowBytes(row)
+    this.unindex(row)
   }
 
   setTopic(id: string, topicId: string): void {
@@ -126,10 +128,7 @@ export class ChannelRows {
     if (!row || row.topicId === topicId) return
     const moved = { ...row, topicId }
     this.all.replace(row, moved)
-    this.threads.delete(row)
-    this.topics.delete(row)
-    this.byId.delete(id)
-    this.bytes -= rowBytes(row)
+    this.unindex(row)
     this.index(moved)
   }
 
@@ -160,6 +159,13 @@ export class ChannelRows {
     this.byId.set(row.id, row)
     this.topics.add(row)
     this.threads.add(row)
-    this.bytes += rowBytes(row)
+    this.byteCount += rowBytes(row)
+  }
+
+  private unindex(row: MessageRow) {
+    this.byId.delete(row.id)
+    this.topics.delete(row)
+    this.threads.delete(row)
+    this.byteCount -= rowBytes(row)
   }
 }

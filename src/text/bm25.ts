@@ -58,17 +58,24 @@ export function bm25Of(idfs: readonly number[], counts: ArrayLike<number>, lengt
 
 /** Statistics over a handful of texts, or of their `matchTerms` when already computed. */
 export function termStatsOf(texts: (string | string[])[]): TermStatsView {
-  const df = new Map<string, number>()
+  return listStats(
+    texts.map((text) => (typeof text === 'string' ? matchTerms(text) : text)),
+    (term) => term,
+  )
+}
+
+/** Statistics over term lists whose terms are kept as keys of any kind: `keyOf` turns a term into its key. */
+export function listStats<K>(lists: readonly (ArrayLike<K> & Iterable<K>)[], keyOf: (term: string) => K): TermStatsView {
+  const df = new Map<K, number>()
   let terms = 0
   let documents = 0
-  for (const text of texts) {
-    const list = typeof text === 'string' ? matchTerms(text) : text
+  for (const list of lists) {
     if (!list.length) continue
     documents++
     terms += list.length
-    for (const term of new Set(list)) df.set(term, (df.get(term) ?? 0) + 1)
+    for (const key of new Set(list)) df.set(key, (df.get(key) ?? 0) + 1)
   }
-  return statsView(documents, terms, (term) => df.get(term) ?? 0)
+  return statsView(documents, terms, (term) => df.get(keyOf(term)) ?? 0)
 }
 
 /** The view of `documents` documents of `terms` terms in all, in which `frequency(term)` hold a term. */

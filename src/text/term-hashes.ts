@@ -1,5 +1,5 @@
 import type { TermStatsView } from './bm25'
-import { bm25Of, statsView } from './bm25'
+import { bm25Of, listStats } from './bm25'
 import { FNV_BASIS, hash32 } from './hash'
 
 /**
@@ -47,14 +47,5 @@ export class HashedQuery {
 
 /** The statistics of a handful of hashed term lists (`termStatsOf` for them). */
 export function hashedStats(lists: readonly Int32Array[]): TermStatsView {
-  const df = new Map<number, number>()
-  let terms = 0
-  let documents = 0
-  for (const list of lists) {
-    if (!list.length) continue
-    documents++
-    terms += list.length
-    for (const hash of new Set(list)) df.set(hash, (df.get(hash) ?? 0) + 1)
-  }
-  return statsView(documents, terms, (term) => df.get(termHash(term)) ?? 0)
+  return listStats(lists, termHash)
 }
