@@ -1,17 +1,42 @@
-// The layers of src/ (docs/architecture.md): imports point down, and a domain is entered only
-// through its index.ts.
-const DOMAINS = '(messages|topics|channel-summaries|topic-summaries|facts|episodes|context|group|knowledge)'
-const BASE = '^src/(core/|text/|scope\\.ts)'
-const PROVIDERS = '^src/providers/'
-const STORE = '^src/store/'
-const FLOWS = '^src/(capture|erase|jobs|reply|transfer)/'
-const FACES = '^src/(commands|http|chat|console)/'
-const ROOT = '^src/(index|service|compose|config|locales)\\.ts$'
+// The layers of src/ (docs/architecture.md): imports point down, and a room (a domain, a flow or a
+// face) is entered from outside only through its index.ts. Every folder of src/ that is not named
+// below is a domain, so a new memory kind falls under the domain rules the day it is added.
+const { readdirSync } = require('node:fs')
+const { join } = require('node:path')
+
+const BASE_DIRS = ['core', 'text']
+const PROVIDER_DIRS = ['providers']
+const STORE_DIRS = ['store']
+const FLOW_DIRS = ['capture', 'erase', 'jobs', 'memorize', 'recall', 'reply', 'transfer']
+const FACE_DIRS = ['commands', 'http', 'chat', 'console']
+const named = new Set([...BASE_DIRS, ...PROVIDER_DIRS, ...STORE_DIRS, ...FLOW_DIRS, ...FACE_DIRS])
+const domainDirs = readdirSync(join(__dirname, 'src'), { withFileTypes: true })
+  .filter((entry) => entry.isDirectory() && !named.has(entry.name))
+  .map((entry) => entry.name)
+
+const any = (dirs) => `(${dirs.join('|')})`
+const DOMAINS = any(domainDirs)
+const BASE = `^src/(${any(BASE_DIRS)}/|scope\\.ts)`
+const PROVIDERS = `^src/${any(PROVIDER_DIRS)}/`
+const STORE = `^src/${any(STORE_DIRS)}/`
+// the module contract every domain fills in: it knows the infrastructure, no domain
+const CONTRACT = '^src/module\\.ts$'
+const FLOWS = `^src/${any(FLOW_DIRS)}/`
+const FACES = `^src/${any(FACE_DIRS)}/`
+const ROOT = '^src/(index|service|facade|compose|compose-[a-z]+|modules|lifecycle|config|locales)\\.ts$'
+const ROOMS = any([...domainDirs, ...FLOW_DIRS, ...FACE_DIRS])
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
     { name: 'no-circular', severity: 'error', from: {}, to: { circular: true } },
+    {
+      name: 'every-file-has-a-layer',
+      comment: 'a file directly in src/ is the base (scope.ts), the module contract or the root',
+      severity: 'error',
+      from: { path: '^src/[^/]+\\.ts$', pathNot: [BASE, CONTRACT, ROOT] },
+      to: {},
+    },
     {
       name: 'base-is-the-bottom',
       comment: 'core/, text/ and scope.ts import nothing of the plugin above them',
@@ -34,39 +59,46 @@ module.exports = {
       to: { path: '^src/', pathNot: [BASE, PROVIDERS, STORE] },
     },
     {
+      name: 'contract-below-domains',
+      comment: 'the module contract knows the infrastructure and no memory kind',
+      severity: 'error',
+      from: { path: CONTRACT },
+      to: { path: '^src/', pathNot: [BASE, PROVIDERS, STORE, CONTRACT] },
+    },
+    {
       name: 'domains-below-flows',
-      comment: 'a domain never imports capture, erase, jobs, reply, transfer, commands, http, chat, console or the service',
+      comment: 'a domain never imports a flow, a face or the root',
       severity: 'error',
       from: { path: `^src/${DOMAINS}/` },
       to: { path: [FLOWS, FACES, ROOT] },
     },
     {
       name: 'flows-below-faces',
-      comment: 'capture, erase, jobs, reply and transfer never import commands, http, chat, console or the service',
+      comment: 'flows never import commands, http, chat, console or the root',
       severity: 'error',
       from: { path: FLOWS },
       to: { path: [FACES, ROOT] },
     },
     {
       name: 'faces-below-root',
-      comment: 'commands, HTTP routes, the chat and the console page reach the service through ctx.memory, not by import',
+      comment: 'commands, HTTP routes, the chat and the console page reach the memory through ctx.memory, not by import',
       severity: 'error',
       from: { path: FACES },
-      to: { path: '^src/(index|service|compose)\\.ts$' },
+      to: { path: '^src/(index|service|facade|compose|compose-[a-z]+|modules|lifecycle)\\.ts$' },
     },
     {
-      name: 'domain-through-its-index',
-      comment: "another room's files are reached only through its public entry, index.ts",
+      name: 'room-through-its-index',
+      comment: "another room's files (a domain's, a flow's or a face's) are reached only through its public entry, index.ts",
       severity: 'error',
       from: { path: `^src/([^/]+)/` },
-      to: { path: `^src/${DOMAINS}/.+`, pathNot: [`^src/$1/`, `^src/${DOMAINS}/index\\.ts$`] },
+      to: { path: `^src/${ROOMS}/.+`, pathNot: [`^src/$1/`, `^src/${ROOMS}/index\\.ts$`] },
     },
     {
-      name: 'root-through-domain-index',
-      comment: 'the service, the composition root and the config reach domains through index.ts',
+      name: 'root-through-room-index',
+      comment: 'the root and the module contract reach rooms through index.ts',
       severity: 'error',
-      from: { path: ROOT },
-      to: { path: `^src/${DOMAINS}/.+`, pathNot: `^src/${DOMAINS}/index\\.ts$` },
+      from: { path: [ROOT, CONTRACT] },
+      to: { path: `^src/${ROOMS}/.+`, pathNot: `^src/${ROOMS}/index\\.ts$` },
     },
   ],
   options: {

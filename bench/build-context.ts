@@ -23,7 +23,7 @@
  */
 import { performance } from 'node:perf_hooks'
 import type { App } from 'koishi'
-import type { MemoryParts } from '../src/compose'
+import { internalsOf } from '../src/compose'
 import type { ContextTarget } from '../src/context/types'
 import type { MessageRow, MirrorStats } from '../src/messages'
 import { countTokens, renderLine } from '../src/text/token-count'
@@ -64,9 +64,11 @@ export interface BuildContextTiming {
   seed_ms: number
 }
 
-/** The service's private parts, as far as seeding reaches into them. */
-interface SeedHost {
-  parts: Pick<MemoryParts, 'messages' | 'messageIndex' | 'index' | 'termStats'>
+/** The service's private parts, as far as seeding and the baselines reach into them. */
+function partsOf(app: App) {
+  const memory = internalsOf(app.memory)
+  const { store: messages, index: messageIndex } = memory.modules.part('messages')
+  return { messages, messageIndex, index: memory.index, termStats: memory.modules.part('context').termStats, builder: memory.builder }
 }
 
 export async function measureBuildContext(sizes: number[], queries: number): Promise<BuildContextTiming[]> {
@@ -150,7 +152,7 @@ async function measureSize(size: number, queries: number): Promise<BuildContextT
 
 /** Writes the chat as capture would have: rows, their index entries, the channel's term statistics. */
 async function seed(app: App, lines: ChatLine[]) {
-  const { messages, messageIndex, index, termStats } = (app.memory as unknown as SeedHost).parts
+  const { messages, messageIndex, index, termStats } = partsOf(app)
   for (let i = 0; i < lines.length; i += BATCH) {
     const rows = lines.slice(i, i + BATCH).map((line) => line.row)
     await messages.upsert(rows)
@@ -161,7 +163,7 @@ async function seed(app: App, lines: ChatLine[]) {
 }
 
 async function store(app: App, row: MessageRow) {
-  const { messages, termStats } = (app.memory as unknown as SeedHost).parts
+  const { messages, termStats } = partsOf(app)
   await messages.upsert([row])
   termStats.add(row, row.content)
 }
@@ -211,8 +213,9 @@ function makeTargets(lines: ChatLine[], members: ChatMember[], end: Date, count:
 
 /** The plain recent window that fits the budget: what a context without relevance costs. */
 async function recentWindow(app: App, target: ContextTarget) {
-  const { tokenBudget, maxMessages, timeWindowHours } = app.memory.contextBuilder.config
-  const rows = await app.memory.messages.window(target, {
+  const { builder, messages } = partsOf(app)
+  const { tokenBudget, maxMessages, timeWindowHours } = builder.config
+  const rows = await messages.window(target, {
     since: new Date(target.time.getTime() - timeWindowHours * 3_600_000),
     before: target.time,
     limit: maxMessages,
@@ -231,8 +234,8 @@ async function recentWindow(app: App, target: ContextTarget) {
 
 /** The semantic neighbours' search of the message index, as the builder asks it. */
 async function search(app: App, target: ContextTarget) {
-  const { messageIndex } = (app.memory as unknown as SeedHost).parts
-  return messageIndex.search(target, target.content, { limit: app.memory.contextBuilder.config.semanticLimit })
+  const { messageIndex, builder } = partsOf(app)
+  return messageIndex.search(target, target.content, { limit: builder.config.semanticLimit })
 }
 
 async function main() {

@@ -12,7 +12,7 @@ import { App, h } from 'koishi'
 import mock from '@koishijs/plugin-mock'
 import { SQLiteDriver } from '@minatojs/driver-sqlite'
 import * as memory from '../src'
-import type { MemoryParts } from '../src/compose'
+import { internalsOf } from '../src/compose'
 import { percentile } from './lib/metrics'
 
 async function withApp<T>(withMemory: boolean, run: (app: App, sessions: Session[]) => T | Promise<T>, count: number) {
@@ -54,20 +54,11 @@ function timeEach(sessions: Session[], call: (session: Session) => void) {
   return times.slice(Math.floor(times.length / 10))
 }
 
-/** The service's private parts, as far as this bench reaches into them. */
-interface CaptureHost {
-  parts: Pick<MemoryParts, 'capture'>
-}
-
 export async function measureCaptureP95(count = 3000) {
   const baseline = await withApp(false, (app, sessions) => timeEach(sessions, (s) => app.emit(s, 'message', s)), count)
   // the listener the plugin registers on `message`, called alone on the same kind of sessions
   // the capture pipeline is private to the service: reached by its field name, the one listener it registers
-  const ours = await withApp(
-    true,
-    (app, sessions) => timeEach(sessions, (s) => (app.memory as unknown as CaptureHost).parts.capture.incoming(s)),
-    count,
-  )
+  const ours = await withApp(true, (app, sessions) => timeEach(sessions, (s) => internalsOf(app.memory).capture.incoming(s)), count)
   return {
     capture_p95_ms: percentile(ours, 95),
     capture_p50_ms: percentile(ours, 50),

@@ -30,6 +30,7 @@ import type { MessageRow } from '../src/messages/table'
 import { intOption, parseArgs } from './lib/args'
 import { bootApp, log, machine } from './lib/app'
 import { percentile } from './lib/metrics'
+import { internalsOf } from '../src/compose'
 
 const options = parseArgs(process.argv.slice(2))
 const RUNS = intOption(options, 'runs', 30)
@@ -138,10 +139,10 @@ async function main() {
     let answer = ''
     const llm: LLM = { id: 'instant', generate: async () => answer }
     const group = createGroupMemories(app, {
-      index: app.memory.index,
-      embedder: app.memory.providers.embedder,
+      index: internalsOf(app.memory).index,
+      embedder: internalsOf(app.memory).providers.embedder,
       llm: () => llm,
-      counters: app.memory.counters,
+      counters: internalsOf(app.memory).counters,
       logger: quiet,
       options: { maxMemories: MEMORIES, maxMessages: MESSAGES },
     })
@@ -238,7 +239,7 @@ async function main() {
         messages: MESSAGES,
         database: 'SQLite (:memory:) via @minatojs/driver-sqlite',
         index: 'LanceDB 0.31 (LanceIndex, hybrid parallel)',
-        embedder: app.memory.providers.embedder.id,
+        embedder: internalsOf(app.memory).providers.embedder.id,
         answer_ops: { ...checks, kept: MEMORIES - checks.updated - checks.deleted },
       },
       phases: Object.fromEntries(Object.entries(phases).map(([name, values]) => [name, stats(values)])),

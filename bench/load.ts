@@ -27,6 +27,7 @@ import { bootApp, log, machine, revision, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
 import { percentile, round4 } from './lib/metrics'
 import { floodLanes, sendLanes } from './faults/lanes'
+import { internalsOf } from '../src/compose'
 
 const ROOT = join(__dirname, '..')
 const SEED = 20_000
@@ -102,8 +103,8 @@ async function main() {
     loading = false
     await Promise.all([reader, sampler])
     const rssAfter = process.memoryUsage().rss
-    const dropped = memory.counters.get('capture.dropped')
-    const deferred = memory.counters.get('memorize.deferred')
+    const dropped = internalsOf(memory).counters.get('capture.dropped')
+    const deferred = internalsOf(memory).counters.get('memorize.deferred')
     log(
       `load: ${messages} messages over ${channels} channels in ${Math.round(loadMs)} ms; ${retrieveMs.length + buildMs.length} reads beside`,
     )

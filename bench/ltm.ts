@@ -25,7 +25,7 @@
 import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import type { App } from 'koishi'
-import type { MemoryParts } from '../src/compose'
+import { internalsOf } from '../src/compose'
 import { bootApp, log, revision, runInfo, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
 import { Bm25 } from './lib/bm25'
@@ -36,18 +36,13 @@ import { emitTurn, loadConversations, messageIdOf, userIdOf } from './locomo'
 const ROOT = path.resolve(__dirname, '..')
 export const DEFAULT_QUIET_MINUTES = 10
 
-/** The service's parts the replay drives on its own clock: quiet dialogues, idle topics. */
-interface ReplayHost {
-  parts: Pick<MemoryParts, 'capture' | 'maintenance'>
-}
-
 /** How often the plugin's timer closes idle topics (its default `topics.closeIntervalMinutes`). */
 const CLOSE_EVERY_MS = 5 * 60_000
 
 /** Replays a conversation into the group channel `ltm-<id>`, driving the quiet sweep and topic closing on its clock. */
 export async function replay(app: App, conv: Conversation, quietMs: number) {
   const channel = `ltm-${conv.id}`
-  const { capture, maintenance } = (app.memory as unknown as ReplayHost).parts
+  const { capture, maintenance } = internalsOf(app.memory)
   let closedAt = 0
   for (let i = 0; i < conv.turns.length; i++) {
     const turn = conv.turns[i]
@@ -155,7 +150,7 @@ async function main() {
       )
     }
 
-    const counters = app.memory.counters.snapshot()
+    const counters = internalsOf(app.memory).counters.snapshot()
     const per100 = (n: number) => round4((n * 100) / Math.max(1, userTurns))
     const topicModel = app.memory.config.topics.useLlm
     const byKind = {

@@ -31,6 +31,7 @@ import { Bm25 } from './lib/bm25'
 import type { RankingMetrics } from './lib/metrics'
 import { rankingMetrics, round4 } from './lib/metrics'
 import { words } from '../src/text/tokens'
+import { internalsOf } from '../src/compose'
 
 const ROOT = path.resolve(__dirname, '..')
 const PLATFORM = 'madial'
@@ -192,7 +193,7 @@ async function main() {
     }
     const insertMs = performance.now() - t0
     // Steady state: the product optimizes every N writes or minutes; do it now so the FTS index is built.
-    await memory.index.optimize()
+    await internalsOf(memory).index.optimize()
     log(`stored ${memories.length} facts in ${Math.round(insertMs)} ms`)
 
     const rank = async (d: MadialDialogue, query: string) => {
@@ -255,11 +256,11 @@ async function main() {
     // leg (offline embedder, cosine; an empty text switches the full-text leg off).
     for (const leg of ['text', 'vector'] as const) {
       const items = []
-      const zero = new Float32Array(memory.providers.embedder.dims)
+      const zero = new Float32Array(internalsOf(memory).providers.embedder.dims)
       for (const d of dialogues) {
         const query = madialQuery(d)
-        const [vector] = leg === 'vector' ? await memory.providers.embedder.embed([query]) : [zero]
-        const hits = await memory.index.search(memory.config.store.factsTable, {
+        const [vector] = leg === 'vector' ? await internalsOf(memory).providers.embedder.embed([query]) : [zero]
+        const hits = await internalsOf(memory).index.search(memory.config.store.factsTable, {
           vector,
           text: leg === 'text' ? query : '',
           scope: { platform: PLATFORM, userId: userKey(d.userId), guildId: '' },
@@ -282,7 +283,7 @@ async function main() {
         'bench-only experiments, NOT the product number: plain_text / last_2_lines / one_line / user_lines are other query texts through the same ctx.memory.retrieve; lance_text_leg_only / lance_vector_leg_only are the two legs of the hybrid search of the index alone; bm25_char_bigrams is BM25 over CJK character bigrams in JS',
       dialogues: dialogues.length,
       memories: memories.length,
-      embedder: memory.providers.embedder.id,
+      embedder: internalsOf(memory).providers.embedder.id,
       retrieve: `ctx.memory.retrieve(user, query, { topK: ${topK}, minScore: 0 }) — LanceDB hybrid (vector + ngram FTS, RRF) candidates, reranked by BM25 among them (lexical share ${memory.config.retrieval.lexicalShare ?? 'auto'})`,
       query: "dialogue[0:test-turn[0]] joined with ''",
       definitions:

@@ -1,44 +1,37 @@
-import type { Context } from 'koishi'
-import type { MemoryParts } from './compose'
+import type { Context, Session } from 'koishi'
+import type { Memory } from './compose'
 import type { Config } from './config'
 import type { ContextTarget } from './context'
-import { withTimeout } from './context'
 import type { Counters, Logger } from './core/observability'
-import { episodeScope } from './episodes'
 import { knowledgeScope } from './knowledge'
 import { createChatModel } from './providers/factory'
-import { createReplier, foundLines, searchMemoriesTool } from './reply'
-import type { ReplyTool } from './reply'
-import { truncateToTokens } from './text/token-count'
-
-/** How long a reply waits for buffered messages to be written before it recalls without them. */
-const CAPTURE_SETTLE_MS = 500
+import { userWhere } from './recall'
+import { createReplier, foundLines, personaFor, renderOutcome, searchMemoriesTool } from './reply'
+import type { ReplyState, ReplyTool } from './reply'
+import { detectLanguage } from './text/language'
 
 /**
- * The reply pipeline wired to the memory's parts: recall through the context builder, episodes and
- * profiles; the deep searches through topic search, facts and knowledge, each bound to the
- * message's own scope; the chat model the `chat` settings name (or the memory's own).
+ * The reply pipeline wired to the memory: recall through the context builder, episodes and profiles;
+ * the deep searches through topic search, facts and knowledge, each bound to the message's own
+ * scope; the chat model the `chat` settings name (or the memory's own); the persona and the texts in
+ * the language of the message.
  */
-export function composeReplier(ctx: Context, config: Config, parts: MemoryParts, counters: Counters, log: Logger) {
-  const { capture, contextBuilder, episodes, knowledge, contextLog } = parts
+export function composeReplier(ctx: Context, config: Config, memory: Memory, counters: Counters, log: Logger) {
+  const { recall, providers } = memory
   const settings = config.chat
   const model =
     settings.model.provider === 'memory'
-      ? { llm: parts.providers.llm, choice: parts.providers.choices.llm }
+      ? { llm: providers.llm, choice: providers.choices.llm }
       : createChatModel(
           ctx.http,
           { ...settings.model, provider: settings.model.provider, chatlunaModel: config.chatluna.model },
           config.store.retryIntervalSeconds,
           counters,
           log,
-          {
-            label: 'chat',
-            chatluna: parts.providers.chatluna,
-          },
+          { label: 'chat', chatluna: providers.chatluna },
         )
   if (model.choice.fallback) log.warn(ctx.i18n.text([], [`memory.log.fallback-chat-${model.choice.fallback}`], [model.choice.configured]))
 
-  const userOf = (target: ContextTarget) => ({ platform: target.platform, userId: target.userId, guildId: target.guildId ?? '' })
   const scopeOf = (target: ContextTarget) => ({ platform: target.platform, userId: target.userId, guildId: target.guildId || undefined })
   const knowledgeOn = config.knowledge.enabled
   const tokenBudget = config.context.tokenBudget
@@ -46,37 +39,31 @@ export function composeReplier(ctx: Context, config: Config, parts: MemoryParts,
   /** The deep-search tools of a message, each bound to its scope: the model chooses only what to look for. */
   const toolsFor = (target: ContextTarget): ReplyTool[] => {
     const tools: ReplyTool[] = [
-      parts.searchTool({ platform: target.platform, channelId: target.channelId }),
-      searchMemoriesTool((query, limit, history) => parts.recallFacts(scopeOf(target), query, limit, undefined, { history })),
+      recall.searchTool({ platform: target.platform, channelId: target.channelId }),
+      searchMemoriesTool((query, limit, history) => recall.facts(scopeOf(target), query, limit, undefined, { history })),
     ]
-    if (knowledgeOn) tools.push(...parts.knowledgeTools(knowledgeScope(userOf(target)), userOf(target)))
+    if (knowledgeOn) tools.push(...recall.knowledgeTools(knowledgeScope(userWhere(target)), userWhere(target)))
     return tools
   }
 
   const replier = createReplier({
     model: model.llm,
     recall: {
-      async buildContext(target, options) {
-        await withTimeout(capture.flush(), CAPTURE_SETTLE_MS).catch(() => counters.inc('context.capture-unsettled'))
-        return contextBuilder.build(target, options)
-      },
-      recallEpisodes: (target, query) => episodes.recall(episodeScope({ ...userOf(target), channelId: target.channelId }), query),
-      async profile(target) {
-        const profile = await knowledge.getUserProfile(userOf(target))
-        return profile?.profileText ? truncateToTokens(profile.profileText, config.knowledge.profileTokens) : undefined
-      },
+      buildContext: (target, options) => recall.buildContext(target, options),
+      recallEpisodes: (target, query) => recall.episodes(target, query),
+      profile: (target) => recall.profileText(userWhere(target)),
     },
     retrieve: {
       async searchHistory(state, query, maxTokens) {
         const channel = { platform: state.target.platform, channelId: state.target.channelId }
-        const found = await parts.searchTool(channel, { around: 0, limit: 12 }).handler({ query })
+        const found = await recall.searchTool(channel, { around: 0, limit: 12 }).handler({ query })
         const chosen = new Set(state.recalled?.context?.messages.map((message) => message.id))
         const current = state.target.messageId
         return foundLines(found.result, (message) => chosen.has(message.id) || (!!current && message.messageId === current), maxTokens)
       },
       async searchKnowledge(state, query) {
         const known = new Set(state.recalled?.context?.longTerm.map((memory) => memory.content))
-        const items = await parts.recallWithKnowledge(userOf(state.target), query, config.retrieval.topK * 2)
+        const items = await recall.withKnowledge(userWhere(state.target), query, config.retrieval.topK * 2)
         return items
           .filter((item) => !known.has(item.text))
           .map((item) => `- ${item.text}`)
@@ -95,7 +82,23 @@ export function composeReplier(ctx: Context, config: Config, parts: MemoryParts,
       profile: knowledgeOn && config.knowledge.profileTokens > 0,
       commandPrefixes: config.memorize.commandPrefixes,
     },
-    trace: (record) => contextLog.trace(record),
+    trace: (record) => memory.modules.part('context').log.trace(record),
   })
-  return { reply: replier, tools: toolsFor, model: model.choice }
+
+  /**
+   * Answers a message in its language (a session's locale when the text does not tell), with the
+   * channel's persona; what the user reads is sent to the session, or given to `send`.
+   */
+  const reply = (target: ContextTarget, session: Session | undefined, send: (text: string) => Promise<string[]>): Promise<ReplyState> => {
+    const fallback = session?.locales?.some((locale) => locale.startsWith('en')) ? 'en' : 'zh'
+    const language = detectLanguage(target.content, fallback)
+    return replier({
+      target,
+      language,
+      system: personaFor(`${target.platform}:${target.channelId}`, language, settings),
+      deliver: (outcome) =>
+        send(renderOutcome(outcome, language, (locale, path, params) => ctx.i18n.render([locale], [path], params ?? []).join(''))),
+    })
+  }
+  return { reply, tools: toolsFor, model: model.choice }
 }

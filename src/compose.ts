@@ -1,302 +1,68 @@
-import { createHash, randomBytes } from 'node:crypto'
-import { hostname } from 'node:os'
-import { basename, dirname, join, resolve } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { basename, dirname, join } from 'node:path'
 import type { Context } from 'koishi'
-import { CaptureJournal } from './capture/journal'
-import { CapturePipeline } from './capture/pipeline'
-import { defineChannelSummaryTable, ExtractiveSummarizer, KoishiChannelSummaries, LlmSummarizer, RollingSummary } from './channel-summaries'
+import { CaptureJournal, CapturePipeline } from './capture'
+import { composeIndex, storeDir } from './compose-index'
+import type { EngineChoice } from './compose-index'
 import type { Config } from './config'
-import { defaultCacheMB } from './config'
-import type { Scope } from './scope'
-import {
-  ContextBuilder,
-  ContextLog,
-  defineContextTable,
-  KoishiContextLog,
-  quickSearch,
-  RelevanceScorer,
-  TermStats,
-  topicSearchTool,
-} from './context'
-import type { TopicSearchOptions } from './context'
-import { definedOnly } from './core/defined'
-import { KeyedLock } from './core/keyed-lock'
+import { ForgetFence } from './core/forget-fence'
 import type { Counters, Logger } from './core/observability'
-import { defineEpisodeTable, EpisodicMemory, KoishiEpisodes } from './episodes'
-import { Eraser } from './erase/eraser'
-import type { Dialogue, MemorizeOutcome, RecallOptions } from './facts'
-import {
-  createJudge,
-  defaultLexicalShare,
-  defineFactTable,
-  factIndexKind,
-  factLockKey,
-  KoishiFactRepository,
-  memorize,
-  Retriever,
-  reviseFact,
-} from './facts'
-import { createGroupMemories, KoishiGroupStore } from './group'
-import {
-  defineKnowledgeTables,
-  entityIndexKind,
-  Knowledge,
-  KnowledgeExtractor,
-  KnowledgeLearner,
-  knowledgeTools,
-  knowledgeScope,
-  KoishiKnowledgeStore,
-  ProfileBook,
-  recallKnowledge,
-} from './knowledge'
-import type { KnowledgeScope, ProfileRef } from './knowledge'
-import { Maintenance } from './jobs/maintenance'
-import { KeyedQueue } from './jobs/queue'
-import { defineMessageTable, defineWatermarkTable, KoishiMessageStore, KoishiWatermarks, MessageIndex } from './messages'
+import { Eraser } from './erase'
+import { defaultLexicalShare } from './facts'
+import { Maintenance } from './jobs'
+import { KeyedQueue } from './core/keyed-queue'
+import { Lifecycle } from './lifecycle'
+import { createMemorizer } from './memorize'
+import { MemoryModules } from './module'
+import { memoryModules } from './modules'
 import type { ChatLunaService } from './providers/chatluna'
 import { chatlunaInstalled } from './providers/chatluna'
 import { createProviders } from './providers/factory'
-import type { DrainResult } from './store/index-sync'
-import { IndexedTable, IndexRegistry } from './store/index-sync'
-import { startTimers } from './jobs/timers'
-import { DatabaseIndex, defineVectorTables } from './store/database-index'
-import { LanceIndex, lanceLoadFailure } from './store/lance-index'
-import { ScopeCache } from './store/scope-cache'
-import { defineOutboxTable, KoishiOutbox } from './store/outbox'
-import { createTopicSummaries, KoishiTopicSummaryStore } from './topic-summaries'
-import { defineTopicTable, KoishiTopicStore, LlmTopicJudge, TopicAttributor } from './topics'
+import { createContextBuilder, Recall } from './recall'
 import { MemoryTransfer } from './transfer'
 
 /**
- * The composition root: declares every table and builds every part of the memory from the console
- * configuration. The service is the public face of what this returns.
+ * The composition root: builds the infrastructure, the registered memory kinds and the flows that run
+ * across them (capture, memorize, recall, forget, transfer, maintenance), and connects them. Nothing
+ * here decides anything; the service is the public face of what this returns.
  */
 export function composeMemory(ctx: Context, config: Config, counters: Counters, log: Logger) {
-  defineMessageTable(ctx)
-  defineWatermarkTable(ctx)
-  defineFactTable(ctx)
-  defineOutboxTable(ctx)
-  defineTopicTable(ctx)
-  defineChannelSummaryTable(ctx)
-  defineEpisodeTable(ctx)
-  defineContextTable(ctx)
-  defineVectorTables(ctx)
-  defineKnowledgeTables(ctx)
-
-  // ChatLuna (optional) starts on `ready`, usually after the memory: its models are looked up at each call
-  const chatluna = { installed: chatlunaInstalled(), source: () => ctx.get('chatluna') as ChatLunaService | undefined }
-  const providers = createProviders(
-    ctx.http,
-    {
-      embedding: { ...config.embedding, chatlunaModel: config.chatluna.embeddings },
-      llm: { ...config.llm, chatlunaModel: config.chatluna.model },
-      retryIntervalSeconds: config.store.retryIntervalSeconds,
-    },
-    counters,
-    log,
-    chatluna,
-  )
+  const providers = composeProviders(ctx, config, counters, log)
   const { embedder, llm } = providers
-  for (const [part, choice] of Object.entries(providers.choices)) {
-    if (choice.fallback) log.warn(ctx.i18n.text([], [`memory.log.fallback-${part}-${choice.fallback}`], [choice.configured]))
-  }
-  const { prompts } = config
-  const judge = createJudge(llm, { extraction: { zh: prompts.extractionZh, en: prompts.extractionEn } }, { counters, logger: log })
-
-  const registry = new IndexRegistry({ logger: log })
-  const lanceFailure = config.store.engine === 'auto' ? lanceLoadFailure() : undefined
-  const used: 'lancedb' | 'database' = config.store.engine === 'database' || lanceFailure ? 'database' : 'lancedb'
-  const engine = { configured: config.store.engine, used, lanceFailure }
-  if (lanceFailure) log.warn(ctx.i18n.text([], ['memory.log.index-fallback'], [lanceFailure]))
-  const databaseIndex = new DatabaseIndex(ctx, { logger: log, counters })
-  const store =
-    engine.used === 'database'
-      ? databaseIndex
-      : new LanceIndex({
-          dir: storeDir(ctx, config),
-          logger: log,
-          counters,
-          halfOpenAfterMs: config.store.retryIntervalSeconds * 1000,
-          optimizeEveryWrites: config.store.optimizeEveryWrites,
-          optimizeEveryMs: config.store.optimizeIntervalMinutes * 60_000,
-          // both legs at once, fused in JS with LanceDB's RRF formula (docs/benchmarks.md)
-          hybrid: 'parallel',
-          onReindexNeeded: (table) => {
-            index.invalidate(table)
-            void registry.tableLost(table)
-          },
-        })
-  const cacheBytes = (config.store.cacheMB ?? defaultCacheMB()) * 2 ** 20
-  const index = new ScopeCache(store, { capBytes: cacheBytes, logger: log, counters })
-  const outbox = new KoishiOutbox(ctx, instanceName(storeDir(ctx, config)))
+  const infra = composeIndex(ctx, config, counters, log)
+  const { registry, index, outbox } = infra
+  const fence = new ForgetFence()
   const sync = { index, embedder, outbox, counters, logger: log }
+  const now = () => new Date()
+  const modules = new MemoryModules(
+    // a quarter of the cache's memory more holds whole channels for the context builder
+    { ctx, embedder, llm, index, outbox, sync, heldBytes: infra.cacheBytes / 4, fence, counters, logger: log, newId, now },
+    memoryModules(config, embedder),
+  )
+  for (const table of modules.indexes()) registry.add(table)
+  const part = modules.env.part
+  const [messages, topics, channelSummaries, topicSummaries] = [
+    part('messages'),
+    part('topics'),
+    part('channelSummaries'),
+    part('topicSummaries'),
+  ]
+  const [facts, episodes, context, group, knowledge] = [part('facts'), part('episodes'), part('context'), part('group'), part('knowledge')]
+
+  const memorize = createMemorizer(
+    { facts, knowledge, embedder, fence, counters, logger: log, newId, now },
+    {
+      knowledge: config.knowledge.enabled,
+      dedupeThreshold: config.retrieval.dedupeThreshold,
+      commandPrefixes: config.memorize.commandPrefixes,
+    },
+  )
   const queue = new KeyedQueue({
     limit: config.memorize.queueLimit,
     concurrency: 2,
     counters,
     onError: (error) => log.warn('memory job failed: %s', (error as Error).message),
   })
-
-  // a quarter of the cache's memory more holds whole channels for the context builder
-  const messages = new KoishiMessageStore(ctx, { heldBytes: cacheBytes / 4, logger: log })
-  const messageIndex = new MessageIndex({ ...sync, rows: messages })
-  const topics = new KoishiTopicStore(ctx)
-  const attributor = createAttributor(config, { topics, messages, embedder, llm, counters, log })
-
-  const facts = new KoishiFactRepository(ctx)
-  const factIndex = new IndexedTable(sync, factIndexKind(config.store.factsTable, facts))
-  const retriever = new Retriever({
-    index,
-    embedder,
-    table: config.store.factsTable,
-    counters,
-    logger: log,
-    lexicalShare: config.retrieval.lexicalShare,
-    facts,
-  })
-  const factLock = new KeyedLock()
-  // when each user was last forgotten (this process): dialogues that waited meanwhile store nothing of them
-  const forgotten = new Map<string, Date>()
-  const memorizeFacts = (dialogue: Dialogue): Promise<MemorizeOutcome> =>
-    memorize(
-      {
-        judge,
-        embedder,
-        facts,
-        factIndex,
-        counters,
-        logger: log,
-        dedupeThreshold: config.retrieval.dedupeThreshold,
-        commandPrefixes: config.memorize.commandPrefixes,
-        newId: newFactId,
-        now: () => new Date(),
-        lock: factLock,
-        forgottenAt: (owner) => forgotten.get(factLockKey(owner)),
-      },
-      dialogue,
-    )
-
-  const knowledgeStore = new KoishiKnowledgeStore(ctx)
-  const entityIndex = new IndexedTable(sync, entityIndexKind(knowledgeStore))
-  const profiles = new ProfileBook({
-    store: knowledgeStore,
-    factsOf: async (ref, limit) => (await facts.list(ref, limit)).map((row) => row.content),
-    llm,
-    threshold: config.knowledge.consolidateAfter,
-    counters,
-    logger: log,
-    now: () => new Date(),
-  })
-  const learner = new KnowledgeLearner({
-    store: knowledgeStore,
-    entityIndex,
-    // the offline embedder only sees shared characters (上海, 上海交大): it merges by name and alias alone
-    mergeSimilarity: embedder.lexical || config.knowledge.mergeSimilarity >= 1 ? undefined : config.knowledge.mergeSimilarity,
-    extractor: new KnowledgeExtractor(log),
-    profiles,
-    counters,
-    logger: log,
-    newId: newFactId,
-    now: () => new Date(),
-    forgottenAt: (owner) => forgotten.get(factLockKey(owner)),
-  })
-  const knowledge = new Knowledge({ store: knowledgeStore, index: entityIndex, learner, profiles, logger: log, counters })
-  /**
-   * Facts, then the dialogue's structured knowledge (no model call: the judge's answer carries it, or
-   * the offline rules read it), and the users whose facts changed get their profiles due sooner.
-   */
-  const memorizeDialogue = async (dialogue: Dialogue): Promise<MemorizeOutcome> => {
-    const outcome = await memorizeFacts(dialogue)
-    if (!config.knowledge.enabled || outcome.status === 'failed') return outcome
-    await learner.learn(dialogue, 'extraction' in outcome ? outcome.extraction : undefined)
-    if (outcome.status === 'stored')
-      await noteNewFacts(
-        dialogue,
-        outcome.facts.map((stored) => stored.fact),
-      )
-    return outcome
-  }
-  const noteNewFacts = async (dialogue: Dialogue, stored: { platform: string; userId: string; guildId: string }[]) => {
-    const perUser = new Map<string, number>()
-    for (const fact of stored) perUser.set(fact.userId, (perUser.get(fact.userId) ?? 0) + 1)
-    for (const [userId, count] of perUser) {
-      const name = dialogue.turns.find((turn) => turn.userId === userId)?.name ?? userId
-      await profiles
-        .noteFacts({ platform: dialogue.owner.platform, guildId: dialogue.owner.guildId, userId }, name, count)
-        .catch((error) => log.warn('could not update a profile: %s', (error as Error).message))
-    }
-  }
-
-  const groups = createGroupMemories(ctx, {
-    index,
-    outbox,
-    embedder,
-    llm: () => llm,
-    prompts: () => ({ zh: prompts.groupEvolveZh, en: prompts.groupEvolveEn }),
-    counters,
-    logger: log,
-    options: {
-      maxMemories: config.group.maxMemories,
-      maxMessages: config.group.maxMessages,
-      defaultDays: config.group.days,
-      leaseMs: config.group.leaseSeconds * 1000,
-      includeBotMessages: config.group.includeBotMessages,
-      temperature: config.llm.temperature,
-      searchThreshold: config.group.searchThreshold || undefined,
-      mode: config.group.mode,
-      expiryMs: config.group.reviewExpiryHours * 3_600_000,
-    },
-  })
-  const summaries = createTopicSummaries(ctx, {
-    topics,
-    messages,
-    index,
-    outbox,
-    embedder,
-    llm: () => llm,
-    counters,
-    logger: log,
-    options: {
-      countThreshold: config.summaries.countThreshold,
-      minMessages: config.summaries.minMessages,
-      searchWeights: { keyword: config.summaries.keywordWeight, vector: config.summaries.vectorWeight },
-    },
-  })
-
-  // export and import go through each domain's own store and index, as a learnt row does
-  const transfer = new MemoryTransfer({
-    facts,
-    factIndex,
-    groups: new KoishiGroupStore(ctx),
-    groupIndex: groups.index,
-    topics,
-    summaries: new KoishiTopicSummaryStore(ctx),
-    summaryIndex: summaries.index,
-    knowledge: knowledgeStore,
-    entityIndex,
-    embedderId: embedder.id,
-    newId: newFactId,
-    now: () => new Date(),
-  })
-
-  const channelSummaries = new KoishiChannelSummaries(ctx)
-  const rolling = new RollingSummary({
-    store: messages,
-    summaries: channelSummaries,
-    summarizer: llm ? new LlmSummarizer(llm, { temperature: config.llm.temperature }) : undefined,
-    fallback: new ExtractiveSummarizer(),
-    counters,
-    logger: log,
-  })
-  const episodes = new EpisodicMemory({ ...sync, store: new KoishiEpisodes(ctx) })
-  for (const table of [factIndex, groups.index?.table, summaries.index?.table, messageIndex.indexed, episodes.indexed, entityIndex]) {
-    if (table) registry.add(table)
-  }
-  const contextLogStore = new KoishiContextLog(ctx)
-  const contextLog = new ContextLog(contextLogStore, { counters, logger: log })
-  const termStats = new TermStats()
-  const lexicalShare = config.retrieval.lexicalShare ?? defaultLexicalShare(embedder)
-
   const capture = new CapturePipeline({
     options: {
       ...config.capture,
@@ -311,314 +77,137 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
       topics: config.topics.enabled,
       summaries: config.summaries.enabled,
     },
-    write: (rows) => messages.upsert(rows),
+    write: (rows) => messages.store.upsert(rows),
     journal: new CaptureJournal(journalDir(ctx, config), log),
-    messages,
-    watermarks: new KoishiWatermarks(ctx),
-    messageIndex,
-    termStats,
-    attributor,
-    rolling,
-    summaries,
+    messages: messages.store,
+    watermarks: messages.watermarks,
+    messageIndex: messages.index,
+    termStats: context.termStats,
+    attributor: topics.attributor,
+    rolling: channelSummaries.rolling,
+    summaries: topicSummaries.summaries,
     episodes,
-    contextLog,
+    contextLog: context.log,
     queue,
-    memorize: memorizeDialogue,
+    memorize,
     isCommandName: (name, session) => Boolean(ctx.$commander.get(name, session)),
     schedule: (callback, ms) => ctx.setTimeout(callback, ms),
     counters,
     logger: log,
   })
 
-  /** A user's facts relevant to `query`, in a scope that names the user (none without one). Never throws. */
-  const recallFacts = async (
-    scope: Scope,
-    query: string,
-    topK = config.retrieval.topK,
-    minScore = config.retrieval.minScore,
-    options: RecallOptions = {},
-  ) => (scope.userId ? retriever.retrieve(scope, query, topK, minScore, options) : [])
-  /**
-   * Knowledge-aware recall (seed 000 §4.2): the user's facts, their preferences, the relations and
-   * entities the query names in the scope's knowledge, fused by rank. Never throws.
-   */
-  const recallWithKnowledge = async (scope: Scope & { platform: string; userId: string }, query: string, topK = config.retrieval.topK) => {
-    try {
-      const found = await recallFacts(scope, query, topK)
-      const rows = new Map((await facts.get(found.map((memory) => memory.id))).map((row) => [row.id, row]))
-      const where = knowledgeScope({ platform: scope.platform, guildId: scope.guildId ?? '', userId: scope.userId })
-      return await recallKnowledge(
-        knowledgeStore,
-        where,
-        query,
-        {
-          facts: found.map((memory) => ({ text: memory.content, sourceIds: rows.get(memory.id)?.sourceIds ?? [] })),
-          entities: config.knowledge.enabled ? await knowledge.searchEntities(where, query, { limit: topK }) : [],
-          profile: config.knowledge.enabled
-            ? await knowledge.getUserProfile({ platform: scope.platform, userId: scope.userId, guildId: scope.guildId ?? '' })
-            : undefined,
-        },
-        topK,
-      )
-    } catch (error) {
-      log.warn('knowledge recall failed, returning nothing: %s', (error as Error).message)
-      return []
-    }
+  const recallSettings = {
+    topK: config.retrieval.topK,
+    minScore: config.retrieval.minScore,
+    knowledge: config.knowledge.enabled,
+    profileTokens: config.knowledge.profileTokens,
   }
-  const contextBuilder = new ContextBuilder(
+  const builder = createContextBuilder(
     {
-      store: messages,
-      search: quickSearch(messageIndex),
-      similarities: (channel, vector, ids) => messageIndex.similarities(channel, vector, ids),
+      messages,
+      context,
+      channelSummaries,
+      group,
       embedder,
-      termStats,
       longTerm: (target, topK) =>
-        recallFacts({ platform: target.platform, userId: target.userId, guildId: target.guildId || undefined }, target.content, topK),
-      summary: (channel) => rolling.get(channel),
-      // a group chat also sees what the group as a whole remembers (recall never throws)
-      group: (target) =>
-        groups.recall({ platform: target.platform, guildId: target.guildId }, target.content, { limit: 5, threshold: 0.05 }),
-      onBuilt: (target, context) => contextLog.record(target, context),
+        recall.facts({ platform: target.platform, userId: target.userId, guildId: target.guildId || undefined }, target.content, topK),
       counters,
       logger: log,
-      scorer: new RelevanceScorer(
-        definedOnly({
-          weights: definedOnly(config.context.weights ?? {}),
-          threshold: config.context.threshold,
-          halfLifeHours: config.context.halfLifeHours,
-        }),
-      ),
     },
-    definedOnly({
-      tokenBudget: config.context.tokenBudget,
-      timeoutMs: config.context.timeoutMs,
-      maxMessages: config.context.maxMessages,
-      timeWindowHours: config.context.timeWindowHours,
-      longTermShare: config.context.longTermShare,
-      summaryShare: config.context.summaryShare,
-      groupShare: config.context.groupShare,
-      summaryCoverage: config.context.summaryCoverage,
-      recencyFloor: config.context.recencyFloor,
-      lexicalShare,
-    }),
+    {
+      ...config.context,
+      lexicalShare: config.retrieval.lexicalShare ?? defaultLexicalShare(embedder),
+    },
+  )
+  const recall = new Recall(
+    { facts, knowledge, messages, topics, topicSummaries, episodes, builder, flushCapture: () => capture.flush(), counters, logger: log },
+    recallSettings,
   )
 
   const eraser = new Eraser({
     capture,
-    facts,
-    factIndex,
-    messages,
-    messageIndex,
-    episodes,
-    contextLog: contextLogStore,
-    channelSummaries,
-    topicSummaries: summaries,
-    topics,
-    knowledge,
+    facts: facts.repository,
+    factIndex: facts.index,
+    messages: messages.store,
+    erasures: modules.erasures(),
     purgeIndex: () => registry.purgeErased(),
-    lock: factLock,
-    fence: (owner, at) => void forgotten.set(factLockKey(owner), at),
+    lock: facts.lock,
+    fence,
     counters,
   })
-
-  /** A fact said anew by hand (the console's edit): a new version, the old one closed (`reviseFact`). */
-  const reviseUserFact = (owner: { platform: string; userId: string }, id: string, statement: string, by: string) =>
-    reviseFact({ facts, factIndex, counters, newId: newFactId, now: () => new Date(), lock: factLock }, owner, id, statement, by)
-
-  /** A user's profiles (each guild, and their private chat) and the entities drawn from what they said. */
-  const userKnowledge = async (owner: { platform: string; userId: string }) => {
-    const said = await messages.ofUser(owner.platform, owner.userId)
-    const [profiles, entities] = await Promise.all([
-      knowledgeStore.profilesOf(owner),
-      knowledgeStore.entitiesFrom(
-        owner.platform,
-        said.map((row) => row.id),
-      ),
-    ])
-    return { profiles, entities }
-  }
-
+  // export and import go through each kind's own store and index, as a learnt row does
+  const transfer = new MemoryTransfer({
+    facts: facts.repository,
+    factIndex: facts.index,
+    groups: group.store,
+    groupIndex: group.memories.index,
+    topics: topics.store,
+    summaries: topicSummaries.store,
+    summaryIndex: topicSummaries.summaries.index,
+    knowledge: knowledge.store,
+    entityIndex: knowledge.entityIndex,
+    embedderId: embedder.id,
+    newId,
+    now,
+  })
   const maintenance = new Maintenance({
     queue,
     onTopicsClosed: (closed) => capture.topicsClosed(closed),
-    attributor,
-    summaries,
-    groups,
+    attributor: topics.attributor,
+    summaries: topicSummaries.summaries,
+    groups: group.memories,
     hasModel: Boolean(llm),
     summariesEnabled: config.summaries.enabled,
     evolutionDays: config.group.days,
     evolutionMinMessages: config.group.minMessages,
-    promoteTopics: config.knowledge.enabled ? (topics, limit) => knowledge.promoteTopics(topics, limit) : undefined,
+    promoteTopics: config.knowledge.enabled ? (hot, limit) => knowledge.knowledge.promoteTopics(hot, limit) : undefined,
     hotTopic: { minMessages: config.knowledge.hotTopicMessages, minParticipants: config.knowledge.hotTopicParticipants },
     logger: log,
   })
-
-  /** Carries out the index work waiting in the outbox (one drain at a time). Never throws. */
-  const drainOutbox = async (): Promise<DrainResult> => {
-    try {
-      const result = await registry.drain()
-      if (result.indexed) log.info('indexed %d waiting memories', result.indexed)
-      return result
-    } catch (error) {
-      // the database itself failed: try again on the next round (at shutdown, say nothing)
-      if (ctx.scope.isActive) log.warn('could not read the outbox: %s', (error as Error).message)
-      return { indexed: 0, pending: true }
-    }
-  }
-
-  const start = async () => {
-    await index.open()
-    await registry.prepare()
-    // the database index served while LanceDB could not: LanceDB's copy lacks what was said and keeps what was erased since
-    if (store !== databaseIndex && (await databaseIndex.served()) && (await registry.resetAll())) await databaseIndex.forgetAll()
-    await registry.reconcile()
-    await capture.replayJournal().catch((error) => {
-      log.warn('could not store the messages the last run left in its journal, will try at the next start: %s', (error as Error).message)
-    })
-    await capture.restore(new Date(Date.now() - RESTORE_DAYS * 86_400_000)).catch((error) => {
-      log.warn('could not read back the dialogues that wait to be memorised: %s', (error as Error).message)
-    })
-    startTimers(
-      ctx,
-      {
-        retryIntervalSeconds: config.store.retryIntervalSeconds,
-        closeIntervalMinutes: config.topics.closeIntervalMinutes,
-        summaryIntervalMinutes: config.summaries.enabled ? config.summaries.scheduleIntervalMinutes : 0,
-        evolutionHour: config.group.timer ? config.group.hour : undefined,
-        quietSeconds: config.memorize.enabled ? config.memorize.quietSeconds : 0,
-      },
-      {
-        drainOutbox: () => void drainOutbox(),
-        closeIdleTopics: () => void maintenance.closeIdleTopics(),
-        summarizeTopics: () => maintenance.summarizeTopics(),
-        evolveGroups: () => void maintenance.evolveDueGroups(),
-        endQuietDialogues: () => capture.sweep(),
-        reconcileIndexes: () => void registry.reconcile().then(() => drainOutbox()),
-        expireReviews: () => void maintenance.expireReviews(),
-        // the same hourly timer promotes hot mid-term topics into long-term knowledge
-        consolidateProfiles: () =>
-          void profiles
-            .consolidateDue()
-            .catch((error: Error) => log.warn('consolidating profiles failed: %s', error.message))
-            .then(() => maintenance.promoteHotTopics()),
-      },
-    )
-  }
-
-  const stop = async () => {
-    // what waits to be memorised is dropped first: the watermarks bring it back at the next start, and
-    // no job meets a database already gone
-    capture.stop()
-    queue.clear()
-    await capture.flush()
-    await messageIndex.flush()
-    await queue.idle()
-    await messages.settled()
-    await index.close()
-  }
-
-  /** `topicSearch` of a channel as an LLM tool definition (name, JSON schema, handler). */
-  const searchTool = (channel: { platform: string; channelId?: string }, options?: TopicSearchOptions) =>
-    topicSearchTool(
-      {
-        search: quickSearch(messageIndex),
-        store: messages,
-        topics: {
-          list: async (channel, { limit }) =>
-            (await topics.list(channel, limit)).map((topic) => ({
-              id: topic.id,
-              title: topic.title,
-              updatedAt: topic.updatedAt,
-              active: topic.active,
-            })),
-        },
-        summaries: summaries.searchSummaries,
-      },
-      channel,
-      options,
-    )
-
-  /** The knowledge tools of a session's scope and user (`searchEntities`, `getUserProfile`, `queryGraph`). */
-  const knowledgeToolsFor = (scope: KnowledgeScope, user: ProfileRef) => knowledgeTools(knowledge, scope, user)
+  const lifecycle = new Lifecycle({ ctx, config, ...infra, capture, queue, messages, knowledge, maintenance, logger: log })
 
   return {
-    start,
-    recallFacts,
-    recallWithKnowledge,
-    searchTool,
-    knowledgeTools: knowledgeToolsFor,
-    knowledge,
-    stop,
-    drainOutbox,
-    providers: { ...providers, judge, chatluna },
-    engine,
-    maintenance,
+    counters,
+    providers,
+    engine: infra.engine as EngineChoice,
     index,
     registry,
-    queue,
-    messages,
-    messageIndex,
-    termStats,
-    topics,
-    facts,
-    factIndex,
-    memorize: memorizeDialogue,
-    groups,
-    summaries,
-    episodes,
-    contextLog,
-    contextBuilder,
-    capture,
-    eraser,
     outbox,
+    modules,
+    queue,
+    capture,
+    memorize,
+    recall,
+    builder,
+    eraser,
     transfer,
-    reviseFact: reviseUserFact,
-    userKnowledge,
+    maintenance,
+    lifecycle,
   }
 }
 
-export type MemoryParts = ReturnType<typeof composeMemory>
+/** What `composeMemory` builds: the parts the service, the reply pipeline, tests and benchmarks reach. */
+export type Memory = ReturnType<typeof composeMemory>
 
-/** At start, dialogues interrupted this recently are read back from the message table. */
-const RESTORE_DAYS = 3
-
-function createAttributor(
-  config: Config,
-  deps: Pick<ConstructorParameters<typeof TopicAttributor>[0], 'topics' | 'messages' | 'embedder'> & {
-    llm?: ConstructorParameters<typeof LlmTopicJudge>[0]
-    counters: Counters
-    log: Logger
-  },
-) {
-  const { counters, log, llm } = deps
-  const options = {
-    topics: deps.topics,
-    messages: deps.messages,
-    embedder: deps.embedder,
-    judge: config.topics.useLlm && llm ? new LlmTopicJudge(llm, { counters, logger: log }) : undefined,
-    idleMs: config.topics.idleMinutes * 60_000,
-    followMs: config.topics.followMinutes * 60_000,
+/** The embedder, the memory's model and the fact judge's model, with a line for each setting that fell back. */
+function composeProviders(ctx: Context, config: Config, counters: Counters, log: Logger) {
+  // ChatLuna (optional) starts on `ready`, usually after the memory: its models are looked up at each call
+  const chatluna = { installed: chatlunaInstalled(), source: () => ctx.get('chatluna') as ChatLunaService | undefined }
+  const providers = createProviders(
+    ctx.http,
+    {
+      embedding: { ...config.embedding, chatlunaModel: config.chatluna.embeddings },
+      llm: { ...config.llm, chatlunaModel: config.chatluna.model },
+      retryIntervalSeconds: config.store.retryIntervalSeconds,
+    },
     counters,
-    logger: log,
+    log,
+    chatluna,
+  )
+  for (const [kind, choice] of Object.entries(providers.choices)) {
+    if (choice.fallback) log.warn(ctx.i18n.text([], [`memory.log.fallback-${kind}-${choice.fallback}`], [choice.configured]))
   }
-  try {
-    return new TopicAttributor({ ...options, thresholds: { join: config.topics.joinThreshold, low: config.topics.lowThreshold } })
-  } catch (error) {
-    log.error('topic thresholds ignored (%s); using the defaults of the embedder', (error as Error).message)
-    return new TopicAttributor(options)
-  }
-}
-
-/**
- * This instance's name in the shared outbox: its machine and index folder, so each instance does its
- * own index's work, and a restart finds what it left.
- */
-function instanceName(dir: string): string {
-  return createHash('sha1').update(`${hostname()}:${dir}`).digest('hex').slice(0, 10)
-}
-
-function storeDir(ctx: Context, config: Config): string {
-  return resolve(ctx.baseDir ?? process.cwd(), config.store.path)
+  return { ...providers, chatluna }
 }
 
 /** Beside the LanceDB folder, one per instance: `data/memory/lancedb-journal`. */
@@ -627,7 +216,26 @@ function journalDir(ctx: Context, config: Config): string {
   return join(dirname(dir), `${basename(dir)}-journal`)
 }
 
-function newFactId() {
+function newId() {
   // short enough to type in `memory.forget <id>`
   return randomBytes(5).toString('hex')
+}
+
+/** Where a service keeps its parts: a symbol only this module knows, so no face can reach them by name. */
+const INTERNALS = Symbol('memory.internals')
+
+/** Keeps the parts behind a service, for `internalsOf`. */
+export function registerInternals(service: object, memory: Memory): void {
+  Object.defineProperty(service, INTERNALS, { value: memory })
+}
+
+/**
+ * The composed parts behind a `ctx.memory` (Koishi hands out the service behind a proxy, so they are
+ * found on it by key): for tests and benchmarks that plant faults or read what a user cannot (an
+ * index's rows, a counter). The plugin's own faces use the service's public API.
+ */
+export function internalsOf(service: object): Memory {
+  const memory = (service as { [INTERNALS]?: Memory })[INTERNALS]
+  if (!memory) throw new Error('not a memory service')
+  return memory
 }

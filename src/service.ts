@@ -1,24 +1,20 @@
-import type { ScopeCacheStats } from './store/scope-cache'
-import type { MirrorStats } from './messages'
 import type { Context, Session } from 'koishi'
 import { Service } from 'koishi'
-import { isSession, targetOf } from './capture/session-rows'
-import type { MemoryParts } from './compose'
-import { composeMemory } from './compose'
+import { isSession, targetOf } from './capture'
+import type { Memory } from './compose'
+import { composeMemory, registerInternals } from './compose'
+import type { EngineChoice } from './compose-index'
 import { composeReplier } from './compose-reply'
-import { personaFor, renderOutcome } from './chat'
 import type { Config } from './config'
 import type { BuiltContext, ChatMessage, ContextOptions, ContextTarget } from './context'
-import { assemblePrompt, withTimeout } from './context'
 import { Counters } from './core/observability'
-import { episodeScope } from './episodes'
 import type { Dialogue, FactRow, ListOptions, MemorizeOutcome, RetrievedMemory, ReviseResult } from './facts'
 import { formatForPrompt } from './facts'
-import type { UserRef } from './erase/eraser'
 import type { EvolutionMode, GroupRef, ReviewDecision, ReviewQueueResponse } from './group'
 import type {
   EntityDetails,
   EntityRow,
+  EntityType,
   FoundEntity,
   Graph,
   GraphOptions,
@@ -28,20 +24,25 @@ import type {
   RecalledItem,
 } from './knowledge'
 import { knowledgeScope } from './knowledge'
-import type { EntityType } from './knowledge'
+import type { MirrorStats } from './messages'
+import type { UserRef } from './module'
+import type { Providers } from './providers/factory'
 import type { ReplyState, ReplyTool } from './reply'
-import { detectLanguage } from './text/language'
-import { truncateToTokens } from './text/token-count'
 import type { Scope } from './scope'
 import { sessionScope } from './scope'
 import type { DrainResult, RebuildResult } from './store/index-sync'
+import type { ScopeCacheStats } from './store/scope-cache'
 import type { ExportResult, ExportSelection, ImportOptions, ImportResult } from './transfer'
+import { facadeOf } from './facade'
+import type { FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
 
 declare module 'koishi' {
   interface Context {
     memory: MemoryService
   }
 }
+
+export type { FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
 
 export interface RetrieveOptions {
   platform?: string
@@ -57,9 +58,9 @@ export interface MemoryStatus {
   embedder: string
   llm: string
   /** Which provider each setting names and which one is in use (and why not the named one). */
-  choices: MemoryParts['providers']['choices']
+  choices: Providers['choices']
   /** Which vector index is in use, and why not LanceDB when it could not load. */
-  index: MemoryParts['engine']
+  index: EngineChoice
   /** The scope cache in front of the index: what it holds against its cap, and how often it answered. */
   cache: ScopeCacheStats
   /** The channels whose messages are held in memory for the context builder, against their cap. */
@@ -74,6 +75,15 @@ export interface MemoryStatus {
   counters: Record<string, number>
 }
 
+/** One LanceDB table as the health page shows it. */
+export interface IndexTableHealth {
+  table: string
+  name: string
+  /** Rows in the index; null when the index cannot be read. */
+  rows: number | null
+  optimizedAt: Date | undefined
+}
+
 /** Where a session's knowledge lives: its group, or the user's private chat. */
 function knowledgeScopeOf(session: Session): KnowledgeScope {
   return knowledgeScope({ platform: session.platform, guildId: session.guildId ?? '', userId: session.userId })
@@ -83,56 +93,50 @@ function scopeOf(scope: KnowledgeScope | Session): KnowledgeScope {
   return 'event' in scope ? knowledgeScopeOf(scope) : scope
 }
 
-/** How long `buildContext` waits for buffered messages to be written before building without them. */
-const CAPTURE_SETTLE_MS = 500
-
-/** The `memory` service: the public API over the parts `composeMemory` builds. */
+/**
+ * The `memory` service: the public API, the same for other plugins and for the plugin's own commands,
+ * HTTP routes, console page and ChatLuna bridge. Each method hands its work to a flow or a kind.
+ */
 export class MemoryService extends Service {
   static inject = { database: { required: true }, http: { required: false }, chatluna: { required: false } }
 
-  readonly counters = new Counters()
-  private readonly parts: MemoryParts
-  readonly providers: MemoryParts['providers']
-  readonly index: MemoryParts['index']
-  readonly facts: MemoryParts['facts']
-  readonly messages: MemoryParts['messages']
-  readonly topics: MemoryParts['topics']
-  readonly groups: MemoryParts['groups']
-  readonly summaries: MemoryParts['summaries']
-  readonly episodes: MemoryParts['episodes']
-  readonly contextLog: MemoryParts['contextLog']
-  readonly contextBuilder: MemoryParts['contextBuilder']
+  /** Group memory: list, search, history, edits and evolution of one group's memories. */
+  readonly groups: GroupMemoryApi
+  /** Facts by id, and how many there are. */
+  readonly facts: FactReads
+  /** Captured messages as the owner's tools read them. */
+  readonly messages: MessageReads
+  /** Topics and their summaries. */
+  readonly topics: TopicReads
+  /** What the replies saw and how the memory ran, for `memory.stats` and the health page. */
+  readonly metrics: Metrics
+  private readonly memory: Memory
   private readonly replier: ReturnType<typeof composeReplier>
-  private log = this.ctx.logger('memory')
 
   constructor(
     ctx: Context,
     public config: Config,
   ) {
     super(ctx, 'memory')
-    const parts = (this.parts = composeMemory(ctx, config, this.counters, this.log))
-    ;({
-      providers: this.providers,
-      index: this.index,
-      facts: this.facts,
-      messages: this.messages,
-      topics: this.topics,
-      groups: this.groups,
-      summaries: this.summaries,
-      episodes: this.episodes,
-      contextLog: this.contextLog,
-      contextBuilder: this.contextBuilder,
-    } = parts)
-    parts.capture.listen(ctx)
-    this.replier = composeReplier(ctx, config, parts, this.counters, this.log)
+    const counters = new Counters()
+    const log = ctx.logger('memory')
+    const memory = (this.memory = composeMemory(ctx, config, counters, log))
+    registerInternals(this, memory)
+    ;({ groups: this.groups, facts: this.facts, messages: this.messages, topics: this.topics, metrics: this.metrics } = facadeOf(memory))
+    memory.capture.listen(ctx)
+    this.replier = composeReplier(ctx, config, memory, counters, log)
   }
 
   protected start() {
-    return this.parts.start()
+    return this.memory.lifecycle.start()
   }
 
   protected stop() {
-    return this.parts.stop()
+    return this.memory.lifecycle.stop()
+  }
+
+  private targetOf(message: Session | ContextTarget): ContextTarget {
+    return isSession(message) ? targetOf(message, this.config.capture.placeholders) : message
   }
 
   /**
@@ -141,11 +145,11 @@ export class MemoryService extends Service {
    */
   async retrieve(user: string | Session, query: string, options: RetrieveOptions = {}): Promise<RetrievedMemory[]> {
     const scope = typeof user === 'string' ? { platform: options.platform, userId: user, guildId: options.guildId } : sessionScope(user)
-    return this.parts.recallFacts(scope, query, options.topK, options.minScore, { history: options.history })
+    return this.memory.recall.facts(scope, query, options.topK, options.minScore, { history: options.history })
   }
 
   /**
-   * What the memory knows for `query` (seed 000 §4.2): the user's facts, their preferences, and the
+   * What the memory knows for `query` (design §4.5): the user's facts, their preferences, and the
    * relations and entities the query names in the group's (or the private chat's) knowledge, best
    * first, each with the messages it came from. Never throws.
    */
@@ -153,37 +157,38 @@ export class MemoryService extends Service {
     const scope =
       typeof user === 'string' ? { platform: options.platform ?? '', userId: user, guildId: options.guildId } : sessionScope(user)
     if (!scope.platform || !scope.userId) return Promise.resolve([])
-    return this.parts.recallWithKnowledge({ ...scope, platform: scope.platform, userId: scope.userId }, query, options.topK)
+    return this.memory.recall.withKnowledge({ ...scope, platform: scope.platform, userId: scope.userId }, query, options.topK)
   }
 
   formatForPrompt(memories: Pick<RetrievedMemory, 'content'>[], heading?: string) {
     return formatForPrompt(memories, heading)
   }
 
-  /** Runs the post-dialogue chain now (seed 003's `considerMemorizing`). */
+  /** Runs the post-dialogue chain now: facts, then entities, relations and profiles. */
   considerMemorizing(dialogue: Dialogue): Promise<MemorizeOutcome> {
-    return this.parts.memorize(dialogue)
+    return this.memory.memorize(dialogue)
   }
 
   /** Stores a fact as it is (an import, a benchmark) and indexes it; false when the index row waits in the outbox. */
   async remember(fact: FactRow): Promise<boolean> {
-    await this.facts.insert(fact)
-    return this.parts.factIndex.put([fact])
+    const facts = this.memory.modules.part('facts')
+    await facts.repository.insert(fact)
+    return facts.index.put([fact])
   }
 
   /** Current facts of a scope, newest first; with `history`, the closed ones too. */
   list(scope: Scope, limit = 20, offset = 0, options: ListOptions = {}): Promise<FactRow[]> {
-    return this.facts.list(scope, limit, offset, options)
+    return this.memory.modules.part('facts').repository.list(scope, limit, offset, options)
   }
 
   /** Erases facts of `owner` by id, with the messages they came from. Returns the ids erased. */
   forget(owner: UserRef, ids: string[]): Promise<string[]> {
-    return this.parts.eraser.forget(owner, ids)
+    return this.memory.eraser.forget(owner, ids)
   }
 
   /** Erases every fact and every captured message of a user on a platform. */
   forgetAll(owner: UserRef): Promise<number> {
-    return this.parts.eraser.forgetAll(owner)
+    return this.memory.eraser.forgetAll(owner)
   }
 
   /**
@@ -192,12 +197,12 @@ export class MemoryService extends Service {
    * who edited it, kept in the new version's reason.
    */
   editFact(owner: UserRef, id: string, statement: string, options: { by?: string } = {}): Promise<ReviseResult> {
-    return this.parts.reviseFact(owner, id, statement, options.by ?? '')
+    return this.memory.modules.part('facts').revise(owner, id, statement, options.by ?? '')
   }
 
   /** A user's profiles (in each group, and in their private chat) and the entities drawn from what they said. */
   userKnowledge(owner: UserRef): Promise<{ profiles: ProfileRow[]; entities: EntityRow[] }> {
-    return this.parts.userKnowledge(owner)
+    return this.memory.recall.userKnowledge(owner)
   }
 
   /**
@@ -206,7 +211,7 @@ export class MemoryService extends Service {
    * with their history and change log, topics and their summaries, profiles, entities and relations.
    */
   exportMemory(selection: ExportSelection): Promise<ExportResult> {
-    return this.parts.transfer.export(selection)
+    return this.memory.transfer.export(selection)
   }
 
   /**
@@ -215,81 +220,66 @@ export class MemoryService extends Service {
    * Duplicates are skipped and counted; a bad line is reported with its number and the rest imported.
    */
   importMemory(text: string, options: ImportOptions = {}): Promise<ImportResult> {
-    return this.parts.transfer.import(text, options)
+    return this.memory.transfer.import(text, options)
   }
 
   /** Carries out the index work waiting in the outbox (one drain at a time). */
   flushOutbox(): Promise<DrainResult> {
-    return this.parts.drainOutbox()
+    return this.memory.lifecycle.drainOutbox()
   }
 
   /** LanceDB tables `reindex` can rebuild, with the name of their rows. */
   indexTables(): { table: string; name: string }[] {
-    const { registry } = this.parts
+    const { registry } = this.memory
     return registry.names().map((table) => ({ table, name: registry.get(table)!.name }))
+  }
+
+  /** Each index table with its row count and when it was last optimised. */
+  async indexHealth(): Promise<IndexTableHealth[]> {
+    const { index } = this.memory
+    const tables: IndexTableHealth[] = []
+    for (const { table, name } of this.indexTables()) {
+      const rows = await index.count(table).catch(() => null)
+      tables.push({ table, name, rows, optimizedAt: index.optimizedAt?.(table) })
+    }
+    return tables
   }
 
   /** Rebuilds LanceDB tables from the database (all, or the one named), table by table. */
   reindex(table?: string, progress?: (result: RebuildResult) => void): Promise<RebuildResult[]> {
-    return this.parts.registry.rebuild(table, progress)
+    return this.memory.registry.rebuild(table, progress)
   }
 
   /**
-   * The context a reply generator should see for a message (seed 000 §2.4, 001 §3.3): long-term
-   * memories, the channel's rolling summary and the relevant messages within the token budget, with
-   * the reason each was chosen. Never throws (falls back to the recent window).
+   * The context a reply generator should see for a message (design §3): long-term memories, the
+   * channel's rolling summary and the relevant messages within the token budget, with the reason each
+   * was chosen. Never throws (falls back to the recent window).
    */
-  async buildContext(message: Session | ContextTarget, options: ContextOptions = {}): Promise<BuiltContext> {
-    const target = isSession(message) ? targetOf(message, this.config.capture.placeholders) : message
-    // the last half second of the chat may still wait in the recorder's buffer: write it first, so
-    // the context has it, but never let a slow database hold the reply for long
-    await withTimeout(this.parts.capture.flush(), CAPTURE_SETTLE_MS).catch(() => this.counters.inc('context.capture-unsettled'))
-    return this.contextBuilder.build(target, options)
+  buildContext(message: Session | ContextTarget, options: ContextOptions = {}): Promise<BuiltContext> {
+    return this.memory.recall.buildContext(this.targetOf(message), options)
   }
 
   /**
    * Chat messages for a model: system prompt + long-term memories + conversation summary + chosen
    * context (+ related earlier exchanges) + the current message.
    */
-  async assemblePrompt(
+  assemblePrompt(
     session: Session,
     options: ContextOptions & { system?: string; style?: 'messages' | 'transcript' } = {},
   ): Promise<ChatMessage[]> {
-    const target = targetOf(session, this.config.capture.placeholders)
-    const [context, episodes, profile] = await Promise.all([
-      this.buildContext(target, options),
-      this.recallEpisodes(session, target.content),
-      this.config.knowledge.profileTokens ? this.getUserProfile(session) : undefined,
-    ])
-    return assemblePrompt({
-      system: options.system ?? '',
-      context,
-      profile: profile?.profileText ? truncateToTokens(profile.profileText, this.config.knowledge.profileTokens) : undefined,
-      current: { name: target.userName ?? target.userId, content: target.content },
-      episodes: episodes.filter((episode) => episode.userMessageId !== target.messageId),
-      style: options.style,
-    })
+    return this.memory.recall.assemblePrompt(this.targetOf(session), options)
   }
 
   /**
-   * Answers a message with memory (seed 004 §2.3): route → recall → retrieve → generate → persist,
+   * Answers a message with memory (design §7): route → recall → retrieve → generate → persist,
    * with the `chat` settings' model and persona, in the user's language. A session's answer is sent
    * to it; for a bare target, `deliver` gets the text. A model failure answers with a short
    * apology. The run's trace goes to the context log (`memory.trace`).
    */
   reply(message: Session | ContextTarget, options: { deliver?: (text: string) => Promise<string[]> } = {}): Promise<ReplyState> {
     const session = isSession(message) ? message : undefined
-    const target = session ? targetOf(session, this.config.capture.placeholders) : (message as ContextTarget)
-    const fallback = session?.locales?.some((locale) => locale.startsWith('en')) ? 'en' : 'zh'
-    const language = detectLanguage(target.content, fallback)
     const send = options.deliver ?? (async (text: string) => (session ? ((await session.send(text)) ?? []) : []))
-    return this.replier.reply({
-      target,
-      language,
-      system: personaFor(`${target.platform}:${target.channelId}`, language, this.config.chat),
-      deliver: (outcome) =>
-        send(renderOutcome(outcome, language, (locale, path, params) => this.ctx.i18n.render([locale], [path], params ?? []).join(''))),
-    })
+    return this.replier.reply(this.targetOf(message), session, send)
   }
 
   /**
@@ -298,23 +288,22 @@ export class MemoryService extends Service {
    * message's scope: for a chat plugin's function calling (the built-in chat and the ChatLuna bridge use them).
    */
   replyTools(message: Session | ContextTarget): ReplyTool[] {
-    return this.replier.tools(isSession(message) ? targetOf(message, this.config.capture.placeholders) : message)
+    return this.replier.tools(this.targetOf(message))
   }
 
   /** The newest reply trace of a channel (of one trigger message there, when given). */
   lastTrace(channel: { platform: string; channelId: string }, messageId?: string) {
-    return this.contextLog.lastTrace(channel, messageId)
+    return this.memory.modules.part('context').log.lastTrace(channel, messageId)
   }
 
-  /** The user's 3 most recent exchanges with the bot here, plus the 3 most similar to `query` (004 phase 2). */
+  /** The user's 3 most recent exchanges with the bot here, plus the 3 most similar to `query`. */
   recallEpisodes(session: Session, query: string) {
-    const owner = { platform: session.platform, userId: session.userId!, guildId: session.guildId ?? '', channelId: session.channelId! }
-    return this.episodes.recall(episodeScope(owner), query).catch(() => [])
+    return this.memory.recall.episodes(this.targetOf(session), query)
   }
 
   /** `topicSearch` of this session's channel as an LLM tool definition (name, JSON schema, handler). */
   searchTool(session: Session) {
-    return this.parts.searchTool({ platform: session.platform, channelId: session.channelId })
+    return this.memory.recall.searchTool({ platform: session.platform, channelId: session.channelId })
   }
 
   /** Entities of a scope for a query (`knowledgeScope(session)` or a `{platform, guildId, userId}` scope), best first. Never throws. */
@@ -323,28 +312,28 @@ export class MemoryService extends Service {
     query: string,
     options: { types?: EntityType[]; limit?: number } = {},
   ): Promise<FoundEntity[]> {
-    return this.parts.knowledge.searchEntities(scopeOf(scope), query, options)
+    return this.knowledge.searchEntities(scopeOf(scope), query, options)
   }
 
   /** A user's profile where the session is (a group, or their private chat); undefined before anything was learnt. Never throws. */
   getUserProfile(user: Session | ProfileRef): Promise<ProfileRow | undefined> {
     const ref = 'event' in user ? { platform: user.platform, userId: user.userId ?? '', guildId: user.guildId ?? '' } : user
-    return this.parts.knowledge.getUserProfile(ref).catch(() => undefined)
+    return this.knowledge.getUserProfile(ref).catch(() => undefined)
   }
 
   /** The relations around an entity of a scope, breadth first, bounded in nodes (50) and time (200 ms). */
   queryGraph(scope: KnowledgeScope | Session, entity: string, options: GraphOptions = {}): Promise<Graph> {
-    return this.parts.knowledge.queryGraph(scopeOf(scope), entity, options)
+    return this.knowledge.queryGraph(scopeOf(scope), entity, options)
   }
 
   /** An entity of a scope with its relations and the entities at their other ends. */
   entity(scope: KnowledgeScope | Session, name: string): Promise<EntityDetails | undefined> {
-    return this.parts.knowledge.entity(scopeOf(scope), name)
+    return this.knowledge.entity(scopeOf(scope), name)
   }
 
   /** `searchEntities`, `getUserProfile` and `queryGraph` of this session as LLM tool definitions. */
   knowledgeTools(session: Session) {
-    return this.parts.knowledgeTools(knowledgeScopeOf(session), {
+    return this.memory.recall.knowledgeTools(knowledgeScopeOf(session), {
       platform: session.platform,
       userId: session.userId ?? '',
       guildId: session.guildId ?? '',
@@ -353,30 +342,30 @@ export class MemoryService extends Service {
 
   /** Rewrites the user profiles that are due now (the timer does it hourly). Returns how many. */
   consolidateProfiles(): Promise<number> {
-    return this.parts.knowledge.profiles.consolidateDue()
+    return this.memory.modules.part('knowledge').profiles.consolidateDue()
   }
 
-  /** The raw messages of a topic, oldest first, optionally within a time range (000 §3.4). */
+  /** The raw messages of a topic, oldest first, optionally within a time range. */
   topicMessages(topicId: string, options: { since?: Date; until?: Date; limit?: number } = {}) {
-    return this.summaries.rawMessages(topicId, options)
+    return this.memory.modules.part('topicSummaries').summaries.rawMessages(topicId, options)
   }
 
   /** Closes idle topics and summarises them in the background. */
   closeIdleTopics() {
-    return this.parts.maintenance.closeIdleTopics()
+    return this.memory.maintenance.closeIdleTopics()
   }
 
-  /** Evolves a group's long-term memory now (seed 002); `group` is `{platform, guildId}` or `platform:guildId`. */
+  /** Evolves a group's long-term memory now (design §6); `group` is `{platform, guildId}` or `platform:guildId`. */
   evolve(group: { platform: string; guildId: string } | string, options: { days?: number } = {}) {
     return this.groups.evolve(group, options)
   }
 
   /**
-   * A moderated group's pending proposals (seed 002's operations waiting for an admin), oldest first,
+   * A moderated group's pending proposals (evolution operations waiting for an admin), oldest first,
    * with the group's mode; `group` is `{platform, guildId}` or `platform:guildId`.
    */
   reviewQueue(group: GroupRef | string): Promise<ReviewQueueResponse> {
-    return this.groups.pendingReviews(group)
+    return this.groupMemories.pendingReviews(group)
   }
 
   /**
@@ -385,57 +374,68 @@ export class MemoryService extends Service {
    * commands refuse it. Refusals are `ReviewError`s (unknown, other group, decided, expired, stale, changed).
    */
   approveReview(id: string, options: { by: string; statement?: string; group?: GroupRef | string }): Promise<ReviewDecision> {
-    return this.groups.approveReview(id, options)
+    return this.groupMemories.approveReview(id, options)
   }
 
   /** Turns a pending proposal down, keeping `by` and `reason` on it; nothing else changes. */
   rejectReview(id: string, options: { by: string; reason?: string; group?: GroupRef | string }): Promise<ReviewDecision> {
-    return this.groups.rejectReview(id, options)
+    return this.groupMemories.rejectReview(id, options)
   }
 
   /** Sets a group's evolution mode (`review`: its evolutions wait in the queue); it then no longer follows `group.mode`. */
   setReviewMode(group: GroupRef | string, mode: EvolutionMode, options: { by?: string } = {}): Promise<EvolutionMode> {
-    return this.groups.setMode(group, mode, options.by)
+    return this.groupMemories.setMode(group, mode, options.by)
   }
 
   /** A group's evolution mode: its own, else `group.mode`. */
   reviewMode(group: GroupRef | string): Promise<EvolutionMode> {
-    return this.groups.mode(group)
+    return this.groupMemories.mode(group)
   }
 
   /** Queues an evolution of every group with new messages; returns how many were queued. */
   evolveDueGroups(): Promise<number> {
-    return this.parts.maintenance.evolveDueGroups()
+    return this.memory.maintenance.evolveDueGroups()
   }
 
   /** Waits until captured messages are written and indexed and background memory work is done. */
   async flush() {
-    await this.parts.capture.flush()
-    await this.parts.queue.idle()
-    await this.parts.messageIndex.flush()
-    await this.parts.contextLog.settled()
-    await this.parts.messages.settled()
-    await this.index.settled()
+    const { capture, queue, modules, index } = this.memory
+    const messages = modules.part('messages')
+    await capture.flush()
+    await queue.idle()
+    await messages.index.flush()
+    await modules.part('context').log.settled()
+    await messages.store.settled()
+    await index.settled()
   }
 
   async status(): Promise<MemoryStatus> {
-    const { capture, queue, outbox } = this.parts
+    const { capture, queue, outbox, providers, index, modules, recall } = this.memory
     // what was said a moment ago (the status command itself) is written first, so waiting counts reach 0
-    await withTimeout(capture.flush(), CAPTURE_SETTLE_MS).catch(() => undefined)
+    await recall.settleCapture()
+    const counts = await modules.status()
     return {
-      embedder: this.providers.embedder.id,
-      llm: this.providers.judge.id,
-      choices: this.providers.choices,
-      index: this.parts.engine,
-      cache: this.index.stats(),
-      held: this.parts.messages.held(),
-      breakers: { vectorStore: this.index.state, ...this.providers.states() },
+      embedder: providers.embedder.id,
+      llm: modules.part('facts').judge.id,
+      choices: providers.choices,
+      index: this.memory.engine,
+      cache: index.stats(),
+      held: modules.part('messages').store.held(),
+      breakers: { vectorStore: index.state, ...providers.states() },
       queue: queue.size,
       captureBuffer: capture.recorder.pending,
       outbox: await outbox.size(),
       dialogues: capture.waiting,
-      facts: await this.facts.count(undefined, { history: true }),
-      counters: this.counters.snapshot(),
+      facts: counts.facts ?? 0,
+      counters: this.metrics.counters(),
     }
+  }
+
+  private get knowledge() {
+    return this.memory.modules.part('knowledge').knowledge
+  }
+
+  private get groupMemories() {
+    return this.memory.modules.part('group').memories
   }
 }

@@ -28,6 +28,7 @@ import { bootApp, log } from '../lib/app'
 import type { Family, FamilyResult } from './family'
 import { Tally } from './family'
 import { floodLanes, sendLanes } from './lanes'
+import { internalsOf } from '../../src/compose'
 
 const MESSAGES = 5000
 const GROUPS = 16
@@ -97,7 +98,7 @@ export const run: Family = async () => {
     const floodMs = Date.now() - began
     flooding = false
     await reader
-    const counters = memory.counters
+    const counters = internalsOf(memory).counters
     const dropped = counters.get('capture.dropped')
     const abandonedBeforeStop = counters.get('memorize.abandoned')
     const figures = {
@@ -119,7 +120,7 @@ export const run: Family = async () => {
     // the flood's versions (and the restart's) grow older than the cleanup window
     await sleep(Math.max(0, began + floodMs + CLEANUP_MS - Date.now()))
     const optimizeAt = Date.now()
-    await app.app.memory.index.optimize()
+    await internalsOf(app.app.memory).index.optimize()
     const optimizeMs = Date.now() - optimizeAt
     const versionsAfterOptimize = countFiles(versionsDir)
     log(`restarted and settled in ${settledMs} ms; versions ${versionsAfterFlood}, after optimize ${versionsAfterOptimize}`)
@@ -137,7 +138,7 @@ export const run: Family = async () => {
       detail: `capture.dropped ${dropped} (the dropped rows are counted as lost above)`,
     }))
     await tally.run('every stored message is in the messages index after the restart', async () => {
-      const indexed = new Set(await app!.app.memory.index.ids('messages'))
+      const indexed = new Set(await internalsOf(app!.app.memory).index.ids('messages'))
       const all = await app!.app.database.get('memory_message', {})
       const wanted = all.filter((row) => !row.isCommand && row.content.trim())
       const notIndexed = wanted.filter((row) => !indexed.has(row.id)).length

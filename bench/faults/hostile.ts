@@ -4,6 +4,7 @@ import { Tally } from './family'
 import { bootApp, log } from '../lib/app'
 import { cleanId } from '../../src/scope'
 import { botIdOf, client, echo, mulberry32, nonsenseWords, seedOf, sessionFor, shuffle } from './support'
+import { internalsOf } from '../../src/compose'
 
 /**
  * Hostile ids and content through the mock adapter, interleaved with innocent users: NUL and other
@@ -174,7 +175,10 @@ export const run: Family = async () => {
       )
     const facts = await app.database.get('memory_fact', {})
     const counted = () =>
-      ['capture.rejected', 'capture.dropped', 'capture.write-failed'].reduce((sum, name) => sum + app.memory.counters.get(name), 0)
+      ['capture.rejected', 'capture.dropped', 'capture.write-failed'].reduce(
+        (sum, name) => sum + internalsOf(app.memory).counters.get(name),
+        0,
+      )
 
     for (const sender of innocent) {
       await tally.run(`hostile: ${sender.label} loses nothing`, async () => {

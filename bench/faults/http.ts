@@ -7,6 +7,7 @@ import type { GroupMemoryRow } from '../../src/group/types'
 import { createGroupMemories } from '../../src/group/koishi-store'
 import type { Answer, Sent } from './support'
 import { client, listen, mulberry32, nonsenseWords, quiet, seedOf, send, Server } from './support'
+import { internalsOf } from '../../src/compose'
 
 /**
  * Abuse of the group-memory HTTP routes on a loopback port: missing and wrong tokens, ids with NUL,
@@ -65,10 +66,10 @@ export const run: Family = async () => {
       },
     }
     const groups = createGroupMemories(app, {
-      index: app.memory.index,
-      embedder: app.memory.providers.embedder,
+      index: internalsOf(app.memory).index,
+      embedder: internalsOf(app.memory).providers.embedder,
       llm: () => model,
-      counters: app.memory.counters,
+      counters: internalsOf(app.memory).counters,
       logger: quiet,
     })
     for (const group of [g1, g2]) {

@@ -21,6 +21,7 @@ import {
   sessionFor,
   shuffle,
 } from './support'
+import { internalsOf } from '../../src/compose'
 
 /**
  * Scope isolation, randomised (seeded): users on two platforms, in two groups each and in private,
@@ -146,10 +147,10 @@ export const run: Family = async () => {
       },
     }
     const evolver = createGroupMemories(app, {
-      index: app.memory.index,
-      embedder: app.memory.providers.embedder,
+      index: internalsOf(app.memory).index,
+      embedder: internalsOf(app.memory).providers.embedder,
       llm: () => model,
-      counters: app.memory.counters,
+      counters: internalsOf(app.memory).counters,
       logger: quiet,
     })
     for (const platform of PLATFORMS)

@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs'
 import { bootApp } from '../lib/app'
 import { KILL_CONFIG, type KillPlan } from './kill'
 import { say } from './say'
+import { internalsOf } from '../../src/compose'
 
 async function main() {
   const plan = JSON.parse(readFileSync(process.argv[2], 'utf8')) as KillPlan
@@ -23,7 +24,7 @@ async function main() {
   const booting = Date.now()
   out('BOOT')
   const { app } = await bootApp(KILL_CONFIG, { dir: plan.dir, keep: true })
-  const counters = app.memory.counters
+  const counters = internalsOf(app.memory).counters
   const stat = () =>
     out(
       `STAT ${JSON.stringify({

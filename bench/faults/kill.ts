@@ -48,6 +48,7 @@ import type { Family, FamilyResult } from './family'
 import { Tally } from './family'
 import type { Line } from './say'
 import { mulberry32 } from './support'
+import { internalsOf } from '../../src/compose'
 
 /** What the child and the final start run with: a dialogue ends at each user message, or after 1 s of quiet. */
 export const KILL_CONFIG: ConfigInput = {
@@ -200,11 +201,11 @@ export const run: Family = async () => {
 
     await tally.run('after the restart: indexes complete, no fact twice, nothing left to memorise', async () => {
       const factIds = new Set(facts.map((fact) => fact.id))
-      const indexedFacts = new Set(await app!.app.memory.index.ids('memories'))
+      const indexedFacts = new Set(await internalsOf(app!.app.memory).index.ids('memories'))
       const factsMissing = [...factIds].filter((id) => !indexedFacts.has(id))
       const factsExtra = [...indexedFacts].filter((id) => !factIds.has(id))
       const messageIds = messages.filter((row) => !row.isCommand && row.content.trim()).map((row) => row.id)
-      const indexedMessages = new Set(await app!.app.memory.index.ids('messages'))
+      const indexedMessages = new Set(await internalsOf(app!.app.memory).index.ids('messages'))
       const messagesMissing = messageIds.filter((id) => !indexedMessages.has(id))
       // facts stored twice that no acknowledged line accounts for (those are counted in their run)
       let duplicates = 0
@@ -213,7 +214,7 @@ export const run: Family = async () => {
       await app!.stop({ flush: false })
       app = await bootApp(KILL_CONFIG, { dir, keep: true })
       await settle(app)
-      const again = app.app.memory.counters
+      const again = internalsOf(app.app.memory).counters
       const factsAfter = await app.app.database.get('memory_fact', {})
       const extractions = again.get('memorize.extractions')
       const storedAgain = again.get('memorize.stored') + again.get('memorize.updated')

@@ -12,6 +12,7 @@ import type { App } from 'koishi'
 import type { ConfigInput } from '../../src'
 import { bootApp, type BenchApp } from '../lib/app'
 import { Tally, type Family } from './family'
+import { internalsOf } from '../../src/compose'
 
 const PLACES = ['成都', '上海', '杭州', '西安', '厦门', '青岛', '长沙', '昆明']
 const PETS = ['豆豆', '咪咪', '花花', '球球', '团子', '年糕', '可乐', '布丁']
@@ -106,7 +107,7 @@ export const run: Family = async () => {
       const files = damage(dir, 'memories', 'data')
       // the damaged table's breaker opens on its own; the chat index still answers
       for (let i = 0; i < 4; i++) await app.memory.retrieve('u0', '住在哪里', { platform: 'mock' })
-      const chat = await app.memory.index.count('messages')
+      const chat = await internalsOf(app.memory).index.count('messages')
       const missing = await settle(app)
       return {
         ok: files > 0 && chat > 0 && !missing.length,
@@ -117,7 +118,9 @@ export const run: Family = async () => {
 
     await tally.run('search indexes damaged, found at the next start', async () => {
       // folds the rows into the search indexes (a table still healing from the deletion may refuse: its turn comes later)
-      await app.memory.index.optimize().catch(() => undefined)
+      await internalsOf(app.memory)
+        .index.optimize()
+        .catch(() => undefined)
       await stop()
       const files = damage(dir, 'memories', '_indices') + damage(dir, 'messages', '_indices')
       app = await boot()
@@ -172,11 +175,11 @@ export const run: Family = async () => {
 /** Waits until the index table holds `want` rows (driving the outbox), or the deadline passes. */
 async function settleCount(app: App, table: string, want: number, ms = 20_000): Promise<number> {
   const deadline = Date.now() + ms
-  let count = await app.memory.index.count(table)
+  let count = await internalsOf(app.memory).index.count(table)
   while (count < want && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 500))
     await app.memory.flushOutbox()
-    count = await app.memory.index.count(table)
+    count = await internalsOf(app.memory).index.count(table)
   }
   return count
 }

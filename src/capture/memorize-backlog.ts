@@ -1,6 +1,6 @@
 import type { Counters, Logger } from '../core/observability'
 import type { MemorizeOutcome } from '../facts'
-import type { KeyedQueue } from '../jobs/queue'
+import type { KeyedQueue } from '../core/keyed-queue'
 import type { FinishedDialogue } from './dialogue-tracker'
 
 export interface BacklogDeps {

@@ -2,9 +2,6 @@ import type { Context } from 'koishi'
 import type { Config } from '../config'
 import { Cooldown, shouldAnswer } from './triggers'
 
-export { renderOutcome, personaFor } from './render'
-export type { Translate } from './render'
-
 /**
  * The built-in chat (`chat.enabled`): answers the messages its rules pick — private messages,
  * @-mentions, replies to the bot, keywords, a share of group messages — at most once per channel
@@ -26,3 +23,4 @@ export function applyChat(ctx: Context, config: Config, random: () => number = M
     await ctx.memory.reply(session)
   })
 }
+export * as chatlunaBridge from './chatluna'

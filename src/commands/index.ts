@@ -96,7 +96,7 @@ export function registerCommands(ctx: Context, config: Config) {
 
   root.subcommand('.stats [hours:posint]', { authority: config.authority.stats }).action(async ({ session }, hours = 24) => {
     if (!session) return
-    const m = await ctx.memory.contextLog.metrics(hours)
+    const m = await ctx.memory.metrics.contexts(hours)
     const body = session.text('.body', {
       hours,
       contexts: m.contexts,
@@ -109,7 +109,7 @@ export function registerCommands(ctx: Context, config: Config) {
       groups: m.groupsServed,
       fallback: (m.fallbackRate * 100).toFixed(1),
     })
-    const r = await ctx.memory.contextLog.replyMetrics(hours)
+    const r = await ctx.memory.metrics.replies(hours)
     if (!r.replies) return body
     return `${body}\n${session.text('.replies', {
       replies: r.replies,

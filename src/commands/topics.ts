@@ -22,7 +22,7 @@ export function registerTopicCommands(ctx: Context) {
       if (!session?.channelId) return
       const topic = await visibleTopic(ctx, session, id)
       if (typeof topic === 'string') return topic
-      const result = await ctx.memory.summaries.summarizeNow(topic.id)
+      const result = await ctx.memory.topics.summarizeNow(topic.id)
       if (result.status !== 'created') return session.text(`.${result.status}`)
       const { row } = result
       return session.text(row.fallback ? '.created-offline' : '.created', [row.title, row.version, row.summary])
@@ -35,7 +35,7 @@ export function registerTopicCommands(ctx: Context) {
       if (!session?.channelId) return
       const topic = await visibleTopic(ctx, session, id)
       if (typeof topic === 'string') return topic
-      const versions = await ctx.memory.summaries.versions(topic.id)
+      const versions = await ctx.memory.topics.versions(topic.id)
       const latest = versions.reduce<(typeof versions)[number] | undefined>((a, b) => (!a || b.version > a.version ? b : a), undefined)
       const head = session.text('.head', [topic.title, session.text(topic.active ? '.active' : '.closed'), topic.messageCount])
       if (!latest) return head + '\n' + session.text('.no-summary')

@@ -40,9 +40,8 @@ export function applyConsole(ctx: Context, config: Config) {
       capacity: (SERIES_HOURS * 3600) / SAMPLE_SECONDS + (EARLY_MINUTES * 60) / EARLY_SAMPLE_SECONDS,
       read: async (from, now) => {
         const hours = Math.max((now.getTime() - from.getTime()) / 3_600_000, 1 / 3600)
-        const [contexts, replies] = await Promise.all([ctx.memory.contextLog.metrics(hours), ctx.memory.contextLog.replyMetrics(hours)])
-        const used = ctx.memory.providers.choices.llm.used
-        return { counters: ctx.memory.counters.snapshot(), contexts, replies, modelled: used !== 'rules' && used !== 'offline' }
+        const [contexts, replies] = await Promise.all([ctx.memory.metrics.contexts(hours), ctx.memory.metrics.replies(hours)])
+        return { counters: ctx.memory.metrics.counters(), contexts, replies, modelled: ctx.memory.metrics.modelled() }
       },
     })
     const sample = () => series.sample().catch((error: Error) => log.debug('console series: %s', error.message))

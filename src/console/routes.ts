@@ -6,7 +6,6 @@ import { GroupMemoryError, ReviewError } from '../group'
 import type { EntityRow, ProfileRow } from '../knowledge'
 import type { MessageRow } from '../messages'
 import { cleanId } from '../scope'
-import type { VectorIndex } from '../store/vector-index'
 import type { ExportSelection, ImportResult } from '../transfer'
 import { diffWords } from './diff'
 import type { MetricsSeries } from './series'
@@ -407,7 +406,7 @@ export function consoleRoutes(ctx: Context, config: Config, deps: RouteDeps): Re
         .slice(0, TOPICS_SHOWN)
       const views: TopicView[] = []
       for (const topic of topics) {
-        const versions = await memory().summaries.versions(topic.id)
+        const versions = await memory().topics.versions(topic.id)
         const latest = versions.reduce<(typeof versions)[number] | undefined>((a, b) => (!a || b.version > a.version ? b : a), undefined)
         views.push({
           id: topic.id,
@@ -485,15 +484,12 @@ export function consoleRoutes(ctx: Context, config: Config, deps: RouteDeps): Re
     // ── health
     'memory/health': route(authority.health, async (): Promise<HealthView> => {
       const status = await memory().status()
-      const tables = []
-      for (const { table, name } of memory().indexTables()) {
-        const rows = await memory()
-          .index.count(table)
-          .catch(() => null)
-        const index: VectorIndex = memory().index
-        const optimized = index.optimizedAt?.(table)
-        tables.push({ table, name, rows, optimizedAt: optimized ? optimized.getTime() : null })
-      }
+      const tables = (await memory().indexHealth()).map(({ table, name, rows, optimizedAt }) => ({
+        table,
+        name,
+        rows,
+        optimizedAt: optimizedAt ? optimizedAt.getTime() : null,
+      }))
       return {
         embedder: { ...status.choices.embedder, id: status.embedder },
         llm: { ...status.choices.llm, id: status.llm },

@@ -11,3 +11,5 @@ export type { ReplyMetrics, ReplyTraceRecord, TraceStepRecord } from './context-
 export { quickSearch, topicSearchTool } from './search-tool'
 export type { FoundMessage, ToolDefinition, TopicSearchOptions, TopicSearchResult } from './search-tool'
 export type { BuiltContext, ContextOptions, ContextTarget } from './types'
+export { contextModule } from './module'
+export type { ContextPart } from './module'

@@ -1,41 +1,27 @@
-import type { ChannelSummaryStore } from '../channel-summaries'
 import type { Counters } from '../core/observability'
-import type { EpisodicMemory } from '../episodes'
+import type { ForgetFence } from '../core/forget-fence'
 import type { FactIndex, FactRepository, FactRow } from '../facts'
 import { factLockKey } from '../facts'
 import type { KeyedLock } from '../core/keyed-lock'
-import type { Knowledge } from '../knowledge'
-import type { ErasedMessage, KoishiMessageStore, MessageIndex, MessageStore } from '../messages'
-import type { TopicSummaries } from '../topic-summaries'
-import type { TopicStore } from '../topics'
-import { rewordTopics } from '../topics'
+import type { ErasedMessage, KoishiMessageStore } from '../messages'
+import type { Erasure, UserRef } from '../module'
 
-/** Whose memory is erased: a user on a platform. */
-export interface UserRef {
-  platform: string
-  userId: string
-}
+export type { UserRef } from '../module'
 
 export interface EraserDeps {
   /** Capture's buffers: written out before an erasure reads the tables, a user's part dropped first. */
   capture: { flush(): Promise<void>; forgetUser(platform: string, userId: string): Promise<void> }
   facts: Pick<FactRepository, 'get' | 'remove' | 'ofUser'>
   factIndex: Pick<FactIndex, 'remove'>
-  messages: Pick<KoishiMessageStore, 'byIds' | 'ofUser' | 'repliesTo' | 'remove'> & Pick<MessageStore, 'byTopic'>
-  messageIndex: Pick<MessageIndex, 'remove'>
-  episodes: Pick<EpisodicMemory, 'remove'>
-  contextLog: { removeUser(platform: string, userId: string): Promise<void> }
-  channelSummaries: Pick<ChannelSummaryStore, 'remove'>
-  topicSummaries: Pick<TopicSummaries, 'eraseTopics'>
-  topics: Pick<TopicStore, 'get' | 'update' | 'remove'>
-  /** Profiles, and the entities and relations only the erased messages support. */
-  knowledge: Pick<Knowledge, 'forgetUser'>
+  messages: Pick<KoishiMessageStore, 'byIds' | 'ofUser' | 'repliesTo'>
+  /** Each memory kind's part of a forget (the messages' own rows among them), those built on others first. */
+  erasures: Erasure[]
   /** Rewrites the index tables rows were erased from, so the erased text leaves the disk. */
   purgeIndex(): Promise<void>
   /** The lock a user's fact writes hold: a forget waits for a write under way. */
   lock: KeyedLock
   /** Remembers that a user was forgotten, so the dialogues that were waiting store nothing of them. */
-  fence(owner: UserRef, at: Date): void
+  fence: Pick<ForgetFence, 'mark'>
   counters: Counters
 }
 
@@ -63,9 +49,9 @@ export class Eraser {
   private async eraseAll(owner: UserRef): Promise<number> {
     const { capture, facts, messages } = this.deps
     // a dialogue queued or running now stores nothing of what the user said up to here
-    this.deps.fence(owner, new Date())
+    this.deps.fence.mark(owner, new Date())
     await capture.forgetUser(owner.platform, owner.userId)
-    await this.eraseKnowledge(owner)
+    await this.eraseUser(owner)
     const rows = await facts.ofUser(owner.platform, owner.userId)
     await this.eraseFacts(owner, rows)
     const said = await messages.ofUser(owner.platform, owner.userId)
@@ -79,18 +65,16 @@ export class Eraser {
     return rows.length
   }
 
-  /** Before any message goes: the knowledge names its sources by the ids of every message the user said and the answers to them. */
-  private async eraseKnowledge(owner: UserRef): Promise<void> {
+  /** Before any message goes: what names its sources by message id (knowledge) is given every message the user said and the answers to them. */
+  private async eraseUser(owner: UserRef): Promise<void> {
     const { messages } = this.deps
     const said = await messages.ofUser(owner.platform, owner.userId)
     const replies = await messages.repliesTo(
       owner.platform,
       said.map((row) => row.messageId),
     )
-    await this.deps.knowledge.forgetUser(
-      owner,
-      [...said, ...replies].map((row) => row.id),
-    )
+    const ids = [...said, ...replies].map((row) => row.id)
+    for (const erasure of this.deps.erasures) await erasure.user?.(owner, ids)
   }
 
   private async eraseFacts(owner: UserRef, rows: FactRow[]): Promise<void> {
@@ -111,16 +95,7 @@ export class Eraser {
   /** Erases messages and what was derived from them. */
   private async eraseMessages(owner: UserRef, erased: ErasedMessage[]): Promise<void> {
     if (!erased.length) return
-    const { messages, messageIndex, episodes, contextLog, channelSummaries, topicSummaries, topics } = this.deps
-    const ids = erased.map((row) => row.id)
-    const topicIds = [...new Set(erased.map((row) => row.topicId).filter(Boolean))]
-    await messageIndex.remove(ids)
-    await episodes.remove(ids)
-    await contextLog.removeUser(owner.platform, owner.userId)
-    for (const channelId of new Set(erased.map((row) => row.channelId)))
-      await channelSummaries.remove({ platform: owner.platform, channelId })
-    await topicSummaries.eraseTopics(topicIds)
-    await messages.remove(ids)
-    await rewordTopics({ topics, messages }, owner.userId, topicIds)
+    for (const erasure of this.deps.erasures) await erasure.messages?.(owner, erased)
+    for (const erasure of this.deps.erasures) await erasure.afterMessages?.(owner, erased)
   }
 }

@@ -16,3 +16,5 @@ export type {
   ReviewView,
 } from './types'
 export { DEFAULT_EVOLUTION_PROMPTS } from './prompts'
+export { groupModule } from './module'
+export type { GroupPart, GroupSettings } from './module'

@@ -3,7 +3,7 @@ import type { GroupMemories } from '../group'
 import type { HotTopic } from '../knowledge'
 import type { TopicSummaries } from '../topic-summaries'
 import type { TopicAttributor, TopicRow } from '../topics'
-import type { KeyedQueue } from './queue'
+import type { KeyedQueue } from '../core/keyed-queue'
 
 export interface MaintenanceDeps {
   queue: KeyedQueue

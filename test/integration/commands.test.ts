@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
 import type { Harness } from './harness'
 import { boot, say } from './harness'
+import { internalsOf } from '../../src/compose'
 
 describe('memory.* commands', () => {
   let h: Harness
@@ -42,7 +43,7 @@ describe('memory.* commands', () => {
   it('forget <id> erases the text from every table and the index', async () => {
     const [fact] = await h.app.database.get('memory_fact', { userId: 'alice', content: { $regex: '火锅' } })
     expect(fact).toBeTruthy()
-    expect(await h.app.memory.index.texts('memories', [fact.id])).toHaveLength(1)
+    expect(await internalsOf(h.app.memory).index.texts('memories', [fact.id])).toHaveLength(1)
 
     const [notMine] = await h.app.mock.client('bob').receive(`memory.forget ${fact.id}`)
     expect(notMine).toContain('No memory')
@@ -57,7 +58,7 @@ describe('memory.* commands', () => {
       await h.app.database.get('memory_outbox', {}),
     ])
     expect(everywhere).not.toContain('四川火锅')
-    expect(await h.app.memory.index.texts('memories', [fact.id])).toEqual([])
+    expect(await internalsOf(h.app.memory).index.texts('memories', [fact.id])).toEqual([])
     expect(everywhere).toContain('10月25日')
   })
 

@@ -6,6 +6,7 @@ import * as echo from './echo-bot'
 import type { Harness } from './harness'
 import { boot, say } from './harness'
 import { json, ScriptedServer } from './scripted-server'
+import { internalsOf } from '../../src/compose'
 
 describe('graceful degradation', () => {
   let h: Harness | undefined
@@ -22,7 +23,7 @@ describe('graceful degradation', () => {
     // a regular file where the folder should be: the store cannot open (root ignores permissions)
     writeFileSync(blocked, 'not a folder')
     h = await boot({ store: { path: blocked, retryIntervalSeconds: 1 } }, (app) => app.plugin(echo))
-    expect(h.app.memory.index.state).toBe('open')
+    expect(internalsOf(h.app.memory).index.state).toBe('open')
 
     const replies = await say(h.app, 'alice', '我喜欢吃四川火锅')
     expect(replies).toEqual(['ok: 我喜欢吃四川火锅'])
@@ -59,6 +60,6 @@ describe('graceful degradation', () => {
     const waiting = new Set((await h.app.database.get('memory_outbox', {})).map((row) => row.table.replace(/^\w+\//, '')))
     expect([...waiting].filter((table) => table !== 'messages').sort()).toEqual(['episodes', 'memories'])
     expect(await h.app.memory.retrieve('alice', '火锅', { platform: 'mock' })).toEqual([])
-    expect(h.app.memory.counters.get('retrieve.failed')).toBeGreaterThanOrEqual(1)
+    expect(internalsOf(h.app.memory).counters.get('retrieve.failed')).toBeGreaterThanOrEqual(1)
   })
 })

@@ -4,6 +4,7 @@ import type { App } from 'koishi'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
 import { boot, type Harness, say } from './harness'
+import { internalsOf } from '../../src/compose'
 
 // words nobody else says: wherever one of them is stored, it came from alice
 const ALICE_WORDS = ['翡翠湖', '紫罗兰蛋糕', 'Zephyrine']
@@ -81,7 +82,7 @@ describe('forget --all erases a user from every table', () => {
       time: new Date(),
     })
     for (const topic of await h.app.memory.topics.list({ platform: 'mock', guildId: 'g1', channelId: 'g1' }, 10)) {
-      await h.app.memory.summaries.summarizeNow(topic.id)
+      await h.app.memory.topics.summarizeNow(topic.id)
     }
     await h.app.memory.flushOutbox()
   })
@@ -122,10 +123,7 @@ describe('forget --all erases a user from every table', () => {
       await waiting.app.mock.client('carol').receive('memory.forget --all -y')
       // the channel's dialogue ends after the forget: nothing of carol's may be stored from it
       await waiting.app.memory.closeIdleTopics()
-      ;(waiting.app.memory as unknown as { parts: { capture: { sweep(now: Date, quietMs: number): void } } }).parts.capture.sweep(
-        new Date(Date.now() + 7_200_000),
-        1,
-      )
+      internalsOf(waiting.app.memory).capture.sweep(new Date(Date.now() + 7_200_000), 1)
       await waiting.app.memory.flush()
       expect(await waiting.app.database.get('memory_fact', { userId: 'carol' })).toEqual([])
     } finally {

@@ -11,6 +11,7 @@ import { quiet } from '../fakes/logger'
 import { memoryRow } from '../fakes/group-store'
 import type { Harness } from './harness'
 import { boot } from './harness'
+import { internalsOf } from '../../src/compose'
 
 // the CommonJS build, so the server plugin shares Koishi's copy of cordis (as `koishi` is aliased)
 const Server = createRequire(__filename)('@koishijs/plugin-server').default
@@ -82,10 +83,10 @@ describe('group memory HTTP API at its edges', () => {
     h = await boot({}, (a) => a.plugin(Server, {}))
     app = h.app
     const group = createGroupMemories(app, {
-      index: app.memory.index,
-      embedder: app.memory.providers.embedder,
+      index: internalsOf(app.memory).index,
+      embedder: internalsOf(app.memory).providers.embedder,
       llm: () => new FakeLLM([]),
-      counters: app.memory.counters,
+      counters: internalsOf(app.memory).counters,
       logger: quiet,
     })
     mountGroupApi(app, group, { token: TOKEN })

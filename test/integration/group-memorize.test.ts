@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Harness } from './harness'
 import { boot, removePlace, say } from './harness'
+import { internalsOf } from '../../src/compose'
 
 /** Waits until `check` holds, polling; fails after `ms`. */
 async function until(check: () => Promise<boolean>, ms = 8000) {
@@ -48,7 +49,7 @@ describe('memorising without a reply plugin', () => {
     expect((await factsOf(h, 'alice')).join()).not.toContain('吉他')
     expect((await factsOf(h, 'bob')).join()).toContain('吉他')
     expect((await factsOf(h, 'bob')).join()).not.toContain('豆豆')
-    expect(h.app.memory.counters.get('memorize.extractions')).toBe(1)
+    expect(internalsOf(h.app.memory).counters.get('memorize.extractions')).toBe(1)
   })
 
   it('stores a plan said as "下周三" with the date it stands for on the day it was said', async () => {
@@ -87,7 +88,7 @@ describe('memorising without a reply plugin', () => {
       await new Promise((resolve) => setTimeout(resolve, 1500))
       await h.app.memory.flush()
       expect(await factsOf(h, 'alice')).toEqual(stored)
-      expect(h.app.memory.counters.get('memorize.stored')).toBe(0)
+      expect(internalsOf(h.app.memory).counters.get('memorize.stored')).toBe(0)
     } finally {
       await removePlace(dir)
     }
@@ -161,7 +162,7 @@ describe('a lost index folder', () => {
       await h.app.memory.flushOutbox()
       const found = await h.app.memory.retrieve('alice', '柯基', { platform: 'mock' })
       expect(found.map((memory) => memory.content).join()).toContain('豆豆')
-      expect(await h.app.memory.index.count('messages')).toBeGreaterThanOrEqual(2)
+      expect(await internalsOf(h.app.memory).index.count('messages')).toBeGreaterThanOrEqual(2)
     } finally {
       await h?.stop()
       await removePlace(dir)
@@ -179,7 +180,7 @@ describe('an index behind the database', () => {
       await say(h.app, 'bob', '我在杭州读研究生')
       const [fact] = await h.app.database.get('memory_fact', { userId: 'alice' })
       // the database has the fact, the index not: as if the process died between the two writes
-      await h.app.memory.index.delete('memories', [fact.id])
+      await internalsOf(h.app.memory).index.delete('memories', [fact.id])
       expect(await h.app.memory.retrieve('alice', '柯基', { platform: 'mock' })).toEqual([])
       await h.stop()
 

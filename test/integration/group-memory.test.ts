@@ -15,6 +15,7 @@ import { quiet } from '../fakes/logger'
 import { memoryRow } from '../fakes/group-store'
 import type { Harness } from './harness'
 import { boot, say } from './harness'
+import { internalsOf } from '../../src/compose'
 
 // the CommonJS build, so the server plugin shares Koishi's copy of cordis (as `koishi` is aliased)
 const Server = createRequire(__filename)('@koishijs/plugin-server').default
@@ -25,10 +26,10 @@ const GROUP = 'mock:g1'
 /** Group memory wired onto a booted app the way the service will: its index, embedder and counters. */
 function wire(app: App, llm: FakeLLM<EvolutionInput>, extra: Partial<Parameters<typeof createGroupMemories>[1]> = {}) {
   return createGroupMemories(app, {
-    index: app.memory.index,
-    embedder: app.memory.providers.embedder,
+    index: internalsOf(app.memory).index,
+    embedder: internalsOf(app.memory).providers.embedder,
     llm: () => llm,
-    counters: app.memory.counters,
+    counters: internalsOf(app.memory).counters,
     logger: quiet,
     ...extra,
   })
@@ -92,7 +93,7 @@ describe('group memory on Koishi (sqlite + LanceDB)', () => {
     const found = await group.search(GROUP, '科幻新番')
     expect(found.source).toBe('index')
     expect(found.results.map((r) => r.statement)).toEqual(['每周五晚上讨论新番动漫，偏好科幻题材'])
-    expect(await app.memory.index.texts('group_memories', [update.old_id])).toEqual([])
+    expect(await internalsOf(app.memory).index.texts('group_memories', [update.old_id])).toEqual([])
     expect((await group.search('mock:g2', '科幻新番')).results).toEqual([])
 
     expect((await group.evolve(GROUP)).status).toBe('no-new-messages')
@@ -155,9 +156,9 @@ describe('group memory on Koishi (sqlite + LanceDB)', () => {
     const llm = new FakeLLM<EvolutionInput>([answer])
     const group = new GroupMemories({
       store: flaky,
-      embedder: app.memory.providers.embedder,
+      embedder: internalsOf(app.memory).providers.embedder,
       llm: () => llm,
-      counters: app.memory.counters,
+      counters: internalsOf(app.memory).counters,
       logger: quiet,
     })
     const now = new Date()

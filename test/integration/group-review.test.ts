@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Harness } from './harness'
 import { boot, say } from './harness'
 import { chat, ScriptedServer } from './scripted-server'
+import { internalsOf } from '../../src/compose'
 
 /** The JSON a group evolution sends the model, or undefined for any other call. */
 function evolutionInput(body: any): { existing_memories: { id: number; statement: string }[]; new_discussions: string[] } | undefined {
@@ -152,7 +153,7 @@ describe('moderated group memory through the mock adapter (memory.review.*)', ()
     await h.app.memory.evolve('mock:g1')
     const [next] = await pending()
     await h.app.database.set('memory_group_review', { id: next.review_id }, { createdAt: old })
-    expect(await h.app.memory.groups.expireReviews()).toBe(1)
+    expect(await internalsOf(h.app.memory).maintenance.expireReviews()).toBe(1)
     expect((await h.app.database.get('memory_group_review', { id: next.review_id }))[0]).toMatchObject({
       status: 'expired',
       decidedBy: 'expiry',

@@ -3,6 +3,7 @@ import { cleanId } from '../../src/scope'
 import * as echo from './echo-bot'
 import type { Harness } from './harness'
 import { boot, say } from './harness'
+import { internalsOf } from '../../src/compose'
 
 describe('hostile ids', () => {
   let h: Harness | undefined
@@ -24,7 +25,7 @@ describe('hostile ids', () => {
     await say(h.app, 'alice', '我住在成都')
     const users = (await h.app.database.get('memory_message', { role: 'user' })).map((row) => row.userId).sort()
     expect(users).toEqual(['alice', 'evil\\u0000'])
-    expect(h.app.memory.counters.get('capture.write-failed')).toBe(0)
+    expect(internalsOf(h.app.memory).counters.get('capture.write-failed')).toBe(0)
     // Koishi's own user table refuses the id too, so the user cannot run a command; the service still finds their facts
     const facts = await h.app.memory.list({ platform: 'mock', userId: 'evil\u0000' })
     expect(facts.map((fact) => fact.content).join()).toContain('深圳')

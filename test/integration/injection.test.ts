@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
 import type { Harness } from './harness'
 import { boot, say } from './harness'
+import { internalsOf } from '../../src/compose'
 
 const EVIL = [`x' OR '1'='1`, `bob'; DROP TABLE memories; --`, `"quoted" \\ user`]
 
@@ -30,6 +31,6 @@ describe('ids and names with quotes or SQL fragments', () => {
     expect(await h.app.memory.retrieve('bob', '寿司', { platform: 'mock', guildId: `' OR '1'='1` })).toEqual([])
     const bob = await h.app.memory.retrieve('bob', '寿司', { platform: 'mock' })
     expect(bob.map((m) => m.scope.userId)).toEqual(['bob'])
-    expect(await h.app.memory.index.count('memories')).toBe(1 + EVIL.length)
+    expect(await internalsOf(h.app.memory).index.count('memories')).toBe(1 + EVIL.length)
   })
 })

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
 import type { Harness } from './harness'
 import { boot, say } from './harness'
+import { internalsOf } from '../../src/compose'
 
 const AT = '<at id="514"/> '
 /** alice's session in group g1 */
@@ -81,7 +82,7 @@ describe('knowledge through the chat: memory.entity, memory.graph, memory.profil
     ])
     for (const word of ['成都', '上海', '小明', '火锅', '腾讯', 'alice']) expect(left).not.toContain(word)
     expect(left).toContain('Osaka')
-    const texts = await h.app.memory.index.texts(
+    const texts = await internalsOf(h.app.memory).index.texts(
       'knowledge_entities',
       (await h.app.database.get('memory_entity', {})).map((row) => row.id),
     )

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
 import type { Harness } from './harness'
 import { boot, say } from './harness'
+import { internalsOf } from '../../src/compose'
 
 /** What Node says on a machine LanceDB publishes no native build for. */
 const NO_BUILD = "Cannot find module '@lancedb/lancedb-linux-riscv64-gnu'"
@@ -63,14 +64,14 @@ describe('when LanceDB cannot load', () => {
         h = await boot({}, (app) => app.plugin(echo))
         const { app } = h
         await app.mock.initUser('alice', 1)
-        expect(app.memory.index.state).toBe('ready')
+        expect(internalsOf(app.memory).index.state).toBe('ready')
 
         await say(app, 'alice', '我喜欢吃四川火锅')
         await say(app, 'alice', 'I have a corgi named Biscuit')
         const [fact] = await app.database.get('memory_fact', { userId: 'alice', content: { $regex: '火锅' } })
         expect(fact).toBeTruthy()
         expect((await app.memory.status()).outbox).toBe(0)
-        expect(await app.memory.index.texts('memories', [fact.id])).toEqual([fact.content])
+        expect(await internalsOf(app.memory).index.texts('memories', [fact.id])).toEqual([fact.content])
 
         const found = await app.memory.retrieve('alice', '火锅', { platform: 'mock' })
         expect(found[0].content).toContain('四川火锅')
@@ -142,7 +143,7 @@ describe('when LanceDB cannot load', () => {
 
     // back on LanceDB: what was said while it could not load is found, what was forgotten meanwhile is gone from it
     app = await start()
-    expect(await app.memory.index.texts('memories', [corgi.id])).toEqual([])
+    expect(await internalsOf(app.memory).index.texts('memories', [corgi.id])).toEqual([])
     expect(await recall('corgi')).not.toContain('Biscuit')
     expect(await recall('nurse')).toContain('nurse')
     expect(await recall('成都')).toContain('成都')

@@ -4,6 +4,7 @@ import * as echo from './echo-bot'
 import type { Harness } from './harness'
 import { boot } from './harness'
 import { chat, json, ScriptedServer } from './scripted-server'
+import { internalsOf } from '../../src/compose'
 
 type Mode = 'fenced' | 'malformed' | 'empty' | 'slow' | '429' | 'recovered'
 
@@ -53,7 +54,7 @@ describe('a misbehaving model never breaks or delays a reply', () => {
     return replies
   }
 
-  const count = (name: string) => h.app.memory.counters.get(name)
+  const count = (name: string) => internalsOf(h.app.memory).counters.get(name)
 
   /** The model works again: the failed dialogue is tried again and its fact stored. */
   async function recovers(words: string) {

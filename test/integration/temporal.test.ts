@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
 import type { Harness } from './harness'
 import { boot, say } from './harness'
+import { internalsOf } from '../../src/compose'
 
 describe('facts that know when they were true', () => {
   let h: Harness
@@ -28,7 +29,7 @@ describe('facts that know when they were true', () => {
     const [row] = await h.app.database.get('memory_fact', { id: chengdu!.id })
     expect(row.supersededBy).toBe(current[0].id)
     // the closed fact stays in the index, for history queries
-    expect(await h.app.memory.index.texts('memories', [chengdu!.id])).toHaveLength(1)
+    expect(await internalsOf(h.app.memory).index.texts('memories', [chengdu!.id])).toHaveLength(1)
   })
 
   it('memory.list shows current facts, --history the closed one with its period, in both locales', async () => {

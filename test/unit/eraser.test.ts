@@ -74,21 +74,19 @@ describe('forget one of several facts drawn from the same message', () => {
       facts,
       factIndex,
       messages,
-      messageIndex: { remove: async (ids: string[]) => void erasedFromIndex.push(ids) },
-      episodes: { remove: async () => {} },
-      contextLog: { removeUser: async () => {} },
-      channelSummaries: { remove: async () => {} },
-      topicSummaries: { eraseTopics: async () => {} },
-      topics: { get: async () => undefined, update: async () => {}, remove: async () => {} },
-      knowledge: {
-        forgetUser: async (user, messageIds) => {
-          knowledgeErased.push({ userId: user.userId, messageIds })
-          return { entities: 0, relations: 0, profiles: 0 }
+      erasures: [
+        { user: async (user, messageIds) => void knowledgeErased.push({ userId: user.userId, messageIds }) },
+        {
+          async messages(_owner, erased) {
+            const ids = erased.map((row) => row.id)
+            erasedFromIndex.push(ids)
+            await messages.remove(ids)
+          },
         },
-      },
+      ],
       purgeIndex: async () => void purged++,
       lock: new KeyedLock(),
-      fence: () => {},
+      fence: { mark: () => {} },
       counters,
     })
     await memorize(deps, {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { Counters } from '../../src/core/observability'
 import { Maintenance } from '../../src/jobs/maintenance'
-import { KeyedQueue } from '../../src/jobs/queue'
+import { KeyedQueue } from '../../src/core/keyed-queue'
 import type { HotTopic } from '../../src/knowledge'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { TopicSummaries } from '../../src/topic-summaries/summaries'

@@ -3,7 +3,7 @@ import type { FinishedDialogue } from '../../src/capture/dialogue-tracker'
 import { MemorizeBacklog } from '../../src/capture/memorize-backlog'
 import { Counters } from '../../src/core/observability'
 import type { MemorizeOutcome } from '../../src/facts'
-import { KeyedQueue } from '../../src/jobs/queue'
+import { KeyedQueue } from '../../src/core/keyed-queue'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 const owner = { platform: 'qq', userId: 'alice', guildId: '', channelId: 'private:alice' }

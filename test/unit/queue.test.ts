@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { KeyedQueue } from '../../src/jobs/queue'
+import { KeyedQueue } from '../../src/core/keyed-queue'
 import { Counters } from '../../src/core/observability'
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5))

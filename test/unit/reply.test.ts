@@ -10,7 +10,7 @@ import type { ReplyState } from '../../src/reply/state'
 import type { ReplyTool } from '../../src/reply/tool-loop'
 import { runToolLoop } from '../../src/reply/tool-loop'
 import { Cooldown, shouldAnswer } from '../../src/chat/triggers'
-import { personaFor, renderOutcome } from '../../src/chat/render'
+import { personaFor, renderOutcome } from '../../src/reply/render'
 import { foundLines } from '../../src/reply/found-lines'
 
 const target = (content: string): ContextTarget => ({

@@ -1,4 +1,4 @@
-import type { ReplyOutcome } from '../reply'
+import type { ReplyOutcome } from './state'
 import type { Language } from '../text/language'
 
 /** Renders a locale text (Koishi's `ctx.i18n` through `session.text`-like lookups). */

@@ -1,0 +1,3 @@
+export { CaptureJournal } from './journal'
+export { CapturePipeline } from './pipeline'
+export { isSession, targetOf } from './session-rows'

@@ -1,0 +1,40 @@
+import { defineMemoryKind } from '../module'
+import { KoishiChannelSummaries } from './koishi-store'
+import { RollingSummary } from './rolling-summary'
+import { ExtractiveSummarizer, LlmSummarizer } from './summarizer'
+import { defineChannelSummaryTable } from './table'
+
+export interface ChannelSummariesPart {
+  store: KoishiChannelSummaries
+  rolling: RollingSummary
+}
+
+declare module '../module' {
+  interface ModuleParts {
+    channelSummaries: ChannelSummariesPart
+  }
+}
+
+/** The rolling summary of each channel: what left the recent window, in a few sentences. */
+export const channelSummariesModule = defineMemoryKind({
+  name: 'channelSummaries',
+  tables: defineChannelSummaryTable,
+  create({ ctx, llm, counters, logger, part }, settings: { temperature: number }) {
+    const store = new KoishiChannelSummaries(ctx)
+    const rolling = new RollingSummary({
+      store: part('messages').store,
+      summaries: store,
+      summarizer: llm ? new LlmSummarizer(llm, { temperature: settings.temperature }) : undefined,
+      fallback: new ExtractiveSummarizer(),
+      counters,
+      logger,
+    })
+    return { store, rolling }
+  },
+  erase: (part) => ({
+    // a summary may quote the erased lines: it is made again from what is left
+    async messages(owner, erased) {
+      for (const channelId of new Set(erased.map((row) => row.channelId))) await part.store.remove({ platform: owner.platform, channelId })
+    },
+  }),
+})

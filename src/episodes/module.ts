@@ -1,0 +1,19 @@
+import { defineMemoryKind } from '../module'
+import { EpisodicMemory } from './episodic'
+import { KoishiEpisodes } from './koishi-store'
+import { defineEpisodeTable } from './table'
+
+declare module '../module' {
+  interface ModuleParts {
+    episodes: EpisodicMemory
+  }
+}
+
+/** User → bot exchanges, recalled by recency and similarity. */
+export const episodesModule = defineMemoryKind({
+  name: 'episodes',
+  tables: defineEpisodeTable,
+  create: ({ ctx, sync }) => new EpisodicMemory({ ...sync, store: new KoishiEpisodes(ctx) }),
+  indexes: (episodes) => [episodes.indexed],
+  erase: (episodes) => ({ messages: (_owner, erased) => episodes.remove(erased.map((row) => row.id)) }),
+})

@@ -1,0 +1,69 @@
+import { KeyedLock } from '../core/keyed-lock'
+import { defineMemoryKind } from '../module'
+import { IndexedTable } from '../store/index-sync'
+import { factIndexKind } from './fact-index'
+import type { FactIndex } from './fact-index'
+import type { MemoryJudge } from './judge'
+import { createJudge } from './judges'
+import type { JudgePrompts } from './prompts'
+import { KoishiFactRepository } from './repository'
+import { Retriever } from './retrieve'
+import type { ReviseResult } from './revise'
+import { reviseFact } from './revise'
+import type { FactOwner } from './memorize'
+import { defineFactTable } from './table'
+
+export interface FactsPart {
+  repository: KoishiFactRepository
+  index: FactIndex
+  judge: MemoryJudge
+  retriever: Retriever
+  /** One write per user at a time; a forget holds it too. */
+  lock: KeyedLock
+  /** A fact said anew by hand: a new version, the old one closed by it. */
+  revise(owner: Pick<FactOwner, 'platform' | 'userId'>, id: string, statement: string, by: string): Promise<ReviseResult>
+}
+
+export interface FactSettings {
+  prompts: JudgePrompts
+  /** The LanceDB table of facts. */
+  table: string
+  lexicalShare?: number
+}
+
+declare module '../module' {
+  interface ModuleParts {
+    facts: FactsPart
+  }
+}
+
+/** Long-term facts about users, each with when it was true, and their retrieval. */
+export const factsModule = defineMemoryKind({
+  name: 'facts',
+  tables: defineFactTable,
+  create({ ctx, sync, embedder, llm, index, counters, logger, newId, now }, settings: FactSettings): FactsPart {
+    const repository = new KoishiFactRepository(ctx)
+    const factIndex = new IndexedTable(sync, factIndexKind(settings.table, repository))
+    const lock = new KeyedLock()
+    const retriever = new Retriever({
+      index,
+      embedder,
+      table: settings.table,
+      counters,
+      logger,
+      lexicalShare: settings.lexicalShare,
+      facts: repository,
+    })
+    return {
+      repository,
+      index: factIndex,
+      judge: createJudge(llm, settings.prompts, { counters, logger }),
+      retriever,
+      lock,
+      revise: (owner, id, statement, by) =>
+        reviseFact({ facts: repository, factIndex, counters, newId, now, lock }, owner, id, statement, by),
+    }
+  },
+  indexes: (part) => [part.index],
+  status: async (part) => ({ facts: await part.repository.count(undefined, { history: true }) }),
+})

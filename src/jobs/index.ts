@@ -1,0 +1,3 @@
+export { Maintenance } from './maintenance'
+export { startTimers } from './timers'
+export type { TimedJobs, TimerSettings } from './timers'

@@ -1,0 +1,107 @@
+import type { Context } from 'koishi'
+import type { CapturePipeline } from './capture'
+import type { Config } from './config'
+import type { Logger } from './core/observability'
+import type { KnowledgePart } from './knowledge'
+import type { Maintenance } from './jobs'
+import type { KeyedQueue } from './core/keyed-queue'
+import { startTimers } from './jobs'
+import type { MessagesPart } from './messages'
+import type { DrainResult, IndexRegistry } from './store/index-sync'
+import type { ScopeCache } from './store/scope-cache'
+
+export interface LifecycleDeps {
+  ctx: Context
+  config: Config
+  index: ScopeCache
+  registry: IndexRegistry
+  /** LanceDB serves, and the database index served before: LanceDB's copy is stale. */
+  databaseServedBefore(): Promise<boolean>
+  forgetDatabaseCopy(): Promise<void>
+  capture: CapturePipeline
+  queue: KeyedQueue
+  messages: MessagesPart
+  knowledge: KnowledgePart
+  maintenance: Maintenance
+  logger: Logger
+}
+
+/** At start, dialogues interrupted this recently are read back from the message table. */
+const RESTORE_DAYS = 3
+
+/** The start order, the timers, the outbox's drain and the stop order. */
+export class Lifecycle {
+  constructor(private readonly deps: LifecycleDeps) {}
+
+  async start(): Promise<void> {
+    const { index, registry, capture, logger: log } = this.deps
+    await index.open()
+    await registry.prepare()
+    // the database index served while LanceDB could not: LanceDB's copy lacks what was said and keeps what was erased since
+    if ((await this.deps.databaseServedBefore()) && (await registry.resetAll())) await this.deps.forgetDatabaseCopy()
+    await registry.reconcile()
+    await capture.replayJournal().catch((error) => {
+      log.warn('could not store the messages the last run left in its journal, will try at the next start: %s', (error as Error).message)
+    })
+    await capture.restore(new Date(Date.now() - RESTORE_DAYS * 86_400_000)).catch((error) => {
+      log.warn('could not read back the dialogues that wait to be memorised: %s', (error as Error).message)
+    })
+    this.startTimers()
+  }
+
+  async stop(): Promise<void> {
+    const { capture, queue, messages, index } = this.deps
+    // what waits to be memorised is dropped first: the watermarks bring it back at the next start, and
+    // no job meets a database already gone
+    capture.stop()
+    queue.clear()
+    await capture.flush()
+    await messages.index.flush()
+    await queue.idle()
+    await messages.store.settled()
+    await index.close()
+  }
+
+  /** Carries out the index work waiting in the outbox (one drain at a time). Never throws. */
+  async drainOutbox(): Promise<DrainResult> {
+    const { ctx, registry, logger: log } = this.deps
+    try {
+      const result = await registry.drain()
+      if (result.indexed) log.info('indexed %d waiting memories', result.indexed)
+      return result
+    } catch (error) {
+      // the database itself failed: try again on the next round (at shutdown, say nothing)
+      if (ctx.scope.isActive) log.warn('could not read the outbox: %s', (error as Error).message)
+      return { indexed: 0, pending: true }
+    }
+  }
+
+  private startTimers(): void {
+    const { ctx, config, registry, capture, maintenance, knowledge, logger: log } = this.deps
+    startTimers(
+      ctx,
+      {
+        retryIntervalSeconds: config.store.retryIntervalSeconds,
+        closeIntervalMinutes: config.topics.closeIntervalMinutes,
+        summaryIntervalMinutes: config.summaries.enabled ? config.summaries.scheduleIntervalMinutes : 0,
+        evolutionHour: config.group.timer ? config.group.hour : undefined,
+        quietSeconds: config.memorize.enabled ? config.memorize.quietSeconds : 0,
+      },
+      {
+        drainOutbox: () => void this.drainOutbox(),
+        closeIdleTopics: () => void maintenance.closeIdleTopics(),
+        summarizeTopics: () => maintenance.summarizeTopics(),
+        evolveGroups: () => void maintenance.evolveDueGroups(),
+        endQuietDialogues: () => capture.sweep(),
+        reconcileIndexes: () => void registry.reconcile().then(() => this.drainOutbox()),
+        expireReviews: () => void maintenance.expireReviews(),
+        // the same hourly timer promotes hot mid-term topics into long-term knowledge
+        consolidateProfiles: () =>
+          void knowledge.profiles
+            .consolidateDue()
+            .catch((error: Error) => log.warn('consolidating profiles failed: %s', error.message))
+            .then(() => maintenance.promoteHotTopics()),
+      },
+    )
+  }
+}

@@ -1,0 +1,2 @@
+export { createMemorizer } from './memorizer'
+export type { MemorizerDeps, MemorizerSettings } from './memorizer'

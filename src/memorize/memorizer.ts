@@ -1,0 +1,74 @@
+import type { ForgetFence } from '../core/forget-fence'
+import type { Counters, Logger } from '../core/observability'
+import type { Dialogue, FactsPart, MemorizeOutcome } from '../facts'
+import { memorize } from '../facts'
+import type { KnowledgePart } from '../knowledge'
+import type { Embedder } from '../providers/types'
+
+export interface MemorizerDeps {
+  facts: FactsPart
+  knowledge: KnowledgePart
+  embedder: Embedder
+  fence: ForgetFence
+  counters: Counters
+  logger: Logger
+  newId(): string
+  now(): Date
+}
+
+export interface MemorizerSettings {
+  /** Learn entities, relations and profiles too. */
+  knowledge: boolean
+  dedupeThreshold: number
+  commandPrefixes: string[]
+}
+
+/**
+ * The post-dialogue chain: the dialogue's facts, then its structured knowledge (no model call: the
+ * judge's answer carries it, or the offline rules read it), and the users whose facts changed get
+ * their profiles due sooner. A user forgotten meanwhile gets nothing stored of what they said before.
+ */
+export function createMemorizer(deps: MemorizerDeps, settings: MemorizerSettings): (dialogue: Dialogue) => Promise<MemorizeOutcome> {
+  const { facts, knowledge, fence, logger } = deps
+  const memorizeFacts = (dialogue: Dialogue) =>
+    memorize(
+      {
+        judge: facts.judge,
+        embedder: deps.embedder,
+        facts: facts.repository,
+        factIndex: facts.index,
+        counters: deps.counters,
+        logger,
+        dedupeThreshold: settings.dedupeThreshold,
+        commandPrefixes: settings.commandPrefixes,
+        newId: deps.newId,
+        now: deps.now,
+        lock: facts.lock,
+        forgottenAt: (owner) => fence.since(owner),
+      },
+      dialogue,
+    )
+
+  const noteNewFacts = async (dialogue: Dialogue, stored: { userId: string }[]) => {
+    const perUser = new Map<string, number>()
+    for (const fact of stored) perUser.set(fact.userId, (perUser.get(fact.userId) ?? 0) + 1)
+    for (const [userId, count] of perUser) {
+      const name = dialogue.turns.find((turn) => turn.userId === userId)?.name ?? userId
+      await knowledge.profiles
+        .noteFacts({ platform: dialogue.owner.platform, guildId: dialogue.owner.guildId, userId }, name, count)
+        .catch((error) => logger.warn('could not update a profile: %s', (error as Error).message))
+    }
+  }
+
+  return async (dialogue) => {
+    const outcome = await memorizeFacts(dialogue)
+    if (!settings.knowledge || outcome.status === 'failed') return outcome
+    await knowledge.learner.learn(dialogue, 'extraction' in outcome ? outcome.extraction : undefined)
+    if (outcome.status === 'stored')
+      await noteNewFacts(
+        dialogue,
+        outcome.facts.map((stored) => stored.fact),
+      )
+    return outcome
+  }
+}

@@ -1,0 +1,39 @@
+import { defineMemoryKind } from '../module'
+import { KoishiMessageStore } from './koishi-store'
+import { MessageIndex } from './message-index'
+import { defineMessageTable } from './table'
+import { defineWatermarkTable, KoishiWatermarks } from './watermarks'
+
+/** Captured messages: the truth every other kind is derived from. */
+export interface MessagesPart {
+  store: KoishiMessageStore
+  index: MessageIndex
+  /** Each channel's memorised-up-to point. */
+  watermarks: KoishiWatermarks
+}
+
+declare module '../module' {
+  interface ModuleParts {
+    messages: MessagesPart
+  }
+}
+
+export const messagesModule = defineMemoryKind({
+  name: 'messages',
+  tables(ctx) {
+    defineMessageTable(ctx)
+    defineWatermarkTable(ctx)
+  },
+  create({ ctx, sync, heldBytes, logger }) {
+    const store = new KoishiMessageStore(ctx, { heldBytes, logger })
+    return { store, index: new MessageIndex({ ...sync, rows: store }), watermarks: new KoishiWatermarks(ctx) }
+  },
+  indexes: (part) => [part.index.indexed],
+  erase: (part) => ({
+    async messages(_owner, erased) {
+      const ids = erased.map((row) => row.id)
+      await part.index.remove(ids)
+      await part.store.remove(ids)
+    },
+  }),
+})

@@ -1,0 +1,180 @@
+import type { Counters, Logger } from '../core/observability'
+import type { BuiltContext, ChatMessage, ContextBuilder, ContextOptions, ContextTarget, TopicSearchOptions } from '../context'
+import { assemblePrompt, quickSearch, topicSearchTool, withTimeout } from '../context'
+import type { EpisodicMemory } from '../episodes'
+import { episodeScope } from '../episodes'
+import type { FactsPart, RecallOptions } from '../facts'
+import type { EntityRow, KnowledgePart, KnowledgeScope, ProfileRef, ProfileRow, RecalledItem } from '../knowledge'
+import { knowledgeScope, knowledgeTools, recallKnowledge } from '../knowledge'
+import type { MessagesPart } from '../messages'
+import type { Scope } from '../scope'
+import { truncateToTokens } from '../text/token-count'
+import type { TopicSummariesPart } from '../topic-summaries'
+import type { TopicsPart } from '../topics'
+
+export interface RecallDeps {
+  facts: FactsPart
+  knowledge: KnowledgePart
+  messages: MessagesPart
+  topics: TopicsPart
+  topicSummaries: TopicSummariesPart
+  episodes: EpisodicMemory
+  builder: ContextBuilder
+  /** Writes what capture still buffers. */
+  flushCapture(): Promise<void>
+  counters: Counters
+  logger: Logger
+}
+
+export interface RecallSettings {
+  topK: number
+  minScore: number
+  /** Entities, relations and profiles are learnt and recalled. */
+  knowledge: boolean
+  /** Most tokens of the user's profile in an assembled prompt (0: none). */
+  profileTokens: number
+}
+
+/** A user on a platform, where they are: a guild, or `''` for their private chats. */
+export type UserWhere = { platform: string; userId: string; guildId: string }
+
+/** How long a read waits for buffered messages to be written before it goes on without them. */
+const CAPTURE_SETTLE_MS = 500
+
+/**
+ * What the memory hands a reply: the user's facts, knowledge-aware recall, the context of a message,
+ * the prompt assembled from it, and the deep-search tools, each bound to one scope. Nothing here
+ * changes memory, and nothing throws into a reply.
+ */
+export class Recall {
+  constructor(
+    private readonly deps: RecallDeps,
+    private readonly settings: RecallSettings,
+  ) {}
+
+  /** A user's facts relevant to `query`, in a scope that names the user (none without one). */
+  facts(scope: Scope, query: string, topK = this.settings.topK, minScore = this.settings.minScore, options: RecallOptions = {}) {
+    return scope.userId ? this.deps.facts.retriever.retrieve(scope, query, topK, minScore, options) : Promise.resolve([])
+  }
+
+  /** The user's facts, their preferences, the relations and entities the query names in the scope's knowledge, fused by rank. */
+  async withKnowledge(
+    scope: Scope & { platform: string; userId: string },
+    query: string,
+    topK = this.settings.topK,
+  ): Promise<RecalledItem[]> {
+    const { facts, knowledge } = this.deps
+    try {
+      const found = await this.facts(scope, query, topK)
+      const rows = new Map((await facts.repository.get(found.map((memory) => memory.id))).map((row) => [row.id, row]))
+      const user = { platform: scope.platform, guildId: scope.guildId ?? '', userId: scope.userId }
+      const where = knowledgeScope(user)
+      const on = this.settings.knowledge
+      return await recallKnowledge(
+        knowledge.store,
+        where,
+        query,
+        {
+          facts: found.map((memory) => ({ text: memory.content, sourceIds: rows.get(memory.id)?.sourceIds ?? [] })),
+          entities: on ? await knowledge.knowledge.searchEntities(where, query, { limit: topK }) : [],
+          profile: on ? await knowledge.knowledge.getUserProfile(user) : undefined,
+        },
+        topK,
+      )
+    } catch (error) {
+      this.deps.logger.warn('knowledge recall failed, returning nothing: %s', (error as Error).message)
+      return []
+    }
+  }
+
+  /** The context a reply should see; what capture still buffers is written first, for half a second at most. */
+  async buildContext(target: ContextTarget, options: ContextOptions = {}): Promise<BuiltContext> {
+    await withTimeout(this.deps.flushCapture(), CAPTURE_SETTLE_MS).catch(() => this.deps.counters.inc('context.capture-unsettled'))
+    return this.deps.builder.build(target, options)
+  }
+
+  /** Waits for capture's buffer as a read does, at most half a second. */
+  settleCapture(): Promise<void> {
+    return withTimeout(this.deps.flushCapture(), CAPTURE_SETTLE_MS).catch(() => undefined)
+  }
+
+  /** The user's recent exchanges with the bot here, and those most similar to `query`. Never throws. */
+  episodes(target: ContextTarget, query: string) {
+    const owner = { platform: target.platform, userId: target.userId, guildId: target.guildId ?? '', channelId: target.channelId }
+    return this.deps.episodes.recall(episodeScope(owner), query).catch(() => [])
+  }
+
+  /** A user's profile where they are, cut to the prompt's share; undefined when there is none. */
+  async profileText(user: UserWhere): Promise<string | undefined> {
+    const profile = await this.deps.knowledge.knowledge.getUserProfile(user)
+    return profile?.profileText ? truncateToTokens(profile.profileText, this.settings.profileTokens) : undefined
+  }
+
+  /** Chat messages for a model: the system prompt, what the memory recalls, and the current message. */
+  async assemblePrompt(
+    target: ContextTarget,
+    options: ContextOptions & { system?: string; style?: 'messages' | 'transcript' } = {},
+  ): Promise<ChatMessage[]> {
+    const user = userWhere(target)
+    const [context, episodes, profile] = await Promise.all([
+      this.buildContext(target, options),
+      this.episodes(target, target.content),
+      this.settings.profileTokens ? this.profileText(user).catch(() => undefined) : undefined,
+    ])
+    return assemblePrompt({
+      system: options.system ?? '',
+      context,
+      profile,
+      current: { name: target.userName ?? target.userId, content: target.content },
+      episodes: episodes.filter((episode) => episode.userMessageId !== target.messageId),
+      style: options.style,
+    })
+  }
+
+  /** `search_chat_history` of a channel as an LLM tool. */
+  searchTool(channel: { platform: string; channelId?: string }, options?: TopicSearchOptions) {
+    const { messages, topics, topicSummaries } = this.deps
+    return topicSearchTool(
+      {
+        search: quickSearch(messages.index),
+        store: messages.store,
+        topics: {
+          list: async (where, { limit }) =>
+            (await topics.store.list(where, limit)).map((topic) => ({
+              id: topic.id,
+              title: topic.title,
+              updatedAt: topic.updatedAt,
+              active: topic.active,
+            })),
+        },
+        summaries: topicSummaries.summaries.searchSummaries,
+      },
+      channel,
+      options,
+    )
+  }
+
+  /** The knowledge tools of a scope and user (`search_entities`, `get_user_profile`, `query_knowledge_graph`). */
+  knowledgeTools(scope: KnowledgeScope, user: ProfileRef) {
+    return knowledgeTools(this.deps.knowledge.knowledge, scope, user)
+  }
+
+  /** A user's profiles (each guild, and their private chat) and the entities drawn from what they said. */
+  async userKnowledge(owner: { platform: string; userId: string }): Promise<{ profiles: ProfileRow[]; entities: EntityRow[] }> {
+    const { store } = this.deps.knowledge
+    const said = await this.deps.messages.store.ofUser(owner.platform, owner.userId)
+    const [profiles, entities] = await Promise.all([
+      store.profilesOf(owner),
+      store.entitiesFrom(
+        owner.platform,
+        said.map((row) => row.id),
+      ),
+    ])
+    return { profiles, entities }
+  }
+}
+
+/** Where a message's user is: its guild, or `''` in a private chat. */
+export function userWhere(target: Pick<ContextTarget, 'platform' | 'userId' | 'guildId'>): UserWhere {
+  return { platform: target.platform, userId: target.userId, guildId: target.guildId ?? '' }
+}
