@@ -225,7 +225,8 @@ function rewriteZh(sentence: string, name: string): string {
 
 // ───────────────────────────── English ─────────────────────────────
 
-const EN_FIRST_PERSON = /\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we'll|we've|our|us)\b/
+/** A statement where the speaker is the subject or owner: I, me, my, we, our… */
+const EN_SPEAKER = /\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we'll|we've|our|us)\b/
 const EN_KIN =
   '(?:wife|husband|girlfriend|boyfriend|partner|fianc[eé]e?|mom|mum|mother|mommy|dad|father|daddy|parents?|son|daughter|kids?|children|child|baby|brother|sister|siblings?|grandma|grandmother|grandpa|grandfather|grandparents?|aunt|uncle|cousin|niece|nephew|friends?|best friend|bff|colleagues?|coworkers?|co-workers?|boss|manager|roommate|flatmate|classmate|neighbou?r|family|in-laws)'
 const EN_PET =
@@ -318,15 +319,13 @@ const EN_RULES: Rules = {
     ),
   birthday: (s) => /\b(?:birthday|anniversary)\b/.test(s) && (EN_DATE.test(s) || /\b(?:birthday|anniversary) is\b/.test(s)),
   plan: (s) =>
-    EN_FIRST_PERSON.test(s) &&
+    EN_SPEAKER.test(s) &&
     (new RegExp(`\\b${EN_EVENT}\\b`).test(s) ||
       EN_DATE.test(s) ||
       /\b(?:plan(?:ning)? to|intend to|decided to|signed up for|booked|going to (?:visit|travel|fly|move)|i'm flying|i fly|i'm going to [A-Z]|leaving for|heading to|i'm visiting|moving to)\b/.test(
         s,
       )),
 }
-
-const EN_SPEAKER = /\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we'll|we've|our|us)\b/
 
 /** The small talk and stances that name no fact, whatever rule they brush against. */
 const EN_STANCE =
