@@ -3,6 +3,8 @@ import type { Language } from '../text/language'
 import { detectLanguage } from '../text/language'
 import { isQuestion } from '../text/questions'
 import type { ExtractedFact, Extraction, ExtractOptions, MemoryJudge, Turn } from './judge'
+import type { FactCategory, LanguageRules, Rules, Statement } from './rules'
+import { CATEGORY_ORDER, categoriesBy, stripTrailingEmoji } from './rules'
 
 /**
  * The offline judge: keyword rules in Chinese and English instead of a model. It reads only what the
@@ -24,44 +26,6 @@ import type { ExtractedFact, Extraction, ExtractOptions, MemoryJudge, Turn } fro
  * `test/unit/rule-judge-measure.test.ts` measures it on a labelled set of lines said to a bot,
  * `test/unit/rule-judge-chat-measure.test.ts` on one of chat between friends.
  */
-
-export type FactCategory =
-  | 'request'
-  | 'identity'
-  | 'job'
-  | 'school'
-  | 'home'
-  | 'family'
-  | 'pet'
-  | 'learning'
-  | 'hobby'
-  | 'preference'
-  | 'health'
-  | 'possession'
-  | 'birthday'
-  | 'plan'
-  /** Anything else the speaker says of their own life: what they did, do, plan, own or feel about something of theirs. */
-  | 'life'
-
-const CATEGORY_ORDER: FactCategory[] = [
-  'request',
-  'identity',
-  'job',
-  'school',
-  'home',
-  'family',
-  'pet',
-  'learning',
-  'hobby',
-  'preference',
-  'health',
-  'possession',
-  'birthday',
-  'plan',
-  'life',
-]
-
-type Rules = Partial<Record<FactCategory, (statement: string) => boolean>>
 
 // ───────────────────────────── Chinese ─────────────────────────────
 
@@ -85,9 +49,11 @@ const ZH_ILLNESS =
 /** A statement where the speaker is the subject or owner: 我, 我们, 咱们, 我家… */
 const ZH_SPEAKER = /[我咱]/
 
+/** Imperative only: "记住…" / "你要记得…", not "我记得…" (I remember) or "不记得" (forgot). */
+const ZH_REQUEST = /(?:^|[，,：:\s]|你|请|要|帮我|一定)(?:记住|记得|记一下|记下来)(?![吗么了])|别忘|不要忘|帮我记/
+
 const ZH_RULES: Rules = {
-  // imperative only: "记住…" / "你要记得…", not "我记得…" (I remember) or "不记得" (forgot)
-  request: (s) => /(?:^|[，,：:\s]|你|请|要|帮我|一定)(?:记住|记得|记一下|记下来)(?![吗么了])|别忘|不要忘|帮我记/.test(s),
+  request: (s) => ZH_REQUEST.test(s),
   identity: (s) =>
     new RegExp(
       [
@@ -250,11 +216,11 @@ const EN_OBJECT_FREE = /^(?:it|that|this|them|those|these|you|so much|a lot|to|t
 const EN_JOBS =
   '(?:teacher|doctor|nurse|engineer|developer|programmer|designer|lawyer|accountant|police officer|cop|driver|chef|cook|manager|student|writer|artist|musician|scientist|researcher|professor|consultant|analyst|architect|pharmacist|vet|dentist|pilot|firefighter|farmer|electrician|plumber|mechanic|cashier|barista|waiter|waitress|journalist|editor|photographer|freelancer|entrepreneur|founder|intern|lead|director|ceo|cto)'
 
+const EN_REQUEST =
+  /(?<!\b(?:i|you|we) )\bremember (?:that|this|my|i|i'm|me|we)\b|\bdon't forget\b|\bdo not forget\b|\bplease remember\b|\bkeep in mind\b/
+
 const EN_RULES: Rules = {
-  request: (s) =>
-    /(?<!\b(?:i|you|we) )\bremember (?:that|this|my|i|i'm|me|we)\b|\bdon't forget\b|\bdo not forget\b|\bplease remember\b|\bkeep in mind\b/.test(
-      s,
-    ),
+  request: (s) => EN_REQUEST.test(s),
   identity: (s) =>
     /\bmy name is\b|\bmy name's\b|\bi'm called\b|\bi am called\b|\bcall me\b|\bi(?: am|'m) \d{1,3}(?: years old)?\b|\bi(?: am|'m) (?:left-handed|right-handed|an only child|a twin|an? (?:introvert|extrovert))\b|\bmy (?:zodiac|star) sign\b|\bi(?: am|'m) an? (?:aries|taurus|gemini|cancer|leo|virgo|libra|scorpio|sagittarius|capricorn|aquarius|pisces)\b/.test(
       s,
@@ -688,7 +654,7 @@ const EN_THEIRS =
 function enCore(statement: string): string {
   const segments = statement.split(/(?<=,)\s+|\s+[-–—]+\s+/)
   const first = segments.findIndex((segment) => {
-    const lower = segment.toLowerCase().replace(/[\u2018\u2019]/g, "'")
+    const lower = normalizeEn(segment)
     if (EN_FILLER.test(lower)) return false
     return EN_SPEAKER.test(lower) || EN_THEIRS.test(lower) || unsaidSubject(lower.replace(/^[\s,!.…~-]+/, '')) !== undefined
   })
@@ -722,10 +688,6 @@ function withSubject(core: string): string {
 
 // ───────────────────────────── shared ─────────────────────────────
 
-function stripTrailingEmoji(text: string): string {
-  return text.replace(/[\s\p{Extended_Pictographic}\u{FE0F}\u{200D}]+$/u, '').replace(/[\s，,。.！!？?~～…]+$/u, '')
-}
-
 /** Sentences of one message: split at sentence punctuation and line breaks, media placeholders removed. */
 function sentencesOf(content: string): string[] {
   return content
@@ -735,38 +697,16 @@ function sentencesOf(content: string): string[] {
     .filter((s) => s.length > 0)
 }
 
-function categoriesOf(statement: string, language: Language): FactCategory[] {
-  if (language === 'zh') {
-    const core = statement.replace(/[\s。！!；;…~～.,，]+$/, '')
-    if (!ZH_SPEAKER.test(core) || isZhQuestion(core) || ZH_STANCE.test(core)) return []
-    return CATEGORY_ORDER.filter((category) => ZH_RULES[category]?.(core))
-  }
-  const lower = statement.toLowerCase().replace(/[\u2018\u2019]/g, "'")
+function zhCategories(statement: string): FactCategory[] {
+  const core = statement.replace(/[\s。！!；;…~～.,，]+$/, '')
+  if (!ZH_SPEAKER.test(core) || isZhQuestion(core) || ZH_STANCE.test(core)) return []
+  return categoriesBy(ZH_RULES, core)
+}
+
+function enCategories(statement: string): FactCategory[] {
+  const lower = normalizeEn(statement)
   if (!EN_SPEAKER.test(lower) || isQuestion(lower, 'en') || EN_STANCE.test(lower.trim())) return []
-  return CATEGORY_ORDER.filter((category) => EN_RULES[category]?.(lower))
-}
-
-/** A request with nothing left to remember ("记住哦", "remember this") is not a fact. */
-function hasContentBeyondRequest(sentence: string, language: Language): boolean {
-  const rest =
-    language === 'zh'
-      ? sentence.replace(ZH_REQUEST_WRAPPER, '').replace(/[\s\p{P}\p{S}哦喔啊呀啦哈嘛了]|这个|那个|这些|那些|它/gu, '')
-      : sentence
-          .replace(/[\u2018\u2019]/g, "'")
-          .replace(EN_REQUEST_WRAPPER, '')
-          .replace(/\b(?:this|that|it|ok|okay|please)\b|[^\p{L}\p{N}]/giu, '')
-  return rest.length > 0
-}
-
-/** A statement about the speaker that asks nothing, for a request to remember it. */
-function isRequestable(statement: string, language: Language): boolean {
-  const core = language === 'zh' ? statement.replace(ZH_REQUEST_WRAPPER, '') : statement.toLowerCase().replace(EN_REQUEST_WRAPPER, '')
-  return (language === 'zh' ? ZH_SPEAKER : EN_SPEAKER).test(core) && !isQuestion(core, language)
-}
-
-interface Statement {
-  text: string
-  categories: FactCategory[]
+  return categoriesBy(EN_RULES, lower)
 }
 
 /**
@@ -801,11 +741,11 @@ function zhStatements(sentence: string): Statement[] {
       const aboutSpeaker = !new RegExp(`^[^，,]{0,8}?我(?:的|家|们家)?(?:${ZH_KIN}|${ZH_PET})`).test(bare) && !ZH_BRINGS_IN.test(bare)
       statements.push({ text: lead + bare, head: bare, aboutSpeaker })
       lead = ''
-    } else if (last?.aboutSpeaker && ZH_PREDICATE_START.test(bare) && categoriesOf(`我${bare}`, 'zh').length) {
+    } else if (last?.aboutSpeaker && ZH_PREDICATE_START.test(bare) && zhCategories(`我${bare}`).length) {
       statements.push({ text: `我${bare}`, head: `我${bare}`, aboutSpeaker: true })
     } else if (last) last.text += clause
     else if (
-      (ZH_PREDICATE_START.test(bare) && categoriesOf(`我${bare}`, 'zh').length) ||
+      (ZH_PREDICATE_START.test(bare) && zhCategories(`我${bare}`).length) ||
       (ZH_UNSAID_SUBJECT.test(bare) && !/[你您]/.test(bare) && zhLife(`我${bare}`))
     ) {
       // the speaker left out from the start: "最近刚领养了一只橘猫", "上周末带孩子去了趟海洋馆"
@@ -815,7 +755,7 @@ function zhStatements(sentence: string): Statement[] {
     else dropped = bare
   }
   return statements.map(({ text, head }) => {
-    const categories = categoriesOf(text, 'zh')
+    const categories = zhCategories(text)
     if (categories.length) return { text, categories }
     return { text, categories: ZH_SPEAKER.test(text) && zhLife(head) ? ['life'] : [] }
   })
@@ -863,11 +803,45 @@ function enStatement(part: string): Statement {
   }
   if (EN_CHAT_MOVE.test(lower)) return none
   core = withSubject(core)
-  const categories = categoriesOf(core, 'en')
+  const categories = enCategories(core)
   if (categories.length) return { text: core, categories }
   const life = enLife(core)
   return life ? { text: life, categories: ['life'] } : none
 }
+
+const ZH: LanguageRules = {
+  unnamed: '用户',
+  capitalised: false,
+  asksToRemember: (sentence) => ZH_REQUEST.test(sentence.toLowerCase()),
+  hasContentBeyondRequest: (text) =>
+    text.replace(ZH_REQUEST_WRAPPER, '').replace(/[\s\p{P}\p{S}哦喔啊呀啦哈嘛了]|这个|那个|这些|那些|它/gu, '').length > 0,
+  isRequestable: (statement) => {
+    const core = statement.replace(ZH_REQUEST_WRAPPER, '')
+    return ZH_SPEAKER.test(core) && !isZhQuestion(core)
+  },
+  statements: zhStatements,
+  rewrite: rewriteZh,
+}
+
+const EN: LanguageRules = {
+  unnamed: 'The user',
+  capitalised: true,
+  asksToRemember: (sentence) => EN_REQUEST.test(sentence.toLowerCase()),
+  hasContentBeyondRequest: (text) =>
+    text
+      .replace(/[\u2018\u2019]/g, "'")
+      .replace(EN_REQUEST_WRAPPER, '')
+      .replace(/\b(?:this|that|it|ok|okay|please)\b|[^\p{L}\p{N}]/giu, '').length > 0,
+  isRequestable: (statement) => {
+    const core = statement.toLowerCase().replace(EN_REQUEST_WRAPPER, '')
+    return EN_SPEAKER.test(core) && !isQuestion(core, 'en')
+  },
+  statements: enStatements,
+  continues: continuesEn,
+  rewrite: rewriteEn,
+}
+
+const LANGUAGES: Record<Language, LanguageRules> = { zh: ZH, en: EN }
 
 interface FoundFact {
   name: string
@@ -884,7 +858,6 @@ interface FoundFact {
 function continuesEn(sentence: string): boolean {
   const lower = normalizeEn(sentence.trim())
   return (
-    detectLanguage(sentence, 'zh') === 'en' &&
     /^(?:it|it's|that|that's|this|they|they're|he|she|he's|she's|the \w+ (?:was|were|is|are))\b/.test(lower) &&
     !/^(?:that|this)(?:'s| is| was)? (?:so |really |very |such |super |pretty )*(?:awesome|amazing|great|cool|nice|funny|hilarious|crazy|wild|sweet|cute|true|right|fair|sad|awful|terrible|the best|the worst)\b/.test(
       lower,
@@ -906,10 +879,11 @@ function findFacts(conversation: Turn[]): FoundFact[] {
       const language = detectLanguage(sentence, 'zh')
       const before = previous
       previous = undefined
-      if (!hasContentBeyondRequest(sentence, language)) continue
-      const request = (language === 'zh' ? ZH_RULES : EN_RULES).request?.(sentence.toLowerCase()) ?? false
-      const statements = language === 'zh' ? zhStatements(sentence) : enStatements(sentence)
-      if (before && !request && !statements.some((statement) => statement.categories.length) && continuesEn(sentence)) {
+      const rules = LANGUAGES[language]
+      if (!rules.hasContentBeyondRequest(sentence)) continue
+      const request = rules.asksToRemember(sentence)
+      const statements = rules.statements(sentence)
+      if (before && !request && !statements.some((statement) => statement.categories.length) && rules.continues?.(sentence)) {
         before.statement = `${before.statement.replace(/[\s.!…~]+$/, '')}; ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`
         previous = before
         continue
@@ -917,11 +891,11 @@ function findFacts(conversation: Turn[]): FoundFact[] {
       for (const statement of statements) {
         // what the user asks to be remembered is kept even when no rule knows its kind
         const categories: FactCategory[] = request
-          ? isRequestable(statement.text, language)
+          ? rules.isRequestable(statement.text)
             ? ['request', ...statement.categories]
             : []
           : statement.categories
-        if (!categories.length || !hasContentBeyondRequest(statement.text, language)) continue
+        if (!categories.length || !rules.hasContentBeyondRequest(statement.text)) continue
         previous = {
           name: turn.name?.trim() || '',
           statement: statement.text,
@@ -943,12 +917,12 @@ export class RuleJudge implements MemoryJudge {
     const facts: ExtractedFact[] = []
     const found = new Set<FactCategory>()
     for (const fact of findFacts(conversation)) {
-      const name = fact.name || (fact.language === 'zh' ? '用户' : 'The user')
-      const rewritten = fact.language === 'zh' ? rewriteZh(fact.statement, name) : rewriteEn(fact.statement, name)
+      const rules = LANGUAGES[fact.language]
+      const rewritten = rules.rewrite(fact.statement, fact.name || rules.unnamed)
       if (!rewritten) continue
       const resolved = resolveRelativeDates(rewritten, conversation[fact.turn].time ?? now, fact.language)
-      // a date resolved at the head of an English statement ("last month I…" → "in October 2026 …")
-      const statement = fact.language === 'en' ? `${resolved.charAt(0).toUpperCase()}${resolved.slice(1)}` : resolved
+      // a date resolved at the head of a statement ("last month I…" → "in October 2026 …")
+      const statement = rules.capitalised ? `${resolved.charAt(0).toUpperCase()}${resolved.slice(1)}` : resolved
       const same = facts.find((f) => f.statement === statement)
       if (same) {
         same.turns = [...new Set([...(same.turns ?? []), fact.turn])]
