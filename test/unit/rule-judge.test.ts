@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { Turn } from '../../src/facts/judge'
-import { RuleJudge, thirdPerson } from '../../src/facts/rule-judge'
+import { RuleJudge } from '../../src/facts/rule-judge'
+import { thirdPerson } from '../../src/facts/rules-en'
 
 const judge = new RuleJudge()
 const u = (name: string, content: string): Turn => ({ role: 'user', name, content })
