@@ -1,7 +1,9 @@
 import { analyzeMessage, extractMentions } from './analyzer'
 import type { RetrievedMemory } from '../facts'
 import type { Embedder } from '../providers/types'
+import { Lru } from '../core/lru'
 import type { Counters, Logger } from '../core/observability'
+import { withTimeout } from '../core/timeout'
 import type { ChannelRef, MessageRow, MessageStore } from '../messages'
 import { contentTerms, matchTerms } from '../text/keywords'
 import { countTokens, renderLine, truncateToTokens } from '../text/token-count'
@@ -191,20 +193,6 @@ interface TextFeatures {
   tokens?: number
 }
 
-/** A bounded least-recently-set cache: what was computed for a message is not computed for every build. */
-class Lru<T> {
-  private map = new Map<string, T>()
-  constructor(private size: number) {}
-  get(id: string) {
-    return this.map.get(id)
-  }
-  set(id: string, value: T) {
-    this.map.delete(id)
-    this.map.set(id, value)
-    if (this.map.size > this.size) this.map.delete(this.map.keys().next().value!)
-  }
-}
-
 /** Least spread between the floor and the best embedding similarity that calibrates to 0…1. */
 const MIN_SPREAD = 0.2
 /** Share of the target's keyword weight the best lexical match must cover to count as a full match. */
@@ -213,6 +201,7 @@ const FULL_COVERAGE = 0.3
 export class ContextBuilder {
   readonly config: Readonly<ContextBuilderConfig>
   readonly scorer: RelevanceScorer
+  // what was computed for a message is not computed again for every build
   private readonly vectors = new Lru<Float32Array>(4096)
   private readonly texts = new Lru<TextFeatures>(32768)
   private readonly clock: () => number
@@ -788,14 +777,4 @@ function dot(a: Float32Array, b: Float32Array) {
   let sum = 0
   for (let i = 0; i < a.length; i++) sum += a[i] * b[i]
   return sum
-}
-
-/** Rejects with a timeout error after `ms`; clears its timer either way. */
-export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  if (!(ms > 0) || !Number.isFinite(ms)) return promise
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
