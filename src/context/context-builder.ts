@@ -1,54 +1,29 @@
-import { analyzeMessage, extractMentions } from './analyzer'
+import { analyzeMessage } from './analyzer'
 import type { RetrievedMemory } from '../facts'
-import { Lru } from '../core/lru'
 import { withTimeout } from '../core/timeout'
 import type { ChannelRef, MessageRow } from '../messages'
 import { contentTerms, matchTerms } from '../text/keywords'
-import { countTokens, renderLine, truncateToTokens } from '../text/token-count'
+import { countTokens, truncateToTokens } from '../text/token-count'
 import { normalizeText } from '../text/tokens'
 import { splitSentences } from '../text/sentences'
 import type { CandidateRelation, ScoredSignals, ScoringFeatures } from './scorer'
 import { RelevanceScorer } from './scorer'
 import type { TermStatsView } from '../text/bm25'
 import { bm25 } from '../text/bm25'
-import { hashedStats, HashedQuery, hashTerms } from '../text/term-hashes'
+import { hashedStats, HashedQuery } from '../text/term-hashes'
 import type { BuiltContext, CandidateSource, ContextMessage, ContextOptions, ContextTarget } from './types'
 import type { ContextBuilderConfig, ContextBuilderDeps } from './builder-config'
 import { DEFAULT_CONTEXT_CONFIG } from './builder-config'
-
-interface Candidate {
-  row: MessageRow
-  sources: Set<CandidateSource>
-  replyDepth?: number
-  sameThread?: boolean
-  /** Cosine similarity of the embeddings. */
-  similarity?: number
-  /**
-   * Best candidates this turn sits next to: distance in turns, and a factor for how much the stretch
-   * between them looks like one conversation (1 for a dialogue, ½ when more people talk in it).
-   */
-  near?: { id: string; distance: number; factor: number }[]
-  /** Its text's features, looked up once per build. */
-  features?: TextFeatures
-}
+import { CandidateSimilarity } from './candidate-similarity'
+import type { Candidate, CandidatePool } from './candidates'
+import { addAdjacent, featuresOf, gatherCandidates, isTarget, semanticNeighbours } from './candidates'
+import { TextFeatureCache } from './text-features'
 
 interface Scored {
   candidate: Candidate
   score: number
   content: number
   signals: ScoredSignals
-}
-
-/** What the builder derives from a message's text, once. */
-interface TextFeatures {
-  /** The words and name they were derived from. */
-  userName: string
-  content: string
-  /** Its `matchTerms`, hashed (`hashTerms`): kept for many messages, they must be small. */
-  terms: Int32Array
-  mentions: string[]
-  /** Counted when first asked for: only the messages that may be shown need it. */
-  tokens?: number
 }
 
 /** Least spread between the floor and the best embedding similarity that calibrates to 0…1. */
@@ -86,9 +61,8 @@ const FULL_COVERAGE = 0.3
 export class ContextBuilder {
   readonly config: Readonly<ContextBuilderConfig>
   readonly scorer: RelevanceScorer
-  // what was computed for a message is not computed again for every build
-  private readonly vectors = new Lru<Float32Array>(4096)
-  private readonly texts = new Lru<TextFeatures>(32768)
+  private readonly texts = new TextFeatureCache()
+  private readonly similarity: CandidateSimilarity
   private readonly clock: () => number
 
   constructor(
@@ -97,6 +71,7 @@ export class ContextBuilder {
   ) {
     this.config = Object.freeze({ ...DEFAULT_CONTEXT_CONFIG, ...config })
     this.scorer = deps.scorer ?? new RelevanceScorer()
+    this.similarity = new CandidateSimilarity(deps)
     this.clock = deps.clock ?? (() => performance.now())
   }
 
@@ -180,12 +155,9 @@ export class ContextBuilder {
   }
 
   private async select(target: ContextTarget, settings: ContextBuilderConfig, started: number): Promise<BuiltContext> {
-    const { store } = this.deps
-    const before = target.time
-    const since = new Date(before.getTime() - settings.timeWindowHours * 3_600_000)
-    const targetVector = this.embedTarget(target)
+    const targetVector = this.similarity.embedTarget(target)
     // the search first, so that it runs while the window and the reply structure are read
-    const semantic = targetVector.then((vector) => this.semanticNeighbours(target, settings, vector))
+    const semantic = targetVector.then((vector) => semanticNeighbours(this.deps, target, settings.semanticLimit, vector))
 
     const longTerm =
       this.deps.longTerm && settings.longTermShare > 0
@@ -196,77 +168,8 @@ export class ContextBuilder {
     const groupMemories =
       this.deps.group && target.guildId && settings.groupShare > 0 ? this.deps.group(target).catch(() => []) : Promise.resolve([])
 
-    const candidates = new Map<string, Candidate>()
-    const add = (row: MessageRow, source: CandidateSource, extra: Partial<Candidate> = {}) => {
-      if (
-        isTarget(row, target) ||
-        row.isCommand ||
-        row.createdAt > before ||
-        row.platform !== target.platform ||
-        row.channelId !== target.channelId
-      )
-        return undefined
-      let candidate = candidates.get(row.id)
-      if (!candidate) candidates.set(row.id, (candidate = { row, sources: new Set() }))
-      candidate.sources.add(source)
-      if (extra.replyDepth !== undefined) candidate.replyDepth = Math.min(candidate.replyDepth ?? Infinity, extra.replyDepth)
-      if (extra.sameThread) candidate.sameThread = true
-      if (extra.similarity !== undefined) candidate.similarity = Math.max(candidate.similarity ?? -1, extra.similarity)
-      return candidate
-    }
-
-    const structural = (async () => {
-      const chain = await this.replyChain(target, settings.replyDepth)
-      chain.forEach((row, i) => add(row, 'reply-chain', { replyDepth: i + 1 }))
-      const own = target.messageId ? (await store.byMessageIds(target, [target.messageId]))[0] : undefined
-      const root =
-        own?.rootMessageId && own.rootMessageId !== own.messageId
-          ? own.rootMessageId
-          : chain.at(-1)?.rootMessageId || chain.at(-1)?.messageId
-      const topicId =
-        own?.topicId || chain.find((row) => row.topicId)?.topicId || (await this.deps.topicOf?.(target).catch(() => undefined)) || ''
-      await Promise.all([
-        root && settings.threadLimit > 0
-          ? (async () => {
-              const [rootRow] = await store.byMessageIds(target, [root])
-              if (rootRow) add(rootRow, 'thread-root', { sameThread: true })
-              for (const row of await store.byRoot(target, root, { before, limit: settings.threadLimit }))
-                add(row, 'thread-root', { sameThread: true })
-            })()
-          : undefined,
-        topicId && settings.topicLimit > 0
-          ? (async () => {
-              for (const row of await store.byTopic(topicId, { before, limit: settings.topicLimit, channel: target })) add(row, 'topic')
-            })()
-          : undefined,
-      ])
-      return topicId
-    })()
-    const window = settings.maxMessages > 0 ? store.window(target, { since, before, limit: settings.maxMessages }) : Promise.resolve([])
-
-    // awaited together, so that a failure of one never leaves the other's rejection unhandled
-    const [topicId, windowRows] = await Promise.all([structural, window])
-    for (const row of windowRows) add(row, 'time-window')
-    for (const found of await semantic) add(found.row, 'semantic', { similarity: found.similarity })
-
-    // score, then bring in the turns around the best candidates and score again
-    const vector = await targetVector
-    await this.fillSimilarities(target, [...candidates.values()], vector, settings)
-    let scored = this.score(target, topicId, [...candidates.values()], settings)
-    if (settings.adjacentTurns > 0 && settings.adjacentHits > 0 && scored.length) {
-      const best = scored
-        .filter((item) => item.content > 0)
-        .slice(0, settings.adjacentHits)
-        .map((item) => item.candidate.row)
-      const known = [...windowRows, ...[...candidates.values()].map((candidate) => candidate.row)]
-      for (const { row, of, distance, factor } of await this.around(target, best, settings.adjacentTurns, known)) {
-        const candidate = add(row, 'adjacent')
-        if (!candidate || candidate.row.id === of.id || !continues(of, row)) continue
-        ;(candidate.near ??= []).push({ id: of.id, distance, factor })
-      }
-      await this.fillSimilarities(target, [...candidates.values()], vector, settings)
-      scored = this.score(target, topicId, [...candidates.values()], settings)
-    }
+    const { pool, topicId, windowRows } = await gatherCandidates(this.deps, target, settings, semantic)
+    const scored = await this.rank(target, topicId, pool, windowRows, await targetVector, settings)
 
     // sections: long-term, group memories and summary first, within their shares; messages get the rest
     let used = 0
@@ -291,7 +194,7 @@ export class ContextBuilder {
     const summaryText = this.summaryFor(
       target,
       (await summary) ?? '',
-      [...candidates.values()],
+      pool.list(),
       Math.floor(settings.tokenBudget * settings.summaryShare) - 1,
       settings,
     )
@@ -313,7 +216,7 @@ export class ContextBuilder {
     chosen.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
 
     let windowTokens = 0
-    for (const row of windowRows) if (!isTarget(row, target) && !row.isCommand) windowTokens += this.tokensOf(row) + 1
+    for (const row of windowRows) if (!isTarget(row, target) && !row.isCommand) windowTokens += this.texts.tokensOf(row) + 1
     const built: BuiltContext = {
       longTerm: memories,
       summary: summaryText,
@@ -327,131 +230,27 @@ export class ContextBuilder {
     return built
   }
 
-  /** The messages the target replies to, nearest first, `depth` links at most. */
-  private async replyChain(target: ContextTarget, depth: number): Promise<MessageRow[]> {
-    const chain: MessageRow[] = []
-    const seen = new Set<string>()
-    let next = target.replyMessageId
-    while (next && chain.length < depth && !seen.has(next)) {
-      seen.add(next)
-      const [row] = await this.deps.store.byMessageIds(target, [next])
-      if (!row) break
-      chain.push(row)
-      next = row.replyMessageId
+  /** The pool scored, then the turns around its best candidates brought in and the pool scored again. */
+  private async rank(
+    target: ContextTarget,
+    topicId: string,
+    pool: CandidatePool,
+    windowRows: MessageRow[],
+    vector: Float32Array | undefined,
+    settings: ContextBuilderConfig,
+  ): Promise<Scored[]> {
+    await this.similarity.fill(target, pool.list(), vector, settings)
+    let scored = this.score(target, topicId, pool.list(), settings)
+    if (settings.adjacentTurns > 0 && settings.adjacentHits > 0 && scored.length) {
+      const best = scored
+        .filter((item) => item.content > 0)
+        .slice(0, settings.adjacentHits)
+        .map((item) => item.candidate.row)
+      await addAdjacent(this.deps.store, target, pool, best, settings.adjacentTurns, windowRows)
+      await this.similarity.fill(target, pool.list(), vector, settings)
+      scored = this.score(target, topicId, pool.list(), settings)
     }
-    return chain
-  }
-
-  private async embedTarget(target: ContextTarget): Promise<Float32Array | undefined> {
-    if (!this.deps.embedder || !target.content.trim()) return undefined
-    try {
-      return (await this.deps.embedder.embed([target.content]))[0]
-    } catch (error) {
-      this.deps.counters.inc('context.embed-failed')
-      this.deps.logger.debug('could not embed the target: %s', (error as Error).message)
-      return undefined
-    }
-  }
-
-  /** Search hits of the channel, as rows. A failing search yields none (and is counted). */
-  private async semanticNeighbours(target: ContextTarget, settings: ContextBuilderConfig, vector?: Float32Array) {
-    const { search, store } = this.deps
-    if (!search || settings.semanticLimit < 1 || !target.content.trim()) return []
-    try {
-      const hits = (await search(target, target.content, { limit: settings.semanticLimit, vector })).filter(
-        (hit) => hit.createdAt <= target.time,
-      )
-      if (!hits.length) return []
-      const similarity = new Map(hits.map((hit) => [hit.id, hit.similarity]))
-      return (await store.byIds(hits.map((hit) => hit.id))).map((row) => ({ row, similarity: similarity.get(row.id) }))
-    } catch (error) {
-      this.deps.counters.inc('context.search-failed')
-      this.deps.logger.debug('semantic neighbours unavailable: %s', (error as Error).message)
-      return []
-    }
-  }
-
-  /**
-   * The `turns` messages before and after each row, with their distance in turns and how much the
-   * stretch looks like one conversation: 1 when at most two people talk in it, ½ when more do
-   * (interleaved group talk, where the next line is often about something else).
-   */
-  private async around(channel: ChannelRef, rows: MessageRow[], turns: number, known: MessageRow[]) {
-    const found = await this.deps.store.around(
-      channel,
-      rows.map((row) => row.createdAt),
-      turns,
-      known,
-    )
-    return rows.flatMap((row, i) => {
-      const { before: earlier, after: later } = found[i]
-      const speakers = new Set([row, ...earlier, ...later].map((near) => near.userId)).size
-      const factor = speakers > 2 ? 0.5 : 1
-      return [
-        ...earlier.map((near, j) => ({ row: near, of: row, distance: earlier.length - j, factor })),
-        ...later.map((near, j) => ({ row: near, of: row, distance: j + 1, factor })),
-      ]
-    })
-  }
-
-  /**
-   * Gives candidates without a similarity the one the search would give them, or embeds them (bounded),
-   * so the semantic signal covers them too.
-   */
-  private async fillSimilarities(channel: ChannelRef, pool: Candidate[], vector: Float32Array | undefined, settings: ContextBuilderConfig) {
-    const { embedder } = this.deps
-    if (!embedder || !vector || !settings.embedCandidates) return
-    let missing = pool.filter((candidate) => candidate.similarity === undefined && candidate.row.content.trim())
-    if (!missing.length) return
-    const known = this.deps.similarities?.(
-      channel,
-      vector,
-      missing.map((candidate) => candidate.row.id),
-    )
-    if (known) {
-      missing.forEach((candidate, i) => (candidate.similarity = known[i]))
-      missing = missing.filter((candidate) => candidate.similarity === undefined)
-      if (!missing.length) return
-    }
-    const toEmbed = missing.filter((candidate) => !this.vectors.get(candidate.row.id)).slice(0, 256)
-    if (toEmbed.length) {
-      try {
-        const vectors = await embedder.embed(toEmbed.map((candidate) => candidate.row.content))
-        toEmbed.forEach((candidate, i) => this.vectors.set(candidate.row.id, vectors[i]))
-      } catch (error) {
-        this.deps.counters.inc('context.embed-failed')
-        this.deps.logger.debug('could not embed candidates: %s', (error as Error).message)
-      }
-    }
-    for (const candidate of missing) {
-      const other = this.vectors.get(candidate.row.id)
-      if (other && other.length === vector.length) candidate.similarity = dot(vector, other)
-    }
-  }
-
-  private features(row: MessageRow): TextFeatures {
-    let features = this.texts.get(row.id)
-    // an edited message is analysed again
-    if (features?.content !== row.content || features.userName !== row.userName) {
-      features = {
-        userName: row.userName,
-        content: row.content,
-        terms: hashTerms(matchTerms(row.content)),
-        mentions: extractMentions(row.content),
-      }
-      this.texts.set(row.id, features)
-    }
-    return features
-  }
-
-  private featuresOf(candidate: Candidate): TextFeatures {
-    return (candidate.features ??= this.features(candidate.row))
-  }
-
-  /** The tokens of the message's rendered line. */
-  private tokensOf(row: MessageRow): number {
-    const features = this.features(row)
-    return (features.tokens ??= countTokens(renderLine(row.userName, row.content)))
+    return scored
   }
 
   private score(target: ContextTarget, topicId: string, pool: Candidate[], settings: ContextBuilderConfig): Scored[] {
@@ -471,7 +270,7 @@ export class ContextBuilder {
     let bestLexical = 0
     const matcher = new HashedQuery(query, stats)
     for (const candidate of pool) {
-      const value = matcher.score(this.featuresOf(candidate).terms)
+      const value = matcher.score(featuresOf(candidate, this.texts).terms)
       lexical.set(candidate.row.id, value)
       bestLexical = Math.max(bestLexical, value)
     }
@@ -498,7 +297,7 @@ export class ContextBuilder {
     const first = new Map<string, Scored>()
     for (const candidate of pool) {
       const { row } = candidate
-      const features = this.featuresOf(candidate)
+      const features = featuresOf(candidate, this.texts)
       const replied = row.replyMessageId ? byMessageId.get(row.replyMessageId) : undefined
       const bm = lexical.get(row.id) ?? 0
       // both parts relative to the best candidate: raw cosines of different embedders live on
@@ -605,7 +404,7 @@ export class ContextBuilder {
   }
 
   private stats(channel: ChannelRef, pool: Candidate[]): TermStatsView {
-    return this.deps.termStats?.view(channel) ?? hashedStats(pool.map((candidate) => this.featuresOf(candidate).terms))
+    return this.deps.termStats?.view(channel) ?? hashedStats(pool.map((candidate) => featuresOf(candidate, this.texts).terms))
   }
 
   private toContextMessage(row: MessageRow, score: number, sources: CandidateSource[], signals: Record<string, number>): ContextMessage {
@@ -618,33 +417,16 @@ export class ContextBuilder {
       content: row.content,
       createdAt: row.createdAt,
       score,
-      tokens: this.tokensOf(row),
+      tokens: this.texts.tokensOf(row),
       sources,
       signals: { ...signals },
     }
   }
 }
 
-/**
- * Whether `near` can carry on the conversation of `hit`: not when `near` explicitly replies to some
- * third message. The topic attribution is not asked: in a two-person talk the answer to a question
- * often shares no word with it, and the offline attribution puts about one such pair in nine into
- * different topics (LoCoMo: evidence recall at 1,000 tokens 0.792 when that cut the link, 0.798 at
- * half, 0.810 ignored); interleaved group talk is weakened by `around()`'s speaker factor instead.
- */
-function continues(hit: MessageRow, near: MessageRow): boolean {
-  const replied = near.createdAt > hit.createdAt ? near.replyMessageId : hit.replyMessageId
-  const other = near.createdAt > hit.createdAt ? hit.messageId : near.messageId
-  return !replied || replied === other
-}
-
 /** The target's terms for lexical matching, without the names of the people it refers to. */
 function queryTerms(content: string, nameTerms: Set<string>): string[] {
   return [...new Set(matchTerms(content))].filter((term) => !nameTerms.has(term))
-}
-
-function isTarget(row: MessageRow, target: ContextTarget) {
-  return Boolean(target.messageId) && row.messageId === target.messageId
 }
 
 /** Names of `people` the text refers to by name (whole words, any case), e.g. "what did Caroline say". */
@@ -656,10 +438,4 @@ export function namesIn(text: string, people: string[]): string[] {
     if (parts.length && parts.every((part) => terms.has(part))) out.push(normalizeText(name))
   }
   return out
-}
-
-function dot(a: Float32Array, b: Float32Array) {
-  let sum = 0
-  for (let i = 0; i < a.length; i++) sum += a[i] * b[i]
-  return sum
 }
