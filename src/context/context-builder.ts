@@ -1,35 +1,19 @@
-import { analyzeMessage } from './analyzer'
 import type { RetrievedMemory } from '../facts'
 import { withTimeout } from '../core/timeout'
-import type { ChannelRef, MessageRow } from '../messages'
-import { contentTerms, matchTerms } from '../text/keywords'
-import { countTokens, truncateToTokens } from '../text/token-count'
+import type { MessageRow } from '../messages'
+import { countTokens } from '../text/token-count'
 import { normalizeText } from '../text/tokens'
-import { splitSentences } from '../text/sentences'
-import type { CandidateRelation, ScoredSignals, ScoringFeatures } from './scorer'
 import { RelevanceScorer } from './scorer'
-import type { TermStatsView } from '../text/bm25'
-import { bm25 } from '../text/bm25'
-import { hashedStats, HashedQuery } from '../text/term-hashes'
 import type { BuiltContext, CandidateSource, ContextMessage, ContextOptions, ContextTarget } from './types'
 import type { ContextBuilderConfig, ContextBuilderDeps } from './builder-config'
 import { DEFAULT_CONTEXT_CONFIG } from './builder-config'
+import type { Scored } from './candidate-scoring'
+import { scoreCandidates, termStatsFor } from './candidate-scoring'
 import { CandidateSimilarity } from './candidate-similarity'
 import type { Candidate, CandidatePool } from './candidates'
-import { addAdjacent, featuresOf, gatherCandidates, isTarget, semanticNeighbours } from './candidates'
+import { addAdjacent, gatherCandidates, isTarget, semanticNeighbours } from './candidates'
+import { summaryExcerpt } from './summary-excerpt'
 import { TextFeatureCache } from './text-features'
-
-interface Scored {
-  candidate: Candidate
-  score: number
-  content: number
-  signals: ScoredSignals
-}
-
-/** Least spread between the floor and the best embedding similarity that calibrates to 0…1. */
-const MIN_SPREAD = 0.2
-/** Share of the target's keyword weight the best lexical match must cover to count as a full match. */
-const FULL_COVERAGE = 0.3
 
 /**
  * The context builder (seed 000 §2.4, seed 001 §3.3): the messages a reply to `target` should see,
@@ -191,12 +175,14 @@ export class ContextBuilder {
       groupTokens += cost
     }
     used += groupTokens
-    const summaryText = this.summaryFor(
+    const summaryText = summaryExcerpt(
       target,
       (await summary) ?? '',
-      pool.list(),
       Math.floor(settings.tokenBudget * settings.summaryShare) - 1,
-      settings,
+      settings.summaryCoverage,
+      pool.list(),
+      this.deps.termStats,
+      this.texts,
     )
     if (summaryText) used += countTokens(summaryText) + 1
 
@@ -254,157 +240,8 @@ export class ContextBuilder {
   }
 
   private score(target: ContextTarget, topicId: string, pool: Candidate[], settings: ContextBuilderConfig): Scored[] {
-    const stats = this.stats(target, pool)
-    const participants = new Set(pool.map((candidate) => candidate.row.userName))
-    const targetFeatures = analyzeMessage(target)
-    const people = namesIn(target.content, [...participants])
-    const mentions = new Set([...targetFeatures.mentions, ...people])
-    // a name that stands for a participant is a mention, not a keyword: "what did Caroline say"
-    // should not favour every message that greets Caroline
-    const nameTerms = new Set(people.flatMap((name) => contentTerms(name)))
-    const query = queryTerms(target.content, nameTerms)
-    const ideal = query.reduce((sum, term) => sum + stats.idf(term), 0)
-    const targetScoring: ScoringFeatures = { ...targetFeatures, mentions: [...mentions], time: target.time }
-
-    const lexical = new Map<string, number>()
-    let bestLexical = 0
-    const matcher = new HashedQuery(query, stats)
-    for (const candidate of pool) {
-      const value = matcher.score(featuresOf(candidate, this.texts).terms)
-      lexical.set(candidate.row.id, value)
-      bestLexical = Math.max(bestLexical, value)
-    }
-    // Both parts of the semantic signal are calibrated on the pool, so that they mean the same with
-    // any embedder: raw cosines of different embedders live on different scales (lexical vectors
-    // rarely pass 0.5, dense ones rarely fall under it), and even unrelated texts share some. The
-    // `similarityFloor` quantile counts as unrelated (0) and the best as 1, unless the best is
-    // barely above the floor (`MIN_SPREAD`): then no candidate stands out and none gets much.
-    // Likewise the best lexical match counts as 1 only when it covers `FULL_COVERAGE` of the target's
-    // keyword weight (Chinese is segmented differently from one sentence to the next, so even a good
-    // match shares only part of the words, characters and bigrams).
-    const similarities = pool
-      .flatMap((candidate) => (candidate.similarity === undefined ? [] : [candidate.similarity]))
-      .sort((a, b) => a - b)
-    const bestSimilarity = similarities.length ? similarities[similarities.length - 1] : 0
-    const quantile = Math.min(1, Math.max(0, settings.similarityFloor))
-    const floor = similarities.length > 1 ? Math.max(0, similarities[Math.floor((similarities.length - 1) * quantile)]) : 0
-    const spread = Math.max(bestSimilarity - floor, MIN_SPREAD)
-    const calibrate = (similarity: number | undefined) => (similarity === undefined ? 0 : Math.max(0, (similarity - floor) / spread))
-    const lexicalScale = Math.max(bestLexical, ideal * FULL_COVERAGE)
-    const share = Math.min(1, Math.max(0, settings.lexicalShare))
-    const byMessageId = new Map(pool.map((candidate) => [candidate.row.messageId, candidate.row]))
-
-    const first = new Map<string, Scored>()
-    for (const candidate of pool) {
-      const { row } = candidate
-      const features = featuresOf(candidate, this.texts)
-      const replied = row.replyMessageId ? byMessageId.get(row.replyMessageId) : undefined
-      const bm = lexical.get(row.id) ?? 0
-      // both parts relative to the best candidate: raw cosines of different embedders live on
-      // different scales (lexical vectors rarely pass 0.5, dense ones rarely fall under it)
-      const embedding = calibrate(candidate.similarity)
-      const lexicalPart = lexicalScale > 0 ? bm / lexicalScale : 0
-      const relation: CandidateRelation = {
-        replyDepth: candidate.replyDepth,
-        sameThread: candidate.sameThread,
-        answersTargetAuthor: replied ? replied.userId === target.userId : false,
-        botAddressed: row.role === 'assistant' && Boolean(target.isMentionBot),
-        keywordOverlap: ideal > 0 ? bm / ideal : 0,
-        semantic: similarities.length ? (1 - share) * embedding + share * lexicalPart : lexicalPart,
-        topic: topicId && row.topicId ? (row.topicId === topicId ? 'same' : 'other') : undefined,
-      }
-      const candidateScoring: ScoringFeatures = {
-        userId: row.userId,
-        userName: row.userName,
-        mentions: features.mentions,
-        keywords: [],
-        time: row.createdAt,
-      }
-      const signals = this.scorer.signals(targetScoring, candidateScoring, relation)
-      first.set(row.id, { candidate, score: this.scorer.combine(signals), content: this.scorer.content(signals), signals })
-    }
-    // recency speaks for the recent window only as far as the target carries on what is being said:
-    // when the best match of the recent window is much weaker than the best match further back (the
-    // target asks about something said earlier), recency counts that much less
-    const recencyFloor = Math.min(1, Math.max(0, settings.recencyFloor))
-    if (recencyFloor < 1) {
-      let best = 0
-      let recent = 0
-      for (const item of first.values()) {
-        best = Math.max(best, item.content)
-        if (item.candidate.sources.has('time-window')) recent = Math.max(recent, item.content)
-      }
-      const factor = best > 0 ? Math.max(recencyFloor, Math.min(1, recent / best)) : 1
-      if (factor < 1) {
-        for (const item of first.values()) {
-          item.signals.timeDecay *= factor
-          item.score = this.scorer.combine(item.signals)
-        }
-      }
-    }
-    // turns next to a strong candidate inherit part of its content relevance; the recent window's
-    // messages do not (their recency speaks for them, and in a busy chat the next line is often
-    // about something else)
-    const decay = Math.min(1, Math.max(0, settings.adjacentDecay))
-    for (const item of first.values()) {
-      if (!item.candidate.near || item.candidate.sources.has('time-window')) continue
-      let carried = 0
-      for (const { id, distance, factor } of item.candidate.near)
-        carried = Math.max(carried, (first.get(id)?.content ?? 0) * Math.pow(decay, distance) * factor)
-      if (carried <= item.content) continue
-      item.signals.adjacent = carried
-      item.score = this.scorer.combine(item.signals)
-    }
-    return [...first.values()].sort(
-      (a, b) => b.score - a.score || b.candidate.row.createdAt.getTime() - a.candidate.row.createdAt.getTime(),
-    )
-  }
-
-  /**
-   * The part of the rolling summary that bears on the target, within `cap` tokens: its sentences
-   * that cover at least `summaryCoverage` of the target's keyword weight, best first, shown in their
-   * order. A target without keywords ("so what do you all think?") gets the summary as it is; one
-   * whose keywords the summary does not touch gets none, and its share goes to the messages.
-   */
-  private summaryFor(target: ContextTarget, summary: string, pool: Candidate[], cap: number, settings: ContextBuilderConfig): string {
-    if (!summary.trim() || cap <= 0) return ''
-    const whole = truncateToTokens(summary, cap)
-    if (settings.summaryCoverage <= 0) return whole
-    const participants = [...new Set(pool.map((candidate) => candidate.row.userName))]
-    const nameTerms = new Set(namesIn(target.content, participants).flatMap((name) => contentTerms(name)))
-    const query = queryTerms(target.content, nameTerms)
-    const stats = this.stats(target, pool)
-    const ideal = query.reduce((sum, term) => sum + stats.idf(term), 0)
-    if (!(ideal > 0)) return whole
-    const sentences = summary
-      .split('\n')
-      .flatMap((line) => splitSentences(line))
-      .map((text, order) => {
-        const list = matchTerms(text)
-        const terms = new Map<string, number>()
-        for (const term of list) terms.set(term, (terms.get(term) ?? 0) + 1)
-        return { text, order, coverage: bm25(query, { terms, length: list.length }, stats) / ideal, tokens: countTokens(text) + 1 }
-      })
-      .filter((sentence) => sentence.coverage >= settings.summaryCoverage)
-      .sort((a, b) => b.coverage - a.coverage || b.order - a.order)
-    const kept: typeof sentences = []
-    let used = 0
-    for (const sentence of sentences) {
-      if (used + sentence.tokens > cap + 1) continue
-      kept.push(sentence)
-      used += sentence.tokens
-    }
-    return truncateToTokens(
-      kept
-        .sort((a, b) => a.order - b.order)
-        .map((sentence) => sentence.text)
-        .join('\n'),
-      cap,
-    )
-  }
-
-  private stats(channel: ChannelRef, pool: Candidate[]): TermStatsView {
-    return this.deps.termStats?.view(channel) ?? hashedStats(pool.map((candidate) => featuresOf(candidate, this.texts).terms))
+    const stats = termStatsFor(this.deps.termStats, target, pool, this.texts)
+    return scoreCandidates(target, topicId, pool, stats, this.texts, this.scorer, settings)
   }
 
   private toContextMessage(row: MessageRow, score: number, sources: CandidateSource[], signals: Record<string, number>): ContextMessage {
@@ -422,20 +259,4 @@ export class ContextBuilder {
       signals: { ...signals },
     }
   }
-}
-
-/** The target's terms for lexical matching, without the names of the people it refers to. */
-function queryTerms(content: string, nameTerms: Set<string>): string[] {
-  return [...new Set(matchTerms(content))].filter((term) => !nameTerms.has(term))
-}
-
-/** Names of `people` the text refers to by name (whole words, any case), e.g. "what did Caroline say". */
-export function namesIn(text: string, people: string[]): string[] {
-  const terms = new Set(contentTerms(text))
-  const out: string[] = []
-  for (const name of people) {
-    const parts = contentTerms(name)
-    if (parts.length && parts.every((part) => terms.has(part))) out.push(normalizeText(name))
-  }
-  return out
 }
