@@ -1,19 +1,19 @@
-import type { RetrievedMemory } from '../facts'
 import { withTimeout } from '../core/timeout'
+import type { RetrievedMemory } from '../facts'
 import type { MessageRow } from '../messages'
 import { countTokens } from '../text/token-count'
-import { normalizeText } from '../text/tokens'
-import { RelevanceScorer } from './scorer'
-import type { BuiltContext, CandidateSource, ContextMessage, ContextOptions, ContextTarget } from './types'
+import { fitLines, fitMessages, fitRecent, windowTokens } from './budget'
 import type { ContextBuilderConfig, ContextBuilderDeps } from './builder-config'
 import { DEFAULT_CONTEXT_CONFIG } from './builder-config'
 import type { Scored } from './candidate-scoring'
 import { scoreCandidates, termStatsFor } from './candidate-scoring'
 import { CandidateSimilarity } from './candidate-similarity'
 import type { Candidate, CandidatePool } from './candidates'
-import { addAdjacent, gatherCandidates, isTarget, semanticNeighbours } from './candidates'
+import { addAdjacent, gatherCandidates, semanticNeighbours } from './candidates'
+import { RelevanceScorer } from './scorer'
 import { summaryExcerpt } from './summary-excerpt'
 import { TextFeatureCache } from './text-features'
+import type { BuiltContext, ContextOptions, ContextTarget } from './types'
 
 /**
  * The context builder (seed 000 §2.4, seed 001 §3.3): the messages a reply to `target` should see,
@@ -111,28 +111,13 @@ export class ContextBuilder {
       this.deps.counters.inc('context.fallback-empty')
       this.deps.logger.debug('recent window unavailable: %s', (error as Error).message)
     }
-    // the newest messages that fit, contiguous from the end: what a plain window is
-    const messages: ContextMessage[] = []
-    let total = 0
-    let windowTokens = 0
-    let full = false
-    for (let i = rows.length - 1; i >= 0; i--) {
-      if (isTarget(rows[i], target) || rows[i].isCommand) continue
-      const message = this.toContextMessage(rows[i], 0, ['time-window'], {})
-      windowTokens += message.tokens + 1
-      if (full || total + message.tokens + 1 > settings.tokenBudget) {
-        full = true
-        continue
-      }
-      messages.push(message)
-      total += message.tokens + 1
-    }
+    const recent = fitRecent(rows, target, settings.tokenBudget, this.texts)
     return {
       longTerm: [],
       summary: '',
-      messages: messages.reverse(),
-      tokens: total,
-      windowTokens,
+      messages: recent.messages,
+      tokens: recent.tokens,
+      windowTokens: recent.windowTokens,
       fallback: true,
       buildMs: this.clock() - started,
     }
@@ -156,25 +141,8 @@ export class ContextBuilder {
     const scored = await this.rank(target, topicId, pool, windowRows, await targetVector, settings)
 
     // sections: long-term, group memories and summary first, within their shares; messages get the rest
-    let used = 0
-    const memories: RetrievedMemory[] = []
-    const longTermCap = Math.floor(settings.tokenBudget * settings.longTermShare)
-    for (const memory of await longTerm) {
-      const cost = countTokens(`- ${memory.content}`) + 1
-      if (used + cost > longTermCap) continue
-      memories.push(memory)
-      used += cost
-    }
-    const group: NonNullable<BuiltContext['group']> = []
-    const groupCap = Math.floor(settings.tokenBudget * settings.groupShare)
-    let groupTokens = 0
-    for (const memory of await groupMemories) {
-      const cost = countTokens(`- ${memory.statement}`) + 1
-      if (groupTokens + cost > groupCap) continue
-      group.push(memory)
-      groupTokens += cost
-    }
-    used += groupTokens
+    const memories = fitLines(await longTerm, Math.floor(settings.tokenBudget * settings.longTermShare), (memory) => memory.content)
+    const group = fitLines(await groupMemories, Math.floor(settings.tokenBudget * settings.groupShare), (memory) => memory.statement)
     const summaryText = summaryExcerpt(
       target,
       (await summary) ?? '',
@@ -184,35 +152,20 @@ export class ContextBuilder {
       this.deps.termStats,
       this.texts,
     )
+    let used = memories.tokens + group.tokens
     if (summaryText) used += countTokens(summaryText) + 1
+    const chosen = fitMessages(scored, used, settings.tokenBudget, this.scorer, this.texts)
 
-    const chosen: ContextMessage[] = []
-    const said = new Set<string>()
-    for (const item of scored) {
-      if (!this.scorer.passes(item.score)) break
-      const message = this.toContextMessage(item.candidate.row, item.score, [...item.candidate.sources], item.signals)
-      const cost = message.tokens + 1
-      if (used + cost > settings.tokenBudget) continue
-      const fingerprint = `${message.userId}\u0000${normalizeText(message.content).replace(/\s+/g, ' ').trim()}`
-      if (said.has(fingerprint)) continue
-      said.add(fingerprint)
-      chosen.push(message)
-      used += cost
-    }
-    chosen.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
-
-    let windowTokens = 0
-    for (const row of windowRows) if (!isTarget(row, target) && !row.isCommand) windowTokens += this.texts.tokensOf(row) + 1
     const built: BuiltContext = {
-      longTerm: memories,
+      longTerm: memories.kept,
       summary: summaryText,
-      messages: chosen,
-      tokens: used,
-      windowTokens,
+      messages: chosen.messages,
+      tokens: chosen.used,
+      windowTokens: windowTokens(windowRows, target, this.texts),
       fallback: false,
       buildMs: this.clock() - started,
     }
-    if (group.length) built.group = group
+    if (group.kept.length) built.group = group.kept
     return built
   }
 
@@ -242,21 +195,5 @@ export class ContextBuilder {
   private score(target: ContextTarget, topicId: string, pool: Candidate[], settings: ContextBuilderConfig): Scored[] {
     const stats = termStatsFor(this.deps.termStats, target, pool, this.texts)
     return scoreCandidates(target, topicId, pool, stats, this.texts, this.scorer, settings)
-  }
-
-  private toContextMessage(row: MessageRow, score: number, sources: CandidateSource[], signals: Record<string, number>): ContextMessage {
-    return {
-      id: row.id,
-      messageId: row.messageId,
-      userId: row.userId,
-      userName: row.userName,
-      role: row.role,
-      content: row.content,
-      createdAt: row.createdAt,
-      score,
-      tokens: this.texts.tokensOf(row),
-      sources,
-      signals: { ...signals },
-    }
   }
 }
