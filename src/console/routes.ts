@@ -1,5 +1,6 @@
 import type { Context } from 'koishi'
 import type { Config } from '../config'
+import { Lru } from '../core/lru'
 import type { FactRow } from '../facts'
 import type { ReviewView } from '../group'
 import { GroupMemoryError, ReviewError } from '../group'
@@ -212,7 +213,7 @@ function exportName(label: string, now: Date): string {
 
 /** Evolutions the page started, by group: running, or how they ended. */
 export class Evolutions {
-  private readonly states = new Map<string, EvolutionState>()
+  private readonly states = new Lru<EvolutionState>(EVOLUTIONS_KEPT)
 
   get(group: GroupRef): EvolutionState | undefined {
     return this.states.get(groupKey(group))
@@ -224,9 +225,7 @@ export class Evolutions {
     const known = this.states.get(key)
     if (known?.running) return known
     const state: EvolutionState = { running: true, startedAt: Date.now() }
-    this.states.delete(key)
     this.states.set(key, state)
-    while (this.states.size > EVOLUTIONS_KEPT) this.states.delete(this.states.keys().next().value!)
     run().then(
       (result) => Object.assign(state, { running: false, finishedAt: Date.now(), result }),
       (error: unknown) =>

@@ -1,20 +1,19 @@
-import { analyzeMessage, extractMentions } from './analyzer'
+import { withTimeout } from '../core/timeout'
 import type { RetrievedMemory } from '../facts'
-import type { Embedder } from '../providers/types'
-import type { Counters, Logger } from '../core/observability'
-import type { ChannelRef, MessageRow, MessageStore } from '../messages'
-import { contentTerms, matchTerms } from '../text/keywords'
-import { countTokens, renderLine, truncateToTokens } from '../text/token-count'
-import { normalizeText } from '../text/tokens'
-import { splitSentences } from '../text/sentences'
-import type { CandidateRelation, ScoredSignals, ScoringFeatures } from './scorer'
+import type { MessageRow } from '../messages'
+import { countTokens } from '../text/token-count'
+import { fitLines, fitMessages, fitRecent, windowTokens } from './budget'
+import type { ContextBuilderConfig, ContextBuilderDeps } from './builder-config'
+import { DEFAULT_CONTEXT_CONFIG } from './builder-config'
+import type { Scored } from './candidate-scoring'
+import { scoreCandidates, termStatsFor } from './candidate-scoring'
+import { CandidateSimilarity } from './candidate-similarity'
+import type { Candidate, CandidatePool } from './candidates'
+import { addAdjacent, gatherCandidates, semanticNeighbours } from './candidates'
 import { RelevanceScorer } from './scorer'
-import type { QuickSearch } from './search-tool'
-import type { TermStatsView } from '../text/bm25'
-import { bm25 } from '../text/bm25'
-import { hashedStats, HashedQuery, hashTerms } from '../text/term-hashes'
-import type { TermStats } from './term-stats'
-import type { BuiltContext, CandidateSource, ContextMessage, ContextOptions, ContextTarget } from './types'
+import { summaryExcerpt } from './summary-excerpt'
+import { TextFeatureCache } from './text-features'
+import type { BuiltContext, ContextOptions, ContextTarget } from './types'
 
 /**
  * The context builder (seed 000 §2.4, seed 001 §3.3): the messages a reply to `target` should see,
@@ -43,178 +42,11 @@ import type { BuiltContext, CandidateSource, ContextMessage, ContextOptions, Con
  * `build` never throws. When the build fails or takes longer than `timeoutMs`, it returns the plain
  * recent window that fits the budget, marked `fallback: true` and counted (`context.fallback`).
  */
-
-export interface ContextBuilderConfig {
-  /** Default 2000. */
-  tokenBudget: number
-  /** Messages of the recent time window considered. Default 50. */
-  maxMessages: number
-  /** Default 24. */
-  timeWindowHours: number
-  /** Past this the builder falls back to the recent window. Default 5000. */
-  timeoutMs: number
-  /** Reply-chain links followed. Default 5. */
-  replyDepth: number
-  /** Thread members considered. Default 15. */
-  threadLimit: number
-  /** Topic members considered. Default 20. */
-  topicLimit: number
-  /** Semantic neighbours asked of the search. Default 300. */
-  semanticLimit: number
-  /** Best candidates whose neighbouring turns are also considered. Default 24. */
-  adjacentHits: number
-  /** Turns on each side of such a candidate. Default 3. */
-  adjacentTurns: number
-  /** Share of a neighbour's content relevance a turn inherits, per turn of distance. Default 0.7. */
-  adjacentDecay: number
-  /**
-   * Share of the lexical (BM25) match in the semantic signal; the rest is embedding similarity.
-   * Default 0.7. The service sets it by its embedder (`defaultLexicalShare`): 1 for the offline one,
-   * whose similarity only counts shared words (LoCoMo at 1,000 tokens: 0.815 against 0.811 at 0.7),
-   * 0.3 for an embedding model, whose similarity carries meaning.
-   */
-  lexicalShare: number
-  /**
-   * Which candidate's embedding similarity counts as "unrelated" (0) when calibrating: the quantile
-   * of the pool's similarities. Default 0 (the least similar candidate).
-   */
-  similarityFloor: number
-  /** Most of the budget the long-term memories may take. Default 0.15. */
-  longTermShare: number
-  /** Most of the budget the rolling summary may take. Default 0.15. */
-  summaryShare: number
-  /** Most of the budget the group's memories may take (in a group chat). Default 0.1. */
-  groupShare: number
-  /** Long-term memories asked for. Default 5. */
-  longTermTopK: number
-  /** Embed candidates the search did not score, so every candidate has an embedding similarity. Default true. */
-  embedCandidates: boolean
-  /**
-   * Least share of the target's keyword weight a sentence of the rolling summary must cover to be
-   * shown (when the target has keywords); 0 shows the summary whole. Default 0.3.
-   */
-  summaryCoverage: number
-  /**
-   * Least share of the recency signal kept when the target asks about something said earlier: recency
-   * counts in proportion to how well the recent window matches the target compared with the best
-   * match of all candidates, but never less than this. 1 keeps recency as it is. Default 0.5.
-   */
-  recencyFloor: number
-}
-
-export const DEFAULT_CONTEXT_CONFIG: Readonly<ContextBuilderConfig> = Object.freeze({
-  tokenBudget: 2000,
-  maxMessages: 50,
-  timeWindowHours: 24,
-  timeoutMs: 5000,
-  replyDepth: 5,
-  threadLimit: 15,
-  topicLimit: 20,
-  semanticLimit: 300,
-  adjacentHits: 24,
-  adjacentTurns: 3,
-  adjacentDecay: 0.7,
-  lexicalShare: 0.7,
-  similarityFloor: 0,
-  longTermShare: 0.15,
-  summaryShare: 0.15,
-  groupShare: 0.1,
-  longTermTopK: 5,
-  embedCandidates: true,
-  summaryCoverage: 0.3,
-  recencyFloor: 0.5,
-})
-
-export interface ContextBuilderDeps {
-  store: MessageStore
-  /** Semantic neighbours; without it that source is skipped. */
-  search?: QuickSearch
-  /**
-   * Similarities of the channel's messages `ids` to the target's vector, as the search gives them,
-   * where the search can tell them at once (it holds the channel's vectors); the builder embeds the
-   * candidates it gets none for.
-   */
-  similarities?: (channel: ChannelRef, vector: Float32Array, ids: string[]) => (number | undefined)[] | undefined
-  /** Embeds the target (for the search) and candidates the search did not score. */
-  embedder?: Embedder
-  /** The channel's term statistics (fed on capture); without them the candidate pool's are used. */
-  termStats?: TermStats
-  /** The target author's long-term memories relevant to the target (a `retrieve`). */
-  longTerm?: (target: ContextTarget, topK: number) => Promise<RetrievedMemory[]>
-  /** The channel's rolling summary. */
-  summary?: (channel: ChannelRef) => Promise<string | undefined>
-  /** What the group remembers that bears on the target (seed 002), asked only in a group chat. */
-  group?: (target: ContextTarget) => Promise<NonNullable<BuiltContext['group']>>
-  /** The topic of the target when its row has none yet (e.g. the attribution's best guess). */
-  topicOf?: (target: ContextTarget) => Promise<string | undefined>
-  /** Told about every context built (the context log). Errors are ignored. */
-  onBuilt?: (target: ContextTarget, context: BuiltContext) => void
-  scorer?: RelevanceScorer
-  counters: Counters
-  logger: Logger
-  /** Milliseconds, for build times. Default `performance.now`. */
-  clock?: () => number
-}
-
-interface Candidate {
-  row: MessageRow
-  sources: Set<CandidateSource>
-  replyDepth?: number
-  sameThread?: boolean
-  /** Cosine similarity of the embeddings. */
-  similarity?: number
-  /**
-   * Best candidates this turn sits next to: distance in turns, and a factor for how much the stretch
-   * between them looks like one conversation (1 for a dialogue, ½ when more people talk in it).
-   */
-  near?: { id: string; distance: number; factor: number }[]
-  /** Its text's features, looked up once per build. */
-  features?: TextFeatures
-}
-
-interface Scored {
-  candidate: Candidate
-  score: number
-  content: number
-  signals: ScoredSignals
-}
-
-/** What the builder derives from a message's text, once. */
-interface TextFeatures {
-  /** The words and name they were derived from. */
-  userName: string
-  content: string
-  /** Its `matchTerms`, hashed (`hashTerms`): kept for many messages, they must be small. */
-  terms: Int32Array
-  mentions: string[]
-  /** Counted when first asked for: only the messages that may be shown need it. */
-  tokens?: number
-}
-
-/** A bounded least-recently-set cache: what was computed for a message is not computed for every build. */
-class Lru<T> {
-  private map = new Map<string, T>()
-  constructor(private size: number) {}
-  get(id: string) {
-    return this.map.get(id)
-  }
-  set(id: string, value: T) {
-    this.map.delete(id)
-    this.map.set(id, value)
-    if (this.map.size > this.size) this.map.delete(this.map.keys().next().value!)
-  }
-}
-
-/** Least spread between the floor and the best embedding similarity that calibrates to 0…1. */
-const MIN_SPREAD = 0.2
-/** Share of the target's keyword weight the best lexical match must cover to count as a full match. */
-const FULL_COVERAGE = 0.3
-
 export class ContextBuilder {
   readonly config: Readonly<ContextBuilderConfig>
   readonly scorer: RelevanceScorer
-  private readonly vectors = new Lru<Float32Array>(4096)
-  private readonly texts = new Lru<TextFeatures>(32768)
+  private readonly texts = new TextFeatureCache()
+  private readonly similarity: CandidateSimilarity
   private readonly clock: () => number
 
   constructor(
@@ -223,6 +55,7 @@ export class ContextBuilder {
   ) {
     this.config = Object.freeze({ ...DEFAULT_CONTEXT_CONFIG, ...config })
     this.scorer = deps.scorer ?? new RelevanceScorer()
+    this.similarity = new CandidateSimilarity(deps)
     this.clock = deps.clock ?? (() => performance.now())
   }
 
@@ -278,40 +111,22 @@ export class ContextBuilder {
       this.deps.counters.inc('context.fallback-empty')
       this.deps.logger.debug('recent window unavailable: %s', (error as Error).message)
     }
-    // the newest messages that fit, contiguous from the end: what a plain window is
-    const messages: ContextMessage[] = []
-    let total = 0
-    let windowTokens = 0
-    let full = false
-    for (let i = rows.length - 1; i >= 0; i--) {
-      if (isTarget(rows[i], target) || rows[i].isCommand) continue
-      const message = this.toContextMessage(rows[i], 0, ['time-window'], {})
-      windowTokens += message.tokens + 1
-      if (full || total + message.tokens + 1 > settings.tokenBudget) {
-        full = true
-        continue
-      }
-      messages.push(message)
-      total += message.tokens + 1
-    }
+    const recent = fitRecent(rows, target, settings.tokenBudget, this.texts)
     return {
       longTerm: [],
       summary: '',
-      messages: messages.reverse(),
-      tokens: total,
-      windowTokens,
+      messages: recent.messages,
+      tokens: recent.tokens,
+      windowTokens: recent.windowTokens,
       fallback: true,
       buildMs: this.clock() - started,
     }
   }
 
   private async select(target: ContextTarget, settings: ContextBuilderConfig, started: number): Promise<BuiltContext> {
-    const { store } = this.deps
-    const before = target.time
-    const since = new Date(before.getTime() - settings.timeWindowHours * 3_600_000)
-    const targetVector = this.embedTarget(target)
+    const targetVector = this.similarity.embedTarget(target)
     // the search first, so that it runs while the window and the reply structure are read
-    const semantic = targetVector.then((vector) => this.semanticNeighbours(target, settings, vector))
+    const semantic = targetVector.then((vector) => semanticNeighbours(this.deps, target, settings.semanticLimit, vector))
 
     const longTerm =
       this.deps.longTerm && settings.longTermShare > 0
@@ -322,480 +137,63 @@ export class ContextBuilder {
     const groupMemories =
       this.deps.group && target.guildId && settings.groupShare > 0 ? this.deps.group(target).catch(() => []) : Promise.resolve([])
 
-    const candidates = new Map<string, Candidate>()
-    const add = (row: MessageRow, source: CandidateSource, extra: Partial<Candidate> = {}) => {
-      if (
-        isTarget(row, target) ||
-        row.isCommand ||
-        row.createdAt > before ||
-        row.platform !== target.platform ||
-        row.channelId !== target.channelId
-      )
-        return undefined
-      let candidate = candidates.get(row.id)
-      if (!candidate) candidates.set(row.id, (candidate = { row, sources: new Set() }))
-      candidate.sources.add(source)
-      if (extra.replyDepth !== undefined) candidate.replyDepth = Math.min(candidate.replyDepth ?? Infinity, extra.replyDepth)
-      if (extra.sameThread) candidate.sameThread = true
-      if (extra.similarity !== undefined) candidate.similarity = Math.max(candidate.similarity ?? -1, extra.similarity)
-      return candidate
+    const { pool, topicId, windowRows } = await gatherCandidates(this.deps, target, settings, semantic)
+    const scored = await this.rank(target, topicId, pool, windowRows, await targetVector, settings)
+
+    // sections: long-term, group memories and summary first, within their shares; messages get the rest
+    const memories = fitLines(await longTerm, Math.floor(settings.tokenBudget * settings.longTermShare), (memory) => memory.content)
+    const group = fitLines(await groupMemories, Math.floor(settings.tokenBudget * settings.groupShare), (memory) => memory.statement)
+    const summaryText = summaryExcerpt(
+      target,
+      (await summary) ?? '',
+      Math.floor(settings.tokenBudget * settings.summaryShare) - 1,
+      settings.summaryCoverage,
+      pool.list(),
+      this.deps.termStats,
+      this.texts,
+    )
+    let used = memories.tokens + group.tokens
+    if (summaryText) used += countTokens(summaryText) + 1
+    const chosen = fitMessages(scored, used, settings.tokenBudget, this.scorer, this.texts)
+
+    const built: BuiltContext = {
+      longTerm: memories.kept,
+      summary: summaryText,
+      messages: chosen.messages,
+      tokens: chosen.used,
+      windowTokens: windowTokens(windowRows, target, this.texts),
+      fallback: false,
+      buildMs: this.clock() - started,
     }
+    if (group.kept.length) built.group = group.kept
+    return built
+  }
 
-    const structural = (async () => {
-      const chain = await this.replyChain(target, settings.replyDepth)
-      chain.forEach((row, i) => add(row, 'reply-chain', { replyDepth: i + 1 }))
-      const own = target.messageId ? (await store.byMessageIds(target, [target.messageId]))[0] : undefined
-      const root =
-        own?.rootMessageId && own.rootMessageId !== own.messageId
-          ? own.rootMessageId
-          : chain.at(-1)?.rootMessageId || chain.at(-1)?.messageId
-      const topicId =
-        own?.topicId || chain.find((row) => row.topicId)?.topicId || (await this.deps.topicOf?.(target).catch(() => undefined)) || ''
-      await Promise.all([
-        root && settings.threadLimit > 0
-          ? (async () => {
-              const [rootRow] = await store.byMessageIds(target, [root])
-              if (rootRow) add(rootRow, 'thread-root', { sameThread: true })
-              for (const row of await store.byRoot(target, root, { before, limit: settings.threadLimit }))
-                add(row, 'thread-root', { sameThread: true })
-            })()
-          : undefined,
-        topicId && settings.topicLimit > 0
-          ? (async () => {
-              for (const row of await store.byTopic(topicId, { before, limit: settings.topicLimit, channel: target })) add(row, 'topic')
-            })()
-          : undefined,
-      ])
-      return topicId
-    })()
-    const window = settings.maxMessages > 0 ? store.window(target, { since, before, limit: settings.maxMessages }) : Promise.resolve([])
-
-    // awaited together, so that a failure of one never leaves the other's rejection unhandled
-    const [topicId, windowRows] = await Promise.all([structural, window])
-    for (const row of windowRows) add(row, 'time-window')
-    for (const found of await semantic) add(found.row, 'semantic', { similarity: found.similarity })
-
-    // score, then bring in the turns around the best candidates and score again
-    const vector = await targetVector
-    await this.fillSimilarities(target, [...candidates.values()], vector, settings)
-    let scored = this.score(target, topicId, [...candidates.values()], settings)
+  /** The pool scored, then the turns around its best candidates brought in and the pool scored again. */
+  private async rank(
+    target: ContextTarget,
+    topicId: string,
+    pool: CandidatePool,
+    windowRows: MessageRow[],
+    vector: Float32Array | undefined,
+    settings: ContextBuilderConfig,
+  ): Promise<Scored[]> {
+    await this.similarity.fill(target, pool.list(), vector, settings)
+    let scored = this.score(target, topicId, pool.list(), settings)
     if (settings.adjacentTurns > 0 && settings.adjacentHits > 0 && scored.length) {
       const best = scored
         .filter((item) => item.content > 0)
         .slice(0, settings.adjacentHits)
         .map((item) => item.candidate.row)
-      const known = [...windowRows, ...[...candidates.values()].map((candidate) => candidate.row)]
-      for (const { row, of, distance, factor } of await this.around(target, best, settings.adjacentTurns, known)) {
-        const candidate = add(row, 'adjacent')
-        if (!candidate || candidate.row.id === of.id || !continues(of, row)) continue
-        ;(candidate.near ??= []).push({ id: of.id, distance, factor })
-      }
-      await this.fillSimilarities(target, [...candidates.values()], vector, settings)
-      scored = this.score(target, topicId, [...candidates.values()], settings)
+      await addAdjacent(this.deps.store, target, pool, best, settings.adjacentTurns, windowRows)
+      await this.similarity.fill(target, pool.list(), vector, settings)
+      scored = this.score(target, topicId, pool.list(), settings)
     }
-
-    // sections: long-term, group memories and summary first, within their shares; messages get the rest
-    let used = 0
-    const memories: RetrievedMemory[] = []
-    const longTermCap = Math.floor(settings.tokenBudget * settings.longTermShare)
-    for (const memory of await longTerm) {
-      const cost = countTokens(`- ${memory.content}`) + 1
-      if (used + cost > longTermCap) continue
-      memories.push(memory)
-      used += cost
-    }
-    const group: NonNullable<BuiltContext['group']> = []
-    const groupCap = Math.floor(settings.tokenBudget * settings.groupShare)
-    let groupTokens = 0
-    for (const memory of await groupMemories) {
-      const cost = countTokens(`- ${memory.statement}`) + 1
-      if (groupTokens + cost > groupCap) continue
-      group.push(memory)
-      groupTokens += cost
-    }
-    used += groupTokens
-    const summaryText = this.summaryFor(
-      target,
-      (await summary) ?? '',
-      [...candidates.values()],
-      Math.floor(settings.tokenBudget * settings.summaryShare) - 1,
-      settings,
-    )
-    if (summaryText) used += countTokens(summaryText) + 1
-
-    const chosen: ContextMessage[] = []
-    const said = new Set<string>()
-    for (const item of scored) {
-      if (!this.scorer.passes(item.score)) break
-      const message = this.toContextMessage(item.candidate.row, item.score, [...item.candidate.sources], item.signals)
-      const cost = message.tokens + 1
-      if (used + cost > settings.tokenBudget) continue
-      const fingerprint = `${message.userId}\u0000${normalizeText(message.content).replace(/\s+/g, ' ').trim()}`
-      if (said.has(fingerprint)) continue
-      said.add(fingerprint)
-      chosen.push(message)
-      used += cost
-    }
-    chosen.sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.id < b.id ? -1 : 1))
-
-    let windowTokens = 0
-    for (const row of windowRows) if (!isTarget(row, target) && !row.isCommand) windowTokens += this.tokensOf(row) + 1
-    const built: BuiltContext = {
-      longTerm: memories,
-      summary: summaryText,
-      messages: chosen,
-      tokens: used,
-      windowTokens,
-      fallback: false,
-      buildMs: this.clock() - started,
-    }
-    if (group.length) built.group = group
-    return built
-  }
-
-  /** The messages the target replies to, nearest first, `depth` links at most. */
-  private async replyChain(target: ContextTarget, depth: number): Promise<MessageRow[]> {
-    const chain: MessageRow[] = []
-    const seen = new Set<string>()
-    let next = target.replyMessageId
-    while (next && chain.length < depth && !seen.has(next)) {
-      seen.add(next)
-      const [row] = await this.deps.store.byMessageIds(target, [next])
-      if (!row) break
-      chain.push(row)
-      next = row.replyMessageId
-    }
-    return chain
-  }
-
-  private async embedTarget(target: ContextTarget): Promise<Float32Array | undefined> {
-    if (!this.deps.embedder || !target.content.trim()) return undefined
-    try {
-      return (await this.deps.embedder.embed([target.content]))[0]
-    } catch (error) {
-      this.deps.counters.inc('context.embed-failed')
-      this.deps.logger.debug('could not embed the target: %s', (error as Error).message)
-      return undefined
-    }
-  }
-
-  /** Search hits of the channel, as rows. A failing search yields none (and is counted). */
-  private async semanticNeighbours(target: ContextTarget, settings: ContextBuilderConfig, vector?: Float32Array) {
-    const { search, store } = this.deps
-    if (!search || settings.semanticLimit < 1 || !target.content.trim()) return []
-    try {
-      const hits = (await search(target, target.content, { limit: settings.semanticLimit, vector })).filter(
-        (hit) => hit.createdAt <= target.time,
-      )
-      if (!hits.length) return []
-      const similarity = new Map(hits.map((hit) => [hit.id, hit.similarity]))
-      return (await store.byIds(hits.map((hit) => hit.id))).map((row) => ({ row, similarity: similarity.get(row.id) }))
-    } catch (error) {
-      this.deps.counters.inc('context.search-failed')
-      this.deps.logger.debug('semantic neighbours unavailable: %s', (error as Error).message)
-      return []
-    }
-  }
-
-  /**
-   * The `turns` messages before and after each row, with their distance in turns and how much the
-   * stretch looks like one conversation: 1 when at most two people talk in it, ½ when more do
-   * (interleaved group talk, where the next line is often about something else).
-   */
-  private async around(channel: ChannelRef, rows: MessageRow[], turns: number, known: MessageRow[]) {
-    const found = await this.deps.store.around(
-      channel,
-      rows.map((row) => row.createdAt),
-      turns,
-      known,
-    )
-    return rows.flatMap((row, i) => {
-      const { before: earlier, after: later } = found[i]
-      const speakers = new Set([row, ...earlier, ...later].map((near) => near.userId)).size
-      const factor = speakers > 2 ? 0.5 : 1
-      return [
-        ...earlier.map((near, j) => ({ row: near, of: row, distance: earlier.length - j, factor })),
-        ...later.map((near, j) => ({ row: near, of: row, distance: j + 1, factor })),
-      ]
-    })
-  }
-
-  /**
-   * Gives candidates without a similarity the one the search would give them, or embeds them (bounded),
-   * so the semantic signal covers them too.
-   */
-  private async fillSimilarities(channel: ChannelRef, pool: Candidate[], vector: Float32Array | undefined, settings: ContextBuilderConfig) {
-    const { embedder } = this.deps
-    if (!embedder || !vector || !settings.embedCandidates) return
-    let missing = pool.filter((candidate) => candidate.similarity === undefined && candidate.row.content.trim())
-    if (!missing.length) return
-    const known = this.deps.similarities?.(
-      channel,
-      vector,
-      missing.map((candidate) => candidate.row.id),
-    )
-    if (known) {
-      missing.forEach((candidate, i) => (candidate.similarity = known[i]))
-      missing = missing.filter((candidate) => candidate.similarity === undefined)
-      if (!missing.length) return
-    }
-    const toEmbed = missing.filter((candidate) => !this.vectors.get(candidate.row.id)).slice(0, 256)
-    if (toEmbed.length) {
-      try {
-        const vectors = await embedder.embed(toEmbed.map((candidate) => candidate.row.content))
-        toEmbed.forEach((candidate, i) => this.vectors.set(candidate.row.id, vectors[i]))
-      } catch (error) {
-        this.deps.counters.inc('context.embed-failed')
-        this.deps.logger.debug('could not embed candidates: %s', (error as Error).message)
-      }
-    }
-    for (const candidate of missing) {
-      const other = this.vectors.get(candidate.row.id)
-      if (other && other.length === vector.length) candidate.similarity = dot(vector, other)
-    }
-  }
-
-  private features(row: MessageRow): TextFeatures {
-    let features = this.texts.get(row.id)
-    // an edited message is analysed again
-    if (features?.content !== row.content || features.userName !== row.userName) {
-      features = {
-        userName: row.userName,
-        content: row.content,
-        terms: hashTerms(matchTerms(row.content)),
-        mentions: extractMentions(row.content),
-      }
-      this.texts.set(row.id, features)
-    }
-    return features
-  }
-
-  private featuresOf(candidate: Candidate): TextFeatures {
-    return (candidate.features ??= this.features(candidate.row))
-  }
-
-  /** The tokens of the message's rendered line. */
-  private tokensOf(row: MessageRow): number {
-    const features = this.features(row)
-    return (features.tokens ??= countTokens(renderLine(row.userName, row.content)))
+    return scored
   }
 
   private score(target: ContextTarget, topicId: string, pool: Candidate[], settings: ContextBuilderConfig): Scored[] {
-    const stats = this.stats(target, pool)
-    const participants = new Set(pool.map((candidate) => candidate.row.userName))
-    const targetFeatures = analyzeMessage(target)
-    const people = namesIn(target.content, [...participants])
-    const mentions = new Set([...targetFeatures.mentions, ...people])
-    // a name that stands for a participant is a mention, not a keyword: "what did Caroline say"
-    // should not favour every message that greets Caroline
-    const nameTerms = new Set(people.flatMap((name) => contentTerms(name)))
-    const query = queryTerms(target.content, nameTerms)
-    const ideal = query.reduce((sum, term) => sum + stats.idf(term), 0)
-    const targetScoring: ScoringFeatures = { ...targetFeatures, mentions: [...mentions], time: target.time }
-
-    const lexical = new Map<string, number>()
-    let bestLexical = 0
-    const matcher = new HashedQuery(query, stats)
-    for (const candidate of pool) {
-      const value = matcher.score(this.featuresOf(candidate).terms)
-      lexical.set(candidate.row.id, value)
-      bestLexical = Math.max(bestLexical, value)
-    }
-    // Both parts of the semantic signal are calibrated on the pool, so that they mean the same with
-    // any embedder: raw cosines of different embedders live on different scales (lexical vectors
-    // rarely pass 0.5, dense ones rarely fall under it), and even unrelated texts share some. The
-    // `similarityFloor` quantile counts as unrelated (0) and the best as 1, unless the best is
-    // barely above the floor (`MIN_SPREAD`): then no candidate stands out and none gets much.
-    // Likewise the best lexical match counts as 1 only when it covers `FULL_COVERAGE` of the target's
-    // keyword weight (Chinese is segmented differently from one sentence to the next, so even a good
-    // match shares only part of the words, characters and bigrams).
-    const similarities = pool
-      .flatMap((candidate) => (candidate.similarity === undefined ? [] : [candidate.similarity]))
-      .sort((a, b) => a - b)
-    const bestSimilarity = similarities.length ? similarities[similarities.length - 1] : 0
-    const quantile = Math.min(1, Math.max(0, settings.similarityFloor))
-    const floor = similarities.length > 1 ? Math.max(0, similarities[Math.floor((similarities.length - 1) * quantile)]) : 0
-    const spread = Math.max(bestSimilarity - floor, MIN_SPREAD)
-    const calibrate = (similarity: number | undefined) => (similarity === undefined ? 0 : Math.max(0, (similarity - floor) / spread))
-    const lexicalScale = Math.max(bestLexical, ideal * FULL_COVERAGE)
-    const share = Math.min(1, Math.max(0, settings.lexicalShare))
-    const byMessageId = new Map(pool.map((candidate) => [candidate.row.messageId, candidate.row]))
-
-    const first = new Map<string, Scored>()
-    for (const candidate of pool) {
-      const { row } = candidate
-      const features = this.featuresOf(candidate)
-      const replied = row.replyMessageId ? byMessageId.get(row.replyMessageId) : undefined
-      const bm = lexical.get(row.id) ?? 0
-      // both parts relative to the best candidate: raw cosines of different embedders live on
-      // different scales (lexical vectors rarely pass 0.5, dense ones rarely fall under it)
-      const embedding = calibrate(candidate.similarity)
-      const lexicalPart = lexicalScale > 0 ? bm / lexicalScale : 0
-      const relation: CandidateRelation = {
-        replyDepth: candidate.replyDepth,
-        sameThread: candidate.sameThread,
-        answersTargetAuthor: replied ? replied.userId === target.userId : false,
-        botAddressed: row.role === 'assistant' && Boolean(target.isMentionBot),
-        keywordOverlap: ideal > 0 ? bm / ideal : 0,
-        semantic: similarities.length ? (1 - share) * embedding + share * lexicalPart : lexicalPart,
-        topic: topicId && row.topicId ? (row.topicId === topicId ? 'same' : 'other') : undefined,
-      }
-      const candidateScoring: ScoringFeatures = {
-        userId: row.userId,
-        userName: row.userName,
-        mentions: features.mentions,
-        keywords: [],
-        time: row.createdAt,
-      }
-      const signals = this.scorer.signals(targetScoring, candidateScoring, relation)
-      first.set(row.id, { candidate, score: this.scorer.combine(signals), content: this.scorer.content(signals), signals })
-    }
-    // recency speaks for the recent window only as far as the target carries on what is being said:
-    // when the best match of the recent window is much weaker than the best match further back (the
-    // target asks about something said earlier), recency counts that much less
-    const recencyFloor = Math.min(1, Math.max(0, settings.recencyFloor))
-    if (recencyFloor < 1) {
-      let best = 0
-      let recent = 0
-      for (const item of first.values()) {
-        best = Math.max(best, item.content)
-        if (item.candidate.sources.has('time-window')) recent = Math.max(recent, item.content)
-      }
-      const factor = best > 0 ? Math.max(recencyFloor, Math.min(1, recent / best)) : 1
-      if (factor < 1) {
-        for (const item of first.values()) {
-          item.signals.timeDecay *= factor
-          item.score = this.scorer.combine(item.signals)
-        }
-      }
-    }
-    // turns next to a strong candidate inherit part of its content relevance; the recent window's
-    // messages do not (their recency speaks for them, and in a busy chat the next line is often
-    // about something else)
-    const decay = Math.min(1, Math.max(0, settings.adjacentDecay))
-    for (const item of first.values()) {
-      if (!item.candidate.near || item.candidate.sources.has('time-window')) continue
-      let carried = 0
-      for (const { id, distance, factor } of item.candidate.near)
-        carried = Math.max(carried, (first.get(id)?.content ?? 0) * Math.pow(decay, distance) * factor)
-      if (carried <= item.content) continue
-      item.signals.adjacent = carried
-      item.score = this.scorer.combine(item.signals)
-    }
-    return [...first.values()].sort(
-      (a, b) => b.score - a.score || b.candidate.row.createdAt.getTime() - a.candidate.row.createdAt.getTime(),
-    )
+    const stats = termStatsFor(this.deps.termStats, target, pool, this.texts)
+    return scoreCandidates(target, topicId, pool, stats, this.texts, this.scorer, settings)
   }
-
-  /**
-   * The part of the rolling summary that bears on the target, within `cap` tokens: its sentences
-   * that cover at least `summaryCoverage` of the target's keyword weight, best first, shown in their
-   * order. A target without keywords ("so what do you all think?") gets the summary as it is; one
-   * whose keywords the summary does not touch gets none, and its share goes to the messages.
-   */
-  private summaryFor(target: ContextTarget, summary: string, pool: Candidate[], cap: number, settings: ContextBuilderConfig): string {
-    if (!summary.trim() || cap <= 0) return ''
-    const whole = truncateToTokens(summary, cap)
-    if (settings.summaryCoverage <= 0) return whole
-    const participants = [...new Set(pool.map((candidate) => candidate.row.userName))]
-    const nameTerms = new Set(namesIn(target.content, participants).flatMap((name) => contentTerms(name)))
-    const query = queryTerms(target.content, nameTerms)
-    const stats = this.stats(target, pool)
-    const ideal = query.reduce((sum, term) => sum + stats.idf(term), 0)
-    if (!(ideal > 0)) return whole
-    const sentences = summary
-      .split('\n')
-      .flatMap((line) => splitSentences(line))
-      .map((text, order) => {
-        const list = matchTerms(text)
-        const terms = new Map<string, number>()
-        for (const term of list) terms.set(term, (terms.get(term) ?? 0) + 1)
-        return { text, order, coverage: bm25(query, { terms, length: list.length }, stats) / ideal, tokens: countTokens(text) + 1 }
-      })
-      .filter((sentence) => sentence.coverage >= settings.summaryCoverage)
-      .sort((a, b) => b.coverage - a.coverage || b.order - a.order)
-    const kept: typeof sentences = []
-    let used = 0
-    for (const sentence of sentences) {
-      if (used + sentence.tokens > cap + 1) continue
-      kept.push(sentence)
-      used += sentence.tokens
-    }
-    return truncateToTokens(
-      kept
-        .sort((a, b) => a.order - b.order)
-        .map((sentence) => sentence.text)
-        .join('\n'),
-      cap,
-    )
-  }
-
-  private stats(channel: ChannelRef, pool: Candidate[]): TermStatsView {
-    return this.deps.termStats?.view(channel) ?? hashedStats(pool.map((candidate) => this.featuresOf(candidate).terms))
-  }
-
-  private toContextMessage(row: MessageRow, score: number, sources: CandidateSource[], signals: Record<string, number>): ContextMessage {
-    return {
-      id: row.id,
-      messageId: row.messageId,
-      userId: row.userId,
-      userName: row.userName,
-      role: row.role,
-      content: row.content,
-      createdAt: row.createdAt,
-      score,
-      tokens: this.tokensOf(row),
-      sources,
-      signals: { ...signals },
-    }
-  }
-}
-
-/**
- * Whether `near` can carry on the conversation of `hit`: not when `near` explicitly replies to some
- * third message. The topic attribution is not asked: in a two-person talk the answer to a question
- * often shares no word with it, and the offline attribution puts about one such pair in nine into
- * different topics (LoCoMo: evidence recall at 1,000 tokens 0.792 when that cut the link, 0.798 at
- * half, 0.810 ignored); interleaved group talk is weakened by `around()`'s speaker factor instead.
- */
-function continues(hit: MessageRow, near: MessageRow): boolean {
-  const replied = near.createdAt > hit.createdAt ? near.replyMessageId : hit.replyMessageId
-  const other = near.createdAt > hit.createdAt ? hit.messageId : near.messageId
-  return !replied || replied === other
-}
-
-/** The target's terms for lexical matching, without the names of the people it refers to. */
-function queryTerms(content: string, nameTerms: Set<string>): string[] {
-  return [...new Set(matchTerms(content))].filter((term) => !nameTerms.has(term))
-}
-
-function isTarget(row: MessageRow, target: ContextTarget) {
-  return Boolean(target.messageId) && row.messageId === target.messageId
-}
-
-/** Names of `people` the text refers to by name (whole words, any case), e.g. "what did Caroline say". */
-export function namesIn(text: string, people: string[]): string[] {
-  const terms = new Set(contentTerms(text))
-  const out: string[] = []
-  for (const name of people) {
-    const parts = contentTerms(name)
-    if (parts.length && parts.every((part) => terms.has(part))) out.push(normalizeText(name))
-  }
-  return out
-}
-
-function dot(a: Float32Array, b: Float32Array) {
-  let sum = 0
-  for (let i = 0; i < a.length; i++) sum += a[i] * b[i]
-  return sum
-}
-
-/** Rejects with a timeout error after `ms`; clears its timer either way. */
-export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  if (!(ms > 0) || !Number.isFinite(ms)) return promise
-  let timer: NodeJS.Timeout | undefined
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms)
-  })
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }

@@ -1,7 +1,7 @@
 export { defineContextTable } from './table'
 export { KoishiContextLog } from './koishi-store'
 export { ContextLog } from './context-log'
-export { ContextBuilder, withTimeout } from './context-builder'
+export { ContextBuilder } from './context-builder'
 export { RelevanceScorer } from './scorer'
 export type { ScorerWeights } from './scorer'
 export { TermStats } from './term-stats'

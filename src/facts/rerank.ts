@@ -1,3 +1,4 @@
+import { Lru } from '../core/lru'
 import type { TermCounts } from '../text/bm25'
 import { bm25, countTerms, termStatsOf } from '../text/bm25'
 import { matchTerms } from '../text/keywords'
@@ -41,9 +42,11 @@ export function queryTerms(query: string): Map<string, number> {
 }
 
 export class Reranker {
-  private cache = new Map<string, { list: string[]; counts: TermCounts }>()
+  private readonly cache: Lru<{ list: string[]; counts: TermCounts }>
 
-  constructor(private maxCached = 4096) {}
+  constructor(maxCached = 4096) {
+    this.cache = new Lru(maxCached)
+  }
 
   /** The hits, best first, each with its blended `relevance` in [0, 1]. */
   rerank<T extends Rerankable>(query: string, hits: T[], lexicalShare: number): (T & { relevance: number })[] {
@@ -72,7 +75,6 @@ export class Reranker {
     const list = matchTerms(text)
     entry = { list, counts: countTerms(list) }
     this.cache.set(text, entry)
-    if (this.cache.size > this.maxCached) this.cache.delete(this.cache.keys().next().value!)
     return entry
   }
 }

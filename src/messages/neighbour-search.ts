@@ -1,3 +1,4 @@
+import { Lru } from '../core/lru'
 import type { Stamp } from './neighbours'
 import { countWithin, firstAtOrAfter, timelineOrder } from './neighbours'
 
@@ -34,7 +35,7 @@ const CHANNELS = 1000
  * it only decides how the reads are cut, never what they find.
  */
 export class NeighbourSearch {
-  private readonly spans = new Map<string, number>()
+  private readonly spans = new Lru<number>(CHANNELS)
 
   /** The stamps, in timeline order: for each moment, at least its `turns` nearest on either side. */
   async stamps(channel: string, reads: TimelineReads, moments: number[], turns: number): Promise<Stamp[]> {
@@ -77,8 +78,6 @@ export class NeighbourSearch {
     if (!distances.length) return
     distances.sort((a, b) => a - b)
     const span = distances[Math.min(distances.length - 1, Math.floor(distances.length * SETTLED_SHARE))]
-    this.spans.delete(channel)
     this.spans.set(channel, Math.min(MAX_SPAN_MS, Math.max(MIN_SPAN_MS, span)))
-    if (this.spans.size > CHANNELS) this.spans.delete(this.spans.keys().next().value!)
   }
 }

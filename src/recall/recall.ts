@@ -1,6 +1,7 @@
 import type { Counters, Logger } from '../core/observability'
 import type { BuiltContext, ChatMessage, ContextBuilder, ContextOptions, ContextTarget, TopicSearchOptions } from '../context'
-import { assemblePrompt, quickSearch, topicSearchTool, withTimeout } from '../context'
+import { assemblePrompt, quickSearch, topicSearchTool } from '../context'
+import { withTimeout } from '../core/timeout'
 import type { EpisodicMemory } from '../episodes'
 import { episodeScope } from '../episodes'
 import type { FactsPart, RecallOptions } from '../facts'
