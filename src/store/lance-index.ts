@@ -1,6 +1,5 @@
 import { cosine } from '../providers/vectors'
 import * as fs from 'node:fs'
-import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import type * as LanceDB from '@lancedb/lancedb'
 import type * as ArrowLib from 'apache-arrow'
@@ -23,6 +22,8 @@ import {
   uniqueRows,
   WORDLIKE,
 } from './index-checks'
+import { errorLine, IndexUnavailableError } from './lance-errors'
+import { loadLib } from './lance-library'
 
 /**
  * The LanceDB implementation of `VectorIndex`: one LanceDB table per memory kind, each row a copy of a
@@ -41,14 +42,6 @@ import {
  *   versions older than `cleanupOlderThanMs`, index updates, and an IVF_RQ vector index once the table
  *   holds `vectorIndexMinRows` rows (retrained when the table has doubled since).
  */
-
-/** Thrown when the index cannot be used right now: the breaker is open, or the store is closed. */
-export class IndexUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options)
-    this.name = 'IndexUnavailableError'
-  }
-}
 
 export interface LanceIndexOptions {
   /** The LanceDB directory. Created when missing. */
@@ -80,53 +73,6 @@ export interface LanceIndexOptions {
    * wiped while the plugin ran): its rows must be re-added from the database.
    */
   onReindexNeeded?: (table: string, check: EmbedderCheck) => void
-}
-
-interface Lib {
-  lancedb: typeof LanceDB
-  arrow: typeof ArrowLib
-}
-
-let lib: Lib | undefined
-
-/**
- * LanceDB and Apache Arrow are loaded with CommonJS `require`, together, so the Arrow classes this
- * module builds tables with are the very objects LanceDB checks against (ARCHITECTURE decision 7).
- * Loading lazily turns a missing native binary into an index outage instead of a plugin crash.
- */
-function loadLib(): Lib {
-  if (!lib) {
-    const threads = lanceCpuThreads(process.env.LANCE_CPU_THREADS, availableParallelism())
-    if (threads) process.env.LANCE_CPU_THREADS = threads
-    /* eslint-disable @typescript-eslint/no-require-imports */
-    lib = {
-      lancedb: require('@lancedb/lancedb') as typeof LanceDB,
-      arrow: require('apache-arrow') as typeof ArrowLib,
-    }
-    /* eslint-enable @typescript-eslint/no-require-imports */
-  }
-  return lib
-}
-
-/**
- * The size of LanceDB's CPU pool to set before it starts, when the owner set none: on a machine of two
- * cores or fewer LanceDB keeps one thread for it, and building a full-text index with the ngram
- * tokenizer then waits forever once the index outgrows one batch (lancedb/lancedb#3568; here the
- * optimize after about 100,000 new rows never returned). Two threads are enough.
- */
-export function lanceCpuThreads(configured: string | undefined, cores: number): string | undefined {
-  if (configured?.trim()) return undefined
-  return cores <= 2 ? '2' : undefined
-}
-
-/** Why LanceDB cannot load on this machine (no native build for it, a binary that does not link), or undefined when it loads. */
-export function lanceLoadFailure(): string | undefined {
-  try {
-    loadLib()
-    return undefined
-  } catch (error) {
-    return message(error)
-  }
 }
 
 const COLUMNS = ['id', 'text', 'vector', 'platform', 'user_id', 'guild_id', 'channel_id', 'created_at'] as const
@@ -177,10 +123,6 @@ interface TableBreaker {
   openedAt: number
   /** The outage was logged (once per outage). */
   outage: boolean
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message.split('\n')[0].slice(0, 300) : String(error)
 }
 
 export class LanceIndex implements VectorIndex {
@@ -521,7 +463,7 @@ export class LanceIndex implements VectorIndex {
     const name = table || this.dir
     policy.onFailure(({ reason }) => {
       this.counters?.inc('index.failure')
-      if (!breaker!.outage && 'error' in reason) this.logger.debug('LanceDB call on %s failed: %s', name, message(reason.error))
+      if (!breaker!.outage && 'error' in reason) this.logger.debug('LanceDB call on %s failed: %s', name, errorLine(reason.error))
     })
     policy.onBreak((reason) => {
       breaker!.openedAt = Date.now()
@@ -539,7 +481,7 @@ export class LanceIndex implements VectorIndex {
       this.logger.warn(
         'LanceDB %s unavailable (%s); memory search degrades, writes wait in the outbox; retrying every %d s',
         table ? `table ${table}` : `index at ${this.dir}`,
-        why ? message(why) : 'isolated',
+        why ? errorLine(why) : 'isolated',
         Math.round(this.halfOpenAfterMs / 1000),
       )
     })
@@ -568,7 +510,7 @@ export class LanceIndex implements VectorIndex {
     const cause = last && 'error' in last ? last.error : undefined
     const retry = Math.max(0, this.halfOpenAfterMs - (Date.now() - breaker.openedAt))
     return new IndexUnavailableError(
-      `LanceDB ${table ? `table ${table}` : 'index'} at ${this.dir} is unavailable (circuit open${cause ? `: ${message(cause)}` : ''}); next probe in ${retry} ms`,
+      `LanceDB ${table ? `table ${table}` : 'index'} at ${this.dir} is unavailable (circuit open${cause ? `: ${errorLine(cause)}` : ''}); next probe in ${retry} ms`,
       { cause },
     )
   }
@@ -588,12 +530,12 @@ export class LanceIndex implements VectorIndex {
         if (!(await conn.tableNames()).includes(table)) return
         const handle = await conn.openTable(table)
         // a write that found a data file gone: the table is broken however its reads fare
-        const lostData = MISSING_DATA.test(message(cause))
-        const damage = (await this.damage(handle)) ?? (lostData ? message(cause) : undefined)
+        const lostData = MISSING_DATA.test(errorLine(cause))
+        const damage = (await this.damage(handle)) ?? (lostData ? errorLine(cause) : undefined)
         if (damage && (await this.repair(conn, handle, damage, lostData)) === 'created') this.onReindexNeeded?.(table, 'created')
       })
     } catch (error) {
-      this.logger.debug('could not check LanceDB table %s: %s', table, message(error))
+      this.logger.debug('could not check LanceDB table %s: %s', table, errorLine(error))
     }
   }
 
@@ -639,7 +581,7 @@ export class LanceIndex implements VectorIndex {
       await handle.query().fullTextSearch(new lancedb.MatchQuery('a', 'text')).where("guild_id = ''").limit(1).toArray()
       return undefined
     } catch (error) {
-      return message(error)
+      return errorLine(error)
     }
   }
 
@@ -658,7 +600,7 @@ export class LanceIndex implements VectorIndex {
     } catch (error) {
       // Not transient: open the breaker now rather than after `threshold` attempts.
       this.breakerOf('').impl.tripNext = true
-      throw new IndexUnavailableError(`cannot open LanceDB at ${this.dir}: ${message(error)}`, { cause: error })
+      throw new IndexUnavailableError(`cannot open LanceDB at ${this.dir}: ${errorLine(error)}`, { cause: error })
     }
   }
 
@@ -690,7 +632,7 @@ export class LanceIndex implements VectorIndex {
     if (this.optimizePending.has(table) || this.closed) return
     this.optimizePending.add(table)
     this.optimize(table)
-      .catch((error) => this.logger.debug('background optimize of %s failed: %s', table, message(error)))
+      .catch((error) => this.logger.debug('background optimize of %s failed: %s', table, errorLine(error)))
       .finally(() => this.optimizePending.delete(table))
   }
 
@@ -764,7 +706,7 @@ export class LanceIndex implements VectorIndex {
         this.logger.warn(
           'LanceDB table %s cannot be opened (%s); it is made anew and its rows are re-added from the database',
           table,
-          message(error),
+          errorLine(error),
         )
         await this.dropDamaged(conn, table)
         return this.ensureTable(table, true)
@@ -773,7 +715,7 @@ export class LanceIndex implements VectorIndex {
       try {
         mismatch = await this.mismatch(handle, meta)
       } catch (error) {
-        if (!remade) return this.repair(conn, handle, message(error))
+        if (!remade) return this.repair(conn, handle, errorLine(error))
         throw error
       }
       if (!mismatch) {
@@ -890,7 +832,7 @@ export class LanceIndex implements VectorIndex {
       const key = `${table}.${column}`
       if (!this.indexFailuresLogged.has(key)) {
         this.indexFailuresLogged.add(key)
-        this.logger.warn('could not build the %s index of LanceDB table %s: %s', column, table, message(error))
+        this.logger.warn('could not build the %s index of LanceDB table %s: %s', column, table, errorLine(error))
       }
       return false
     }
