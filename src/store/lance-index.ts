@@ -1,29 +1,19 @@
-import { cosine } from '../providers/vectors'
 import * as fs from 'node:fs'
 import { join } from 'node:path'
 import type * as LanceDB from '@lancedb/lancedb'
-import type * as ArrowLib from 'apache-arrow'
 import type { CircuitBreakerPolicy, IBreaker } from 'cockatiel'
 import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleAll } from 'cockatiel'
 import type { Scope } from '../scope'
-import { lanceIdIn, lanceWhere, sqlString } from '../scope'
+import { lanceIdIn, lanceWhere } from '../scope'
 import type { Counters, Logger } from '../core/observability'
 import type { EmbedderCheck, IndexHit, IndexRow, IndexState, VectorIndex } from './vector-index'
 import { chunks, ID_CHUNK } from '../core/chunks'
-import {
-  checkEmbedder,
-  checkLimit,
-  checkQueryVector,
-  checkTableName,
-  fuse,
-  isZero,
-  rankRelevance,
-  RRF_K,
-  uniqueRows,
-  WORDLIKE,
-} from './index-checks'
+import { checkEmbedder, checkLimit, checkQueryVector, checkTableName, fuse, isZero, RRF_K, uniqueRows, WORDLIKE } from './index-checks'
+import { rankHits, toArrow, toHits, toRows } from './lance-codec'
 import { errorLine, IndexUnavailableError } from './lance-errors'
 import { loadLib } from './lance-library'
+import type { TableMeta } from './lance-schema'
+import { COLUMNS, mismatchOf, schemaOf } from './lance-schema'
 
 /**
  * The LanceDB implementation of `VectorIndex`: one LanceDB table per memory kind, each row a copy of a
@@ -75,17 +65,8 @@ export interface LanceIndexOptions {
   onReindexNeeded?: (table: string, check: EmbedderCheck) => void
 }
 
-const COLUMNS = ['id', 'text', 'vector', 'platform', 'user_id', 'guild_id', 'channel_id', 'created_at'] as const
-const ALL_COLUMNS = [...COLUMNS, 'embedder', 'dims']
-const META_EMBEDDER = 'memory.embedder'
-const META_DIMS = 'memory.dims'
 /** Rows per mergeInsert call. */
 const WRITE_CHUNK = 10_000
-
-interface TableMeta {
-  embedderId: string
-  dims: number
-}
 
 /** A ConsecutiveBreaker that can be told to open on the next failure (a failed connect is not transient). */
 class IndexBreaker implements IBreaker {
@@ -218,7 +199,7 @@ export class LanceIndex implements VectorIndex {
       this.run(table, async () => {
         const handle = await this.handle(table, true)
         for (const part of chunks(unique, WRITE_CHUNK)) {
-          await handle.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(this.toArrow(meta, part))
+          await handle.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(toArrow(meta, part))
         }
       }),
     )
@@ -265,14 +246,14 @@ export class LanceIndex implements VectorIndex {
     this.rejectIfOpen(table)
     return this.run(table, async () => {
       const handle = await this.handle(table, false)
-      if (!useText) return this.rankHits(await this.vectorQuery(handle, query.vector, where, limit).toArrow(), query.vector)
-      if (!useVector) return this.rankHits(await this.textQuery(handle, text, where, limit).toArrow(), query.vector)
+      if (!useText) return rankHits(await this.vectorQuery(handle, query.vector, where, limit).toArrow(), query.vector)
+      if (!useVector) return rankHits(await this.textQuery(handle, text, where, limit).toArrow(), query.vector)
       if (this.hybrid === 'parallel') {
         const [byVector, byText] = await Promise.all([
           this.vectorQuery(handle, query.vector, where, limit).toArrow(),
           this.textQuery(handle, text, where, limit).toArrow(),
         ])
-        return fuse([this.rankHits(byVector, query.vector), this.rankHits(byText, query.vector)], limit)
+        return fuse([rankHits(byVector, query.vector), rankHits(byText, query.vector)], limit)
       }
       const { lancedb } = loadLib()
       // No `select` here: in 0.31 a hybrid query with a column list logs two deprecation warnings per
@@ -288,7 +269,7 @@ export class LanceIndex implements VectorIndex {
         .rerank(await this.rrf())
         .limit(limit)
         .toArrow()
-      return this.toHits(rows, query.vector, (i) => Number(rows.getChild('_relevance_score')?.get(i) ?? 0))
+      return toHits(rows, query.vector, (i) => Number(rows.getChild('_relevance_score')?.get(i) ?? 0))
     })
   }
 
@@ -301,7 +282,7 @@ export class LanceIndex implements VectorIndex {
     this.rejectIfOpen(table)
     return this.run(table, async () => {
       const handle = await this.handle(table, false)
-      return this.rankHits(await this.vectorQuery(handle, vector, where, checked).toArrow(), vector)
+      return rankHits(await this.vectorQuery(handle, vector, where, checked).toArrow(), vector)
     })
   }
 
@@ -327,20 +308,8 @@ export class LanceIndex implements VectorIndex {
         .select([...COLUMNS])
         .limit(checked)
         .toArrow()
-      return this.toRows(rows, meta.dims)
+      return toRows(rows, meta.dims)
     })
-  }
-
-  /** The vectors of a fixed-size-list column, one after another (rows never hold a null vector: the schema forbids it). */
-  private flatVectors(column: ArrowLib.Vector, dims: number): Float32Array {
-    const flat = new Float32Array(column.length * dims)
-    let at = 0
-    for (const data of column.data) {
-      const values = data.children[0].values as Float32Array
-      flat.set(values.subarray(data.offset * dims, (data.offset + data.length) * dims), at * dims)
-      at += data.length
-    }
-    return flat
   }
 
   optimizedAt(table: string): Date | undefined {
@@ -377,8 +346,8 @@ export class LanceIndex implements VectorIndex {
         // A deleted row stays in its data file until the fragment is rewritten, and compaction skips
         // fragments with few deletions: writing the live rows anew leaves no erased text in any file
         // the table still uses, and the cleanup below removes the files of every older version.
-        const live = this.toRows(await handle.query().toArrow(), meta.dims)
-        if (live.length) await handle.add(this.toArrow(meta, live), { mode: 'overwrite' })
+        const live = toRows(await handle.query().toArrow(), meta.dims)
+        if (live.length) await handle.add(toArrow(meta, live), { mode: 'overwrite' })
         else await handle.delete('true')
         // nothing else writes this table while its queue runs this, so unverified files are safe to delete
         await handle.optimize({ cleanupOlderThan: new Date(), deleteUnverified: true })
@@ -668,29 +637,6 @@ export class LanceIndex implements VectorIndex {
     return inQueue ? reopen() : this.enqueue(table, reopen)
   }
 
-  private schemaOf(meta: TableMeta): ArrowLib.Schema {
-    const { arrow } = loadLib()
-    const utf8 = (name: string) => new arrow.Field(name, new arrow.Utf8(), false)
-    return new arrow.Schema(
-      [
-        utf8('id'),
-        utf8('text'),
-        new arrow.Field('vector', new arrow.FixedSizeList(meta.dims, new arrow.Field('item', new arrow.Float32(), true)), false),
-        utf8('platform'),
-        utf8('user_id'),
-        utf8('guild_id'),
-        utf8('channel_id'),
-        new arrow.Field('created_at', new arrow.Float64(), false),
-        utf8('embedder'),
-        new arrow.Field('dims', new arrow.Int32(), false),
-      ],
-      new Map([
-        [META_EMBEDDER, meta.embedderId],
-        [META_DIMS, String(meta.dims)],
-      ]),
-    )
-  }
-
   /** Opens or creates `table` for its prepared embedder; drops and recreates it on a mismatch. */
   private async ensureTable(table: string, remade = false): Promise<EmbedderCheck> {
     const meta = this.metaOf(table)
@@ -713,7 +659,7 @@ export class LanceIndex implements VectorIndex {
       }
       let mismatch: string | undefined
       try {
-        mismatch = await this.mismatch(handle, meta)
+        mismatch = await mismatchOf(handle, meta)
       } catch (error) {
         if (!remade) return this.repair(conn, handle, errorLine(error))
         throw error
@@ -732,28 +678,12 @@ export class LanceIndex implements VectorIndex {
     }
     // what a write through a handle opened before the folder was deleted left behind is no table
     fs.rmSync(join(this.dir, `${table}.lance`), { recursive: true, force: true })
-    const handle = await conn.createEmptyTable(table, this.schemaOf(meta))
+    const handle = await conn.createEmptyTable(table, schemaOf(meta))
     this.handles.set(table, handle)
     this.writesSince.set(table, 0)
     this.vectorIndexRows.delete(table)
     await this.ensureIndexes(handle, table, false)
     return result
-  }
-
-  /** Why an existing table cannot hold this embedder's vectors, or undefined when it can. */
-  private async mismatch(handle: LanceDB.Table, meta: TableMeta): Promise<string | undefined> {
-    const schema = await handle.schema()
-    const names = schema.fields.map((f) => f.name)
-    const missing = ALL_COLUMNS.filter((c) => !names.includes(c))
-    if (missing.length) return `an old layout (missing ${missing.join(', ')})`
-    const vectorType = schema.fields.find((f) => f.name === 'vector')!.type as { listSize?: number }
-    if (vectorType.listSize !== meta.dims) return `vectors of ${vectorType.listSize} dimensions`
-    const embedder = schema.metadata.get(META_EMBEDDER)
-    if (embedder !== undefined && embedder !== meta.embedderId) return `vectors of embedder ${embedder}`
-    // Every row carries its embedder and dimension too; trust the rows over the schema.
-    const foreign = await handle.countRows(`embedder <> ${sqlString(meta.embedderId)} OR dims <> ${meta.dims}`)
-    if (foreign > 0) return `${foreign} rows of another embedder`
-    return undefined
   }
 
   /** Creates missing indices: full-text and scalar always, the vector index once the table is large enough. */
@@ -860,41 +790,6 @@ export class LanceIndex implements VectorIndex {
     this.logger.debug('optimized LanceDB table %s in %d ms', table, Date.now() - started)
   }
 
-  // ── rows in and out ───────────────────────────────────────────────────────
-
-  private toArrow(meta: TableMeta, rows: IndexRow[]): ArrowLib.Table {
-    const { arrow } = loadLib()
-    const schema = this.schemaOf(meta)
-    const n = rows.length
-    const flat = new Float32Array(n * meta.dims)
-    rows.forEach((row, i) => flat.set(row.vector, i * meta.dims))
-    const strings = (pick: (row: IndexRow) => string) => arrow.vectorFromArray(rows.map(pick), new arrow.Utf8())
-    const vectorType = schema.fields[2].type
-    const vectors = arrow.makeVector(
-      arrow.makeData({
-        type: vectorType,
-        length: n,
-        nullCount: 0,
-        child: arrow.makeData({ type: new arrow.Float32(), length: n * meta.dims, data: flat }),
-      }),
-    )
-    const columns: Record<string, ArrowLib.Vector> = {
-      id: strings((r) => r.id),
-      text: strings((r) => r.text),
-      vector: vectors,
-      platform: strings((r) => r.platform),
-      user_id: strings((r) => r.user_id),
-      guild_id: strings((r) => r.guild_id),
-      channel_id: strings((r) => r.channel_id),
-      created_at: arrow.makeVector(Float64Array.from(rows, (r) => r.created_at)),
-      embedder: strings(() => meta.embedderId),
-      dims: arrow.makeVector(new Int32Array(n).fill(meta.dims)),
-    }
-    // apache-arrow's typings take a schema's columns only as one vector type; these differ per column
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    return new arrow.Table(schema, columns as any)
-  }
-
   private vectorQuery(handle: LanceDB.Table, vector: Float32Array, where: string, limit: number) {
     // Prefilter (LanceDB's default) restricts the search to the scope before the top-k is taken, so a
     // user's rows are never crowded out by closer rows of other users. `maximumNprobes(0)` lets an IVF
@@ -926,41 +821,5 @@ export class LanceIndex implements VectorIndex {
   private rrf() {
     this.reranker ??= loadLib().lancedb.rerankers.RRFReranker.create(RRF_K)
     return this.reranker
-  }
-
-  private toHits(rows: ArrowLib.Table, query: Float32Array, relevance: (i: number) => number): IndexHit[] {
-    return this.toRows(rows, query.length).map(({ vector, ...row }, i) => ({
-      ...row,
-      similarity: cosine(query, vector),
-      relevance: relevance(i),
-    }))
-  }
-
-  /** The rows of a query's result that selected every column of `COLUMNS`. */
-  private toRows(rows: ArrowLib.Table, dims: number): IndexRow[] {
-    // an empty result may come without its columns
-    if (!rows.numRows) return []
-    const col = (name: string) => rows.getChild(name)!
-    const [id, text, , platform, userId, guildId, channelId, createdAt] = COLUMNS.map(col)
-    const vectors = this.flatVectors(col('vector'), dims)
-    const out: IndexRow[] = []
-    for (let i = 0; i < rows.numRows; i++) {
-      out.push({
-        id: String(id.get(i)),
-        text: String(text.get(i)),
-        vector: vectors.subarray(i * dims, (i + 1) * dims),
-        platform: String(platform.get(i)),
-        user_id: String(userId.get(i)),
-        guild_id: String(guildId.get(i)),
-        channel_id: String(channelId.get(i)),
-        created_at: Number(createdAt.get(i)),
-      })
-    }
-    return out
-  }
-
-  /** Hits of one ranked list, scored like a single list in reciprocal rank fusion. */
-  private rankHits(rows: ArrowLib.Table, query: Float32Array): IndexHit[] {
-    return this.toHits(rows, query, rankRelevance)
   }
 }
