@@ -8,10 +8,11 @@ import { lanceIdIn, lanceWhere } from '../scope'
 import type { Counters, Logger } from '../core/observability'
 import type { EmbedderCheck, IndexHit, IndexRow, IndexState, VectorIndex } from './vector-index'
 import { chunks, ID_CHUNK } from '../core/chunks'
-import { checkEmbedder, checkLimit, checkQueryVector, checkTableName, fuse, isZero, RRF_K, uniqueRows, WORDLIKE } from './index-checks'
+import { checkEmbedder, checkLimit, checkQueryVector, checkTableName, fuse, isZero, uniqueRows, WORDLIKE } from './index-checks'
 import { rankHits, toArrow, toHits, toRows } from './lance-codec'
 import { errorLine, IndexUnavailableError } from './lance-errors'
 import { loadLib } from './lance-library'
+import { LanceQueries } from './lance-queries'
 import type { TableMeta } from './lance-schema'
 import { COLUMNS, mismatchOf, schemaOf } from './lance-schema'
 
@@ -115,8 +116,8 @@ export class LanceIndex implements VectorIndex {
   private readonly optimizeEveryMs: number
   private readonly cleanupOlderThanMs: number
   private readonly vectorIndexMinRows: number
-  private readonly refineFactor: number
   private readonly hybrid: 'lancedb' | 'parallel'
+  private readonly queries: LanceQueries
   private readonly onReindexNeeded?: (table: string, check: EmbedderCheck) => void
 
   private readonly breakerThreshold: number
@@ -138,7 +139,6 @@ export class LanceIndex implements VectorIndex {
   /** Row count of each table when its vector index was last trained (in this process). */
   private readonly vectorIndexRows = new Map<string, number>()
   private readonly indexFailuresLogged = new Set<string>()
-  private reranker?: Promise<LanceDB.rerankers.RRFReranker>
   private timer?: NodeJS.Timeout
 
   constructor(options: LanceIndexOptions) {
@@ -150,7 +150,7 @@ export class LanceIndex implements VectorIndex {
     this.optimizeEveryMs = options.optimizeEveryMs ?? 5 * 60_000
     this.cleanupOlderThanMs = options.cleanupOlderThanMs ?? 2 * 60_000
     this.vectorIndexMinRows = options.vectorIndexMinRows ?? 5000
-    this.refineFactor = options.refineFactor ?? 3
+    this.queries = new LanceQueries(options.refineFactor ?? 3)
     this.hybrid = options.hybrid ?? 'lancedb'
     this.onReindexNeeded = options.onReindexNeeded
 
@@ -246,29 +246,16 @@ export class LanceIndex implements VectorIndex {
     this.rejectIfOpen(table)
     return this.run(table, async () => {
       const handle = await this.handle(table, false)
-      if (!useText) return rankHits(await this.vectorQuery(handle, query.vector, where, limit).toArrow(), query.vector)
-      if (!useVector) return rankHits(await this.textQuery(handle, text, where, limit).toArrow(), query.vector)
+      if (!useText) return rankHits(await this.queries.vector(handle, query.vector, where, limit).toArrow(), query.vector)
+      if (!useVector) return rankHits(await this.queries.text(handle, text, where, limit).toArrow(), query.vector)
       if (this.hybrid === 'parallel') {
         const [byVector, byText] = await Promise.all([
-          this.vectorQuery(handle, query.vector, where, limit).toArrow(),
-          this.textQuery(handle, text, where, limit).toArrow(),
+          this.queries.vector(handle, query.vector, where, limit).toArrow(),
+          this.queries.text(handle, text, where, limit).toArrow(),
         ])
         return fuse([rankHits(byVector, query.vector), rankHits(byText, query.vector)], limit)
       }
-      const { lancedb } = loadLib()
-      // No `select` here: in 0.31 a hybrid query with a column list logs two deprecation warnings per
-      // query (one leg lacks `_score`, the other `_distance`), and naming both is an error.
-      const rows = await handle
-        .query()
-        .fullTextSearch(new lancedb.MatchQuery(text, 'text'))
-        .nearestTo(query.vector)
-        .distanceType('cosine')
-        .refineFactor(this.refineFactor)
-        .maximumNprobes(0)
-        .where(where)
-        .rerank(await this.rrf())
-        .limit(limit)
-        .toArrow()
+      const rows = await this.queries.hybrid(handle, text, query.vector, where, limit)
       return toHits(rows, query.vector, (i) => Number(rows.getChild('_relevance_score')?.get(i) ?? 0))
     })
   }
@@ -282,7 +269,7 @@ export class LanceIndex implements VectorIndex {
     this.rejectIfOpen(table)
     return this.run(table, async () => {
       const handle = await this.handle(table, false)
-      return rankHits(await this.vectorQuery(handle, vector, where, checked).toArrow(), vector)
+      return rankHits(await this.queries.vector(handle, vector, where, checked).toArrow(), vector)
     })
   }
 
@@ -788,38 +775,5 @@ export class LanceIndex implements VectorIndex {
     this.optimized.set(table, new Date())
     this.counters?.inc('index.optimize')
     this.logger.debug('optimized LanceDB table %s in %d ms', table, Date.now() - started)
-  }
-
-  private vectorQuery(handle: LanceDB.Table, vector: Float32Array, where: string, limit: number) {
-    // Prefilter (LanceDB's default) restricts the search to the scope before the top-k is taken, so a
-    // user's rows are never crowded out by closer rows of other users. `maximumNprobes(0)` lets an IVF
-    // search probe past the default 20 partitions when a narrow scope has too few rows in them
-    // (measured: with 64 partitions a 3-row scope lost rows in 48 of 50 queries without it).
-    // Both settings are ignored while the table has no vector index.
-    return handle
-      .query()
-      .nearestTo(vector)
-      .distanceType('cosine')
-      .refineFactor(this.refineFactor)
-      .maximumNprobes(0)
-      .where(where)
-      .select([...COLUMNS, '_distance']) // naming the score column keeps LanceDB from logging a deprecation warning
-      .limit(limit)
-  }
-
-  private textQuery(handle: LanceDB.Table, text: string, where: string, limit: number) {
-    const { lancedb } = loadLib()
-    // Always a MatchQuery: a bare string is parsed as a query string, where quotes make phrase queries.
-    return handle
-      .query()
-      .fullTextSearch(new lancedb.MatchQuery(text, 'text'))
-      .where(where)
-      .select([...COLUMNS, '_score'])
-      .limit(limit)
-  }
-
-  private rrf() {
-    this.reranker ??= loadLib().lancedb.rerankers.RRFReranker.create(RRF_K)
-    return this.reranker
   }
 }
