@@ -1,14 +1,13 @@
 import * as fs from 'node:fs'
 import { join } from 'node:path'
 import type * as LanceDB from '@lancedb/lancedb'
-import type { CircuitBreakerPolicy, IBreaker } from 'cockatiel'
-import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleAll } from 'cockatiel'
 import type { Scope } from '../scope'
 import { lanceIdIn, lanceWhere } from '../scope'
 import type { Counters, Logger } from '../core/observability'
 import type { EmbedderCheck, IndexHit, IndexRow, IndexState, VectorIndex } from './vector-index'
 import { chunks, ID_CHUNK } from '../core/chunks'
 import { checkEmbedder, checkLimit, checkQueryVector, checkTableName, fuse, isZero, uniqueRows, WORDLIKE } from './index-checks'
+import { TableBreakers } from './lance-breakers'
 import { rankHits, toArrow, toHits, toRows } from './lance-codec'
 import { errorLine, IndexUnavailableError } from './lance-errors'
 import { loadLib } from './lance-library'
@@ -69,49 +68,13 @@ export interface LanceIndexOptions {
 /** Rows per mergeInsert call. */
 const WRITE_CHUNK = 10_000
 
-/** A ConsecutiveBreaker that can be told to open on the next failure (a failed connect is not transient). */
-class IndexBreaker implements IBreaker {
-  private readonly inner: ConsecutiveBreaker
-  tripNext = false
-  constructor(threshold: number) {
-    this.inner = new ConsecutiveBreaker(threshold)
-  }
-  get state() {
-    return this.inner.state
-  }
-  set state(value: number) {
-    this.inner.state = value
-  }
-  success() {
-    this.tripNext = false
-    this.inner.success()
-  }
-  failure() {
-    const opened = this.inner.failure()
-    if (this.tripNext) {
-      this.tripNext = false
-      return true
-    }
-    return opened
-  }
-}
-
 /** An error naming a data file of a table that is not there (the folder was deleted or damaged under an open table). */
 const MISSING_DATA = /not found: \S*\.lance\/data\//i
-
-interface TableBreaker {
-  impl: IndexBreaker
-  policy: CircuitBreakerPolicy
-  openedAt: number
-  /** The outage was logged (once per outage). */
-  outage: boolean
-}
 
 export class LanceIndex implements VectorIndex {
   private readonly dir: string
   private readonly logger: Logger
   private readonly counters?: Counters
-  private readonly halfOpenAfterMs: number
   private readonly optimizeEveryWrites: number
   private readonly optimizeEveryMs: number
   private readonly cleanupOlderThanMs: number
@@ -120,9 +83,7 @@ export class LanceIndex implements VectorIndex {
   private readonly queries: LanceQueries
   private readonly onReindexNeeded?: (table: string, check: EmbedderCheck) => void
 
-  private readonly breakerThreshold: number
-  /** One breaker per table (a damaged table never takes the others down); `''` is the store itself. */
-  private readonly breakers = new Map<string, TableBreaker>()
+  private readonly breakers: TableBreakers
   private started = false
   private closed = false
 
@@ -145,7 +106,6 @@ export class LanceIndex implements VectorIndex {
     this.dir = options.dir
     this.logger = options.logger
     this.counters = options.counters
-    this.halfOpenAfterMs = options.halfOpenAfterMs ?? 30_000
     this.optimizeEveryWrites = options.optimizeEveryWrites ?? 100
     this.optimizeEveryMs = options.optimizeEveryMs ?? 5 * 60_000
     this.cleanupOlderThanMs = options.cleanupOlderThanMs ?? 2 * 60_000
@@ -154,16 +114,22 @@ export class LanceIndex implements VectorIndex {
     this.hybrid = options.hybrid ?? 'lancedb'
     this.onReindexNeeded = options.onReindexNeeded
 
-    this.breakerThreshold = options.breakerThreshold ?? 3
+    this.breakers = new TableBreakers({
+      dir: options.dir,
+      logger: options.logger,
+      counters: options.counters,
+      threshold: options.breakerThreshold ?? 3,
+      halfOpenAfterMs: options.halfOpenAfterMs ?? 30_000,
+      connected: () => this.conn?.isOpen() === true,
+      connect: () => this.connect(),
+      onBreak: (table, cause) => this.onBreak(table, cause),
+    })
   }
 
   /** The worst state of any table's breaker. */
   get state(): IndexState {
     if (!this.started || this.closed) return 'uninitialised'
-    const states = [...this.breakers.values()].map((breaker) => breaker.policy.state)
-    if (states.some((state) => state === CircuitState.Open || state === CircuitState.Isolated)) return 'open'
-    if (states.includes(CircuitState.HalfOpen)) return 'half-open'
-    return 'ready'
+    return this.breakers.state
   }
 
   async open(): Promise<void> {
@@ -389,86 +355,26 @@ export class LanceIndex implements VectorIndex {
     })
   }
 
-  /**
-   * Runs one LanceDB operation: connecting goes through the store's breaker (a folder that cannot be
-   * opened is one outage, logged once), the operation through its table's.
-   */
   private async run<T>(table: string, fn: () => Promise<T>): Promise<T> {
     if (this.closed) throw new IndexUnavailableError('the LanceDB index is closed')
-    const store = this.breakerOf('')
-    const breaker = this.breakerOf(table)
     try {
-      if (!this.conn?.isOpen() || store.policy.state !== CircuitState.Closed) await store.policy.execute(() => this.connect())
-      if (!table) return await fn()
-      return await breaker.policy.execute(fn)
-    } catch (error) {
-      if (error instanceof BrokenCircuitError) throw this.unavailable(store.policy.state === CircuitState.Closed ? table : '')
-      throw error
+      return await this.breakers.execute(table, fn)
     } finally {
       this.started = true
     }
   }
 
-  private breakerOf(table: string): TableBreaker {
-    let breaker = this.breakers.get(table)
-    if (breaker) return breaker
-    const impl = new IndexBreaker(this.breakerThreshold)
-    const policy = circuitBreaker(handleAll, { halfOpenAfter: this.halfOpenAfterMs, breaker: impl })
-    breaker = { impl, policy, openedAt: 0, outage: false }
-    this.breakers.set(table, breaker)
-    const name = table || this.dir
-    policy.onFailure(({ reason }) => {
-      this.counters?.inc('index.failure')
-      if (!breaker!.outage && 'error' in reason) this.logger.debug('LanceDB call on %s failed: %s', name, errorLine(reason.error))
-    })
-    policy.onBreak((reason) => {
-      breaker!.openedAt = Date.now()
-      // the handle may point at files that are gone; the probe after the pause reopens it
-      this.handles.delete(table)
-      const why = 'error' in reason ? reason.error : undefined
-      if (why instanceof IndexUnavailableError) this.conn = undefined
-      else if (table) void this.checkDamage(table, why)
-      if (breaker!.outage) {
-        this.logger.debug('LanceDB %s still unavailable; next probe in %d ms', name, this.halfOpenAfterMs)
-        return
-      }
-      breaker!.outage = true
-      this.counters?.inc('index.breaker-open')
-      this.logger.warn(
-        'LanceDB %s unavailable (%s); memory search degrades, writes wait in the outbox; retrying every %d s',
-        table ? `table ${table}` : `index at ${this.dir}`,
-        why ? errorLine(why) : 'isolated',
-        Math.round(this.halfOpenAfterMs / 1000),
-      )
-    })
-    policy.onReset(() => {
-      if (breaker!.outage) this.logger.info('LanceDB %s is available again', table ? `table ${table}` : `index at ${this.dir}`)
-      breaker!.outage = false
-    })
-    return breaker
-  }
-
   /** Rejects at once while the table's breaker is open, instead of waiting in a write queue to find out. */
   private rejectIfOpen(table: string) {
     if (this.closed) throw new IndexUnavailableError('the LanceDB index is closed')
-    for (const name of table ? ['', table] : ['']) {
-      const breaker = this.breakers.get(name)
-      if (!breaker) continue
-      const state = breaker.policy.state
-      if (state === CircuitState.Isolated) throw this.unavailable(name)
-      if (state === CircuitState.Open && Date.now() - breaker.openedAt < this.halfOpenAfterMs) throw this.unavailable(name)
-    }
+    this.breakers.rejectIfOpen(table)
   }
 
-  private unavailable(table: string) {
-    const breaker = this.breakerOf(table)
-    const last = breaker.policy.lastFailure
-    const cause = last && 'error' in last ? last.error : undefined
-    const retry = Math.max(0, this.halfOpenAfterMs - (Date.now() - breaker.openedAt))
-    return new IndexUnavailableError(
-      `LanceDB ${table ? `table ${table}` : 'index'} at ${this.dir} is unavailable (circuit open${cause ? `: ${errorLine(cause)}` : ''}); next probe in ${retry} ms`,
-      { cause },
-    )
+  private onBreak(table: string, cause: unknown) {
+    // the handle may point at files that are gone; the probe after the pause reopens it
+    this.handles.delete(table)
+    if (cause instanceof IndexUnavailableError) this.conn = undefined
+    else if (table) void this.checkDamage(table, cause)
   }
 
   // ── damaged tables ────────────────────────────────────────────────────────
@@ -555,7 +461,7 @@ export class LanceIndex implements VectorIndex {
       return conn
     } catch (error) {
       // Not transient: open the breaker now rather than after `threshold` attempts.
-      this.breakerOf('').impl.tripNext = true
+      this.breakers.tripStoreNext()
       throw new IndexUnavailableError(`cannot open LanceDB at ${this.dir}: ${errorLine(error)}`, { cause: error })
     }
   }
