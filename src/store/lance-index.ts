@@ -14,6 +14,7 @@ import { loadLib } from './lance-library'
 import { LanceQueries } from './lance-queries'
 import type { TableMeta } from './lance-schema'
 import { COLUMNS, mismatchOf, schemaOf } from './lance-schema'
+import { SearchIndexes } from './lance-search-indexes'
 
 /**
  * The LanceDB implementation of `VectorIndex`: one LanceDB table per memory kind, each row a copy of a
@@ -78,12 +79,12 @@ export class LanceIndex implements VectorIndex {
   private readonly optimizeEveryWrites: number
   private readonly optimizeEveryMs: number
   private readonly cleanupOlderThanMs: number
-  private readonly vectorIndexMinRows: number
   private readonly hybrid: 'lancedb' | 'parallel'
   private readonly queries: LanceQueries
   private readonly onReindexNeeded?: (table: string, check: EmbedderCheck) => void
 
   private readonly breakers: TableBreakers
+  private readonly searchIndexes: SearchIndexes
   private started = false
   private closed = false
 
@@ -97,9 +98,6 @@ export class LanceIndex implements VectorIndex {
   private readonly optimized = new Map<string, Date>()
   /** A later optimize per table, to prune the versions a burst of writes left. */
   private readonly followUps = new Map<string, NodeJS.Timeout>()
-  /** Row count of each table when its vector index was last trained (in this process). */
-  private readonly vectorIndexRows = new Map<string, number>()
-  private readonly indexFailuresLogged = new Set<string>()
   private timer?: NodeJS.Timeout
 
   constructor(options: LanceIndexOptions) {
@@ -109,7 +107,6 @@ export class LanceIndex implements VectorIndex {
     this.optimizeEveryWrites = options.optimizeEveryWrites ?? 100
     this.optimizeEveryMs = options.optimizeEveryMs ?? 5 * 60_000
     this.cleanupOlderThanMs = options.cleanupOlderThanMs ?? 2 * 60_000
-    this.vectorIndexMinRows = options.vectorIndexMinRows ?? 5000
     this.queries = new LanceQueries(options.refineFactor ?? 3)
     this.hybrid = options.hybrid ?? 'lancedb'
     this.onReindexNeeded = options.onReindexNeeded
@@ -123,6 +120,11 @@ export class LanceIndex implements VectorIndex {
       connected: () => this.conn?.isOpen() === true,
       connect: () => this.connect(),
       onBreak: (table, cause) => this.onBreak(table, cause),
+    })
+    this.searchIndexes = new SearchIndexes({
+      logger: options.logger,
+      counters: options.counters,
+      vectorIndexMinRows: options.vectorIndexMinRows ?? 5000,
     })
   }
 
@@ -304,8 +306,8 @@ export class LanceIndex implements VectorIndex {
         else await handle.delete('true')
         // nothing else writes this table while its queue runs this, so unverified files are safe to delete
         await handle.optimize({ cleanupOlderThan: new Date(), deleteUnverified: true })
-        this.vectorIndexRows.delete(table)
-        await this.ensureIndexes(handle, table, true)
+        this.searchIndexes.forget(table)
+        await this.searchIndexes.ensure(handle, table, true)
       }),
     )
     this.counters?.inc('index.purged')
@@ -411,9 +413,9 @@ export class LanceIndex implements VectorIndex {
     for (const index of await handle.listIndices().catch(() => [])) await handle.dropIndex(index.name).catch(() => undefined)
     if (!lostData && !(await this.damage(handle))) {
       this.logger.warn('LanceDB table %s had damaged search indexes (%s); they are being rebuilt', table, damage)
-      this.vectorIndexRows.delete(table)
+      this.searchIndexes.forget(table)
       this.handles.set(table, handle)
-      await this.ensureIndexes(handle, table, true)
+      await this.searchIndexes.ensure(handle, table, true)
       return 'ok'
     }
     handle.close()
@@ -561,7 +563,7 @@ export class LanceIndex implements VectorIndex {
         const damage = remade ? undefined : await this.damage(handle)
         if (damage) return this.repair(conn, handle, damage)
         this.handles.set(table, handle)
-        await this.ensureIndexes(handle, table, false)
+        await this.searchIndexes.ensure(handle, table, false)
         return 'ok'
       }
       this.logger.info('LanceDB table %s holds %s; dropping it for %s/%d', table, mismatch, meta.embedderId, meta.dims)
@@ -574,91 +576,9 @@ export class LanceIndex implements VectorIndex {
     const handle = await conn.createEmptyTable(table, schemaOf(meta))
     this.handles.set(table, handle)
     this.writesSince.set(table, 0)
-    this.vectorIndexRows.delete(table)
-    await this.ensureIndexes(handle, table, false)
+    this.searchIndexes.forget(table)
+    await this.searchIndexes.ensure(handle, table, false)
     return result
-  }
-
-  /** Creates missing indices: full-text and scalar always, the vector index once the table is large enough. */
-  private async ensureIndexes(handle: LanceDB.Table, table: string, vector: boolean) {
-    const { lancedb } = loadLib()
-    const indices = await handle.listIndices()
-    const existing = new Set(indices.flatMap((index) => index.columns))
-    // A full-text index built with another tokenizer (by an older version, or by hand) cannot match
-    // Chinese by character: rebuild it.
-    const fts = indices.find((index) => index.columns.includes('text'))
-    const details = fts?.indexDetails
-    if (
-      details &&
-      typeof details === 'object' &&
-      (details.base_tokenizer !== 'ngram' || details.min_ngram_length !== 1 || details.max_ngram_length !== 2)
-    ) {
-      this.logger.info('LanceDB table %s: rebuilding the full-text index with the ngram tokenizer', table)
-      existing.delete('text')
-    }
-    const wanted: [string, () => LanceDB.Index][] = [
-      // Character 1- and 2-grams: Chinese needs no dictionary and a one-character query still matches.
-      // Never `language: "Chinese"`: LanceDB 0.31 aborts the process on it.
-      [
-        'text',
-        () =>
-          lancedb.Index.fts({
-            baseTokenizer: 'ngram',
-            ngramMinLength: 1,
-            ngramMaxLength: 2,
-            prefixOnly: false,
-            withPosition: false,
-            lowercase: true,
-            stem: false,
-            removeStopWords: false,
-          }),
-      ],
-      // Scalar indices turn a scoped query's prefilter from a full scan into an index lookup (≈10× at 100k rows).
-      ['user_id', () => lancedb.Index.btree()],
-      ['guild_id', () => lancedb.Index.btree()],
-      ['platform', () => lancedb.Index.bitmap()],
-    ]
-    for (const [column, config] of wanted) {
-      if (existing.has(column)) continue
-      await this.tryIndex(table, column, () => handle.createIndex(column, { config: config(), replace: true }))
-    }
-    if (!vector) return
-    const rows = await handle.countRows()
-    if (rows < this.vectorIndexMinRows) return
-    const trained = this.vectorIndexRows.get(table)
-    if (existing.has('vector')) {
-      if (trained === undefined) {
-        // Trained before this process started: take the current size as the baseline.
-        this.vectorIndexRows.set(table, rows)
-        return
-      }
-      if (rows < trained * 2) return
-    }
-    // IVF_RQ trains in seconds where IVF_PQ and HNSW take a minute at 100k rows; 4-bit codes with a
-    // refine factor of 3 keep recall@10 ≈ 0.98 against exact search on scoped queries.
-    const built = await this.tryIndex(table, 'vector', () =>
-      handle.createIndex('vector', { config: lancedb.Index.ivfRq({ distanceType: 'cosine', numBits: 4 }), replace: true }),
-    )
-    if (built) {
-      this.vectorIndexRows.set(table, rows)
-      this.logger.debug('LanceDB table %s: vector index trained on %d rows', table, rows)
-    }
-  }
-
-  private async tryIndex(table: string, column: string, build: () => Promise<void>): Promise<boolean> {
-    try {
-      await build()
-      return true
-    } catch (error) {
-      // Queries stay correct without the index (they scan); do not fail the write or open the breaker.
-      this.counters?.inc('index.index-build-failed')
-      const key = `${table}.${column}`
-      if (!this.indexFailuresLogged.has(key)) {
-        this.indexFailuresLogged.add(key)
-        this.logger.warn('could not build the %s index of LanceDB table %s: %s', column, table, errorLine(error))
-      }
-      return false
-    }
   }
 
   private async optimizeTable(table: string) {
@@ -677,7 +597,7 @@ export class LanceIndex implements VectorIndex {
       timer.unref?.()
       this.followUps.set(table, timer)
     }
-    await this.ensureIndexes(handle, table, true)
+    await this.searchIndexes.ensure(handle, table, true)
     this.optimized.set(table, new Date())
     this.counters?.inc('index.optimize')
     this.logger.debug('optimized LanceDB table %s in %d ms', table, Date.now() - started)
