@@ -11,6 +11,7 @@ import { TableBreakers } from './lance-breakers'
 import { rankHits, toArrow, toHits, toRows } from './lance-codec'
 import { errorLine, IndexUnavailableError } from './lance-errors'
 import { loadLib } from './lance-library'
+import { TableOptimizer } from './lance-optimizer'
 import { LanceQueries } from './lance-queries'
 import type { TableMeta } from './lance-schema'
 import { COLUMNS, mismatchOf, schemaOf } from './lance-schema'
@@ -76,15 +77,13 @@ export class LanceIndex implements VectorIndex {
   private readonly dir: string
   private readonly logger: Logger
   private readonly counters?: Counters
-  private readonly optimizeEveryWrites: number
-  private readonly optimizeEveryMs: number
-  private readonly cleanupOlderThanMs: number
   private readonly hybrid: 'lancedb' | 'parallel'
   private readonly queries: LanceQueries
   private readonly onReindexNeeded?: (table: string, check: EmbedderCheck) => void
 
   private readonly breakers: TableBreakers
   private readonly searchIndexes: SearchIndexes
+  private readonly optimizer: TableOptimizer
   private started = false
   private closed = false
 
@@ -92,21 +91,11 @@ export class LanceIndex implements VectorIndex {
   private readonly meta = new Map<string, TableMeta>()
   private readonly handles = new Map<string, LanceDB.Table>()
   private readonly queues = new Map<string, Promise<void>>()
-  private readonly writesSince = new Map<string, number>()
-  private readonly optimizePending = new Set<string>()
-  /** When each table was last optimized. */
-  private readonly optimized = new Map<string, Date>()
-  /** A later optimize per table, to prune the versions a burst of writes left. */
-  private readonly followUps = new Map<string, NodeJS.Timeout>()
-  private timer?: NodeJS.Timeout
 
   constructor(options: LanceIndexOptions) {
     this.dir = options.dir
     this.logger = options.logger
     this.counters = options.counters
-    this.optimizeEveryWrites = options.optimizeEveryWrites ?? 100
-    this.optimizeEveryMs = options.optimizeEveryMs ?? 5 * 60_000
-    this.cleanupOlderThanMs = options.cleanupOlderThanMs ?? 2 * 60_000
     this.queries = new LanceQueries(options.refineFactor ?? 3)
     this.hybrid = options.hybrid ?? 'lancedb'
     this.onReindexNeeded = options.onReindexNeeded
@@ -126,6 +115,16 @@ export class LanceIndex implements VectorIndex {
       counters: options.counters,
       vectorIndexMinRows: options.vectorIndexMinRows ?? 5000,
     })
+    this.optimizer = new TableOptimizer({
+      logger: options.logger,
+      counters: options.counters,
+      searchIndexes: this.searchIndexes,
+      everyWrites: options.optimizeEveryWrites ?? 100,
+      everyMs: options.optimizeEveryMs ?? 5 * 60_000,
+      cleanupOlderThanMs: options.cleanupOlderThanMs ?? 2 * 60_000,
+      queue: (table) => this.optimize(table),
+      isClosed: () => this.closed,
+    })
   }
 
   /** The worst state of any table's breaker. */
@@ -136,10 +135,7 @@ export class LanceIndex implements VectorIndex {
 
   async open(): Promise<void> {
     this.closed = false
-    if (!this.timer && this.optimizeEveryMs > 0) {
-      this.timer = setInterval(() => this.optimizeWritten(), this.optimizeEveryMs)
-      this.timer.unref?.()
-    }
+    this.optimizer.start()
     try {
       await this.run('', async () => {})
     } catch {
@@ -172,7 +168,7 @@ export class LanceIndex implements VectorIndex {
       }),
     )
     this.counters?.inc('index.rows-upserted', unique.length)
-    this.noteWrite(table)
+    this.optimizer.noteWrite(table)
   }
 
   async delete(table: string, ids: string[]): Promise<void> {
@@ -187,7 +183,7 @@ export class LanceIndex implements VectorIndex {
         for (const filter of filters) await handle.delete(filter)
       }),
     )
-    this.noteWrite(table)
+    this.optimizer.noteWrite(table)
   }
 
   async clear(table: string): Promise<void> {
@@ -199,7 +195,7 @@ export class LanceIndex implements VectorIndex {
         await handle.delete('true')
       }),
     )
-    this.noteWrite(table)
+    this.optimizer.noteWrite(table)
   }
 
   async search(table: string, query: { vector: Float32Array; text: string; scope: Scope; limit: number }): Promise<IndexHit[]> {
@@ -268,7 +264,7 @@ export class LanceIndex implements VectorIndex {
   }
 
   optimizedAt(table: string): Date | undefined {
-    return this.optimized.get(table)
+    return this.optimizer.optimizedAt(table)
   }
 
   async texts(table: string, ids: string[]): Promise<string[]> {
@@ -322,10 +318,7 @@ export class LanceIndex implements VectorIndex {
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
-    for (const timer of this.followUps.values()) clearTimeout(timer)
-    this.followUps.clear()
-    this.timer = undefined
+    this.optimizer.stop()
     await Promise.all([...this.queues.values()])
     this.closed = true
     for (const handle of this.handles.values()) {
@@ -482,24 +475,6 @@ export class LanceIndex implements VectorIndex {
     return next
   }
 
-  private noteWrite(table: string) {
-    const writes = (this.writesSince.get(table) ?? 0) + 1
-    this.writesSince.set(table, writes)
-    if (this.optimizeEveryWrites > 0 && writes >= this.optimizeEveryWrites) this.optimizeInBackground(table)
-  }
-
-  private optimizeWritten() {
-    for (const [table, writes] of this.writesSince) if (writes > 0) this.optimizeInBackground(table)
-  }
-
-  private optimizeInBackground(table: string) {
-    if (this.optimizePending.has(table) || this.closed) return
-    this.optimizePending.add(table)
-    this.optimize(table)
-      .catch((error) => this.logger.debug('background optimize of %s failed: %s', table, errorLine(error)))
-      .finally(() => this.optimizePending.delete(table))
-  }
-
   // ── tables ────────────────────────────────────────────────────────────────
 
   private metaOf(table: string): TableMeta {
@@ -575,31 +550,13 @@ export class LanceIndex implements VectorIndex {
     fs.rmSync(join(this.dir, `${table}.lance`), { recursive: true, force: true })
     const handle = await conn.createEmptyTable(table, schemaOf(meta))
     this.handles.set(table, handle)
-    this.writesSince.set(table, 0)
+    this.optimizer.noteCreated(table)
     this.searchIndexes.forget(table)
     await this.searchIndexes.ensure(handle, table, false)
     return result
   }
 
   private async optimizeTable(table: string) {
-    const handle = await this.handle(table, true)
-    const written = (this.writesSince.get(table) ?? 0) > 0
-    this.writesSince.set(table, 0)
-    const started = Date.now()
-    await handle.optimize({ cleanupOlderThan: new Date(Date.now() - this.cleanupOlderThanMs) })
-    // the versions this optimize made (and those of the writes just before it) are too young to prune
-    // yet: one more pass once they are old enough, so a burst of writes leaves few versions on disk
-    if (written && !this.followUps.has(table) && !this.closed) {
-      const timer = setTimeout(() => {
-        this.followUps.delete(table)
-        this.optimizeInBackground(table)
-      }, this.cleanupOlderThanMs + 1000)
-      timer.unref?.()
-      this.followUps.set(table, timer)
-    }
-    await this.searchIndexes.ensure(handle, table, true)
-    this.optimized.set(table, new Date())
-    this.counters?.inc('index.optimize')
-    this.logger.debug('optimized LanceDB table %s in %d ms', table, Date.now() - started)
+    await this.optimizer.optimize(table, await this.handle(table, true))
   }
 }
