@@ -13,6 +13,7 @@ import { errorLine, IndexUnavailableError } from './lance-errors'
 import { loadLib } from './lance-library'
 import { TableOptimizer } from './lance-optimizer'
 import { LanceQueries } from './lance-queries'
+import { TableRepair } from './lance-repair'
 import type { TableMeta } from './lance-schema'
 import { COLUMNS, mismatchOf, schemaOf } from './lance-schema'
 import { SearchIndexes } from './lance-search-indexes'
@@ -70,20 +71,18 @@ export interface LanceIndexOptions {
 /** Rows per mergeInsert call. */
 const WRITE_CHUNK = 10_000
 
-/** An error naming a data file of a table that is not there (the folder was deleted or damaged under an open table). */
-const MISSING_DATA = /not found: \S*\.lance\/data\//i
-
 export class LanceIndex implements VectorIndex {
   private readonly dir: string
   private readonly logger: Logger
   private readonly counters?: Counters
   private readonly hybrid: 'lancedb' | 'parallel'
-  private readonly queries: LanceQueries
   private readonly onReindexNeeded?: (table: string, check: EmbedderCheck) => void
 
   private readonly breakers: TableBreakers
   private readonly searchIndexes: SearchIndexes
   private readonly optimizer: TableOptimizer
+  private readonly repairs: TableRepair
+  private readonly queries: LanceQueries
   private started = false
   private closed = false
 
@@ -96,28 +95,24 @@ export class LanceIndex implements VectorIndex {
     this.dir = options.dir
     this.logger = options.logger
     this.counters = options.counters
-    this.queries = new LanceQueries(options.refineFactor ?? 3)
     this.hybrid = options.hybrid ?? 'lancedb'
     this.onReindexNeeded = options.onReindexNeeded
 
+    const { dir, logger, counters } = options
     this.breakers = new TableBreakers({
-      dir: options.dir,
-      logger: options.logger,
-      counters: options.counters,
+      dir,
+      logger,
+      counters,
       threshold: options.breakerThreshold ?? 3,
       halfOpenAfterMs: options.halfOpenAfterMs ?? 30_000,
       connected: () => this.conn?.isOpen() === true,
       connect: () => this.connect(),
       onBreak: (table, cause) => this.onBreak(table, cause),
     })
-    this.searchIndexes = new SearchIndexes({
-      logger: options.logger,
-      counters: options.counters,
-      vectorIndexMinRows: options.vectorIndexMinRows ?? 5000,
-    })
+    this.searchIndexes = new SearchIndexes({ logger, counters, vectorIndexMinRows: options.vectorIndexMinRows ?? 5000 })
     this.optimizer = new TableOptimizer({
-      logger: options.logger,
-      counters: options.counters,
+      logger,
+      counters,
       searchIndexes: this.searchIndexes,
       everyWrites: options.optimizeEveryWrites ?? 100,
       everyMs: options.optimizeEveryMs ?? 5 * 60_000,
@@ -125,6 +120,16 @@ export class LanceIndex implements VectorIndex {
       queue: (table) => this.optimize(table),
       isClosed: () => this.closed,
     })
+    this.repairs = new TableRepair({
+      dir,
+      logger,
+      counters,
+      searchIndexes: this.searchIndexes,
+      metaOf: (table) => this.metaOf(table),
+      setHandle: (table, handle) => (handle ? this.handles.set(table, handle) : this.handles.delete(table)),
+      makeAnew: (table) => this.ensureTable(table, true),
+    })
+    this.queries = new LanceQueries(options.refineFactor ?? 3)
   }
 
   /** The worst state of any table's breaker. */
@@ -383,62 +388,11 @@ export class LanceIndex implements VectorIndex {
     if (this.closed || !this.meta.has(table)) return
     try {
       await this.enqueue(table, async () => {
-        const conn = await this.connect()
-        if (!(await conn.tableNames()).includes(table)) return
-        const handle = await conn.openTable(table)
-        // a write that found a data file gone: the table is broken however its reads fare
-        const lostData = MISSING_DATA.test(errorLine(cause))
-        const damage = (await this.damage(handle)) ?? (lostData ? errorLine(cause) : undefined)
-        if (damage && (await this.repair(conn, handle, damage, lostData)) === 'created') this.onReindexNeeded?.(table, 'created')
+        const check = await this.repairs.afterFailure(await this.connect(), table, cause)
+        if (check === 'created') this.onReindexNeeded?.(table, 'created')
       })
     } catch (error) {
       this.logger.debug('could not check LanceDB table %s: %s', table, errorLine(error))
-    }
-  }
-
-  /**
-   * Rebuilds a damaged table's search indexes, or, when the table still cannot be read, makes it anew
-   * (`'created'`: its rows must be re-added).
-   */
-  private async repair(conn: LanceDB.Connection, handle: LanceDB.Table, damage: string, lostData = false): Promise<EmbedderCheck> {
-    const table = handle.name
-    this.counters?.inc('index.table-damaged')
-    for (const index of await handle.listIndices().catch(() => [])) await handle.dropIndex(index.name).catch(() => undefined)
-    if (!lostData && !(await this.damage(handle))) {
-      this.logger.warn('LanceDB table %s had damaged search indexes (%s); they are being rebuilt', table, damage)
-      this.searchIndexes.forget(table)
-      this.handles.set(table, handle)
-      await this.searchIndexes.ensure(handle, table, true)
-      return 'ok'
-    }
-    handle.close()
-    this.handles.delete(table)
-    this.logger.warn('LanceDB table %s is damaged (%s); it is made anew and its rows are re-added from the database', table, damage)
-    await this.dropDamaged(conn, table)
-    return this.ensureTable(table, true)
-  }
-
-  /** Drops a table; when LanceDB cannot (its files are unreadable), deletes its folder. */
-  private async dropDamaged(conn: LanceDB.Connection, table: string): Promise<void> {
-    this.handles.delete(table)
-    try {
-      await conn.dropTable(table)
-    } catch {
-      fs.rmSync(join(this.dir, `${table}.lance`), { recursive: true, force: true })
-    }
-  }
-
-  /** Why the table cannot be read (every column, its scalar, full-text and vector indexes), or undefined. */
-  private async damage(handle: LanceDB.Table): Promise<string | undefined> {
-    const { lancedb } = loadLib()
-    const meta = this.metaOf(handle.name)
-    try {
-      await handle.query().select(['id']).toArray()
-      await handle.query().nearestTo(new Float32Array(meta.dims).fill(1)).distanceType('cosine').where("user_id = ''").limit(1).toArray()
-      await handle.query().fullTextSearch(new lancedb.MatchQuery('a', 'text')).where("guild_id = ''").limit(1).toArray()
-      return undefined
-    } catch (error) {
-      return errorLine(error)
     }
   }
 
@@ -524,26 +478,26 @@ export class LanceIndex implements VectorIndex {
           table,
           errorLine(error),
         )
-        await this.dropDamaged(conn, table)
+        await this.repairs.drop(conn, table)
         return this.ensureTable(table, true)
       }
       let mismatch: string | undefined
       try {
         mismatch = await mismatchOf(handle, meta)
       } catch (error) {
-        if (!remade) return this.repair(conn, handle, errorLine(error))
+        if (!remade) return this.repairs.repair(conn, handle, errorLine(error))
         throw error
       }
       if (!mismatch) {
-        const damage = remade ? undefined : await this.damage(handle)
-        if (damage) return this.repair(conn, handle, damage)
+        const damage = remade ? undefined : await this.repairs.damage(handle)
+        if (damage) return this.repairs.repair(conn, handle, damage)
         this.handles.set(table, handle)
         await this.searchIndexes.ensure(handle, table, false)
         return 'ok'
       }
       this.logger.info('LanceDB table %s holds %s; dropping it for %s/%d', table, mismatch, meta.embedderId, meta.dims)
       handle.close()
-      await this.dropDamaged(conn, table)
+      await this.repairs.drop(conn, table)
       result = 'reindex'
     }
     // what a write through a handle opened before the folder was deleted left behind is no table
