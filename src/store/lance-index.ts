@@ -1,28 +1,22 @@
-import { cosine } from '../providers/vectors'
 import * as fs from 'node:fs'
-import { availableParallelism } from 'node:os'
 import { join } from 'node:path'
 import type * as LanceDB from '@lancedb/lancedb'
-import type * as ArrowLib from 'apache-arrow'
-import type { CircuitBreakerPolicy, IBreaker } from 'cockatiel'
-import { BrokenCircuitError, CircuitState, ConsecutiveBreaker, circuitBreaker, handleAll } from 'cockatiel'
 import type { Scope } from '../scope'
-import { lanceIdIn, lanceWhere, sqlString } from '../scope'
+import { lanceIdIn, lanceWhere } from '../scope'
 import type { Counters, Logger } from '../core/observability'
 import type { EmbedderCheck, IndexHit, IndexRow, IndexState, VectorIndex } from './vector-index'
 import { chunks, ID_CHUNK } from '../core/chunks'
-import {
-  checkEmbedder,
-  checkLimit,
-  checkQueryVector,
-  checkTableName,
-  fuse,
-  isZero,
-  rankRelevance,
-  RRF_K,
-  uniqueRows,
-  WORDLIKE,
-} from './index-checks'
+import { checkEmbedder, checkLimit, checkQueryVector, checkTableName, fuse, isZero, uniqueRows, WORDLIKE } from './index-checks'
+import { TableBreakers } from './lance-breakers'
+import { rankHits, toArrow, toHits, toRows } from './lance-codec'
+import { errorLine, IndexUnavailableError } from './lance-errors'
+import { loadLib } from './lance-library'
+import { TableOptimizer } from './lance-optimizer'
+import { LanceQueries } from './lance-queries'
+import { TableRepair } from './lance-repair'
+import type { TableMeta } from './lance-schema'
+import { COLUMNS, mismatchOf, schemaOf } from './lance-schema'
+import { SearchIndexes } from './lance-search-indexes'
 
 /**
  * The LanceDB implementation of `VectorIndex`: one LanceDB table per memory kind, each row a copy of a
@@ -41,14 +35,6 @@ import {
  *   versions older than `cleanupOlderThanMs`, index updates, and an IVF_RQ vector index once the table
  *   holds `vectorIndexMinRows` rows (retrained when the table has doubled since).
  */
-
-/** Thrown when the index cannot be used right now: the breaker is open, or the store is closed. */
-export class IndexUnavailableError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options)
-    this.name = 'IndexUnavailableError'
-  }
-}
 
 export interface LanceIndexOptions {
   /** The LanceDB directory. Created when missing. */
@@ -82,123 +68,21 @@ export interface LanceIndexOptions {
   onReindexNeeded?: (table: string, check: EmbedderCheck) => void
 }
 
-interface Lib {
-  lancedb: typeof LanceDB
-  arrow: typeof ArrowLib
-}
-
-let lib: Lib | undefined
-
-/**
- * LanceDB and Apache Arrow are loaded with CommonJS `require`, together, so the Arrow classes this
- * module builds tables with are the very objects LanceDB checks against (ARCHITECTURE decision 7).
- * Loading lazily turns a missing native binary into an index outage instead of a plugin crash.
- */
-function loadLib(): Lib {
-  if (!lib) {
-    const threads = lanceCpuThreads(process.env.LANCE_CPU_THREADS, availableParallelism())
-    if (threads) process.env.LANCE_CPU_THREADS = threads
-    /* eslint-disable @typescript-eslint/no-require-imports */
-    lib = {
-      lancedb: require('@lancedb/lancedb') as typeof LanceDB,
-      arrow: require('apache-arrow') as typeof ArrowLib,
-    }
-    /* eslint-enable @typescript-eslint/no-require-imports */
-  }
-  return lib
-}
-
-/**
- * The size of LanceDB's CPU pool to set before it starts, when the owner set none: on a machine of two
- * cores or fewer LanceDB keeps one thread for it, and building a full-text index with the ngram
- * tokenizer then waits forever once the index outgrows one batch (lancedb/lancedb#3568; here the
- * optimize after about 100,000 new rows never returned). Two threads are enough.
- */
-export function lanceCpuThreads(configured: string | undefined, cores: number): string | undefined {
-  if (configured?.trim()) return undefined
-  return cores <= 2 ? '2' : undefined
-}
-
-/** Why LanceDB cannot load on this machine (no native build for it, a binary that does not link), or undefined when it loads. */
-export function lanceLoadFailure(): string | undefined {
-  try {
-    loadLib()
-    return undefined
-  } catch (error) {
-    return message(error)
-  }
-}
-
-const COLUMNS = ['id', 'text', 'vector', 'platform', 'user_id', 'guild_id', 'channel_id', 'created_at'] as const
-const ALL_COLUMNS = [...COLUMNS, 'embedder', 'dims']
-const META_EMBEDDER = 'memory.embedder'
-const META_DIMS = 'memory.dims'
 /** Rows per mergeInsert call. */
 const WRITE_CHUNK = 10_000
-
-interface TableMeta {
-  embedderId: string
-  dims: number
-}
-
-/** A ConsecutiveBreaker that can be told to open on the next failure (a failed connect is not transient). */
-class IndexBreaker implements IBreaker {
-  private readonly inner: ConsecutiveBreaker
-  tripNext = false
-  constructor(threshold: number) {
-    this.inner = new ConsecutiveBreaker(threshold)
-  }
-  get state() {
-    return this.inner.state
-  }
-  set state(value: number) {
-    this.inner.state = value
-  }
-  success() {
-    this.tripNext = false
-    this.inner.success()
-  }
-  failure() {
-    const opened = this.inner.failure()
-    if (this.tripNext) {
-      this.tripNext = false
-      return true
-    }
-    return opened
-  }
-}
-
-/** An error naming a data file of a table that is not there (the folder was deleted or damaged under an open table). */
-const MISSING_DATA = /not found: \S*\.lance\/data\//i
-
-interface TableBreaker {
-  impl: IndexBreaker
-  policy: CircuitBreakerPolicy
-  openedAt: number
-  /** The outage was logged (once per outage). */
-  outage: boolean
-}
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message.split('\n')[0].slice(0, 300) : String(error)
-}
 
 export class LanceIndex implements VectorIndex {
   private readonly dir: string
   private readonly logger: Logger
   private readonly counters?: Counters
-  private readonly halfOpenAfterMs: number
-  private readonly optimizeEveryWrites: number
-  private readonly optimizeEveryMs: number
-  private readonly cleanupOlderThanMs: number
-  private readonly vectorIndexMinRows: number
-  private readonly refineFactor: number
   private readonly hybrid: 'lancedb' | 'parallel'
   private readonly onReindexNeeded?: (table: string, check: EmbedderCheck) => void
 
-  private readonly breakerThreshold: number
-  /** One breaker per table (a damaged table never takes the others down); `''` is the store itself. */
-  private readonly breakers = new Map<string, TableBreaker>()
+  private readonly breakers: TableBreakers
+  private readonly searchIndexes: SearchIndexes
+  private readonly optimizer: TableOptimizer
+  private readonly repairs: TableRepair
+  private readonly queries: LanceQueries
   private started = false
   private closed = false
 
@@ -206,49 +90,57 @@ export class LanceIndex implements VectorIndex {
   private readonly meta = new Map<string, TableMeta>()
   private readonly handles = new Map<string, LanceDB.Table>()
   private readonly queues = new Map<string, Promise<void>>()
-  private readonly writesSince = new Map<string, number>()
-  private readonly optimizePending = new Set<string>()
-  /** When each table was last optimized. */
-  private readonly optimized = new Map<string, Date>()
-  /** A later optimize per table, to prune the versions a burst of writes left. */
-  private readonly followUps = new Map<string, NodeJS.Timeout>()
-  /** Row count of each table when its vector index was last trained (in this process). */
-  private readonly vectorIndexRows = new Map<string, number>()
-  private readonly indexFailuresLogged = new Set<string>()
-  private reranker?: Promise<LanceDB.rerankers.RRFReranker>
-  private timer?: NodeJS.Timeout
 
   constructor(options: LanceIndexOptions) {
     this.dir = options.dir
     this.logger = options.logger
     this.counters = options.counters
-    this.halfOpenAfterMs = options.halfOpenAfterMs ?? 30_000
-    this.optimizeEveryWrites = options.optimizeEveryWrites ?? 100
-    this.optimizeEveryMs = options.optimizeEveryMs ?? 5 * 60_000
-    this.cleanupOlderThanMs = options.cleanupOlderThanMs ?? 2 * 60_000
-    this.vectorIndexMinRows = options.vectorIndexMinRows ?? 5000
-    this.refineFactor = options.refineFactor ?? 3
     this.hybrid = options.hybrid ?? 'lancedb'
     this.onReindexNeeded = options.onReindexNeeded
 
-    this.breakerThreshold = options.breakerThreshold ?? 3
+    const { dir, logger, counters } = options
+    this.breakers = new TableBreakers({
+      dir,
+      logger,
+      counters,
+      threshold: options.breakerThreshold ?? 3,
+      halfOpenAfterMs: options.halfOpenAfterMs ?? 30_000,
+      connected: () => this.conn?.isOpen() === true,
+      connect: () => this.connect(),
+      onBreak: (table, cause) => this.onBreak(table, cause),
+    })
+    this.searchIndexes = new SearchIndexes({ logger, counters, vectorIndexMinRows: options.vectorIndexMinRows ?? 5000 })
+    this.optimizer = new TableOptimizer({
+      logger,
+      counters,
+      searchIndexes: this.searchIndexes,
+      everyWrites: options.optimizeEveryWrites ?? 100,
+      everyMs: options.optimizeEveryMs ?? 5 * 60_000,
+      cleanupOlderThanMs: options.cleanupOlderThanMs ?? 2 * 60_000,
+      queue: (table) => this.optimize(table),
+      isClosed: () => this.closed,
+    })
+    this.repairs = new TableRepair({
+      dir,
+      logger,
+      counters,
+      searchIndexes: this.searchIndexes,
+      metaOf: (table) => this.metaOf(table),
+      setHandle: (table, handle) => (handle ? this.handles.set(table, handle) : this.handles.delete(table)),
+      makeAnew: (table) => this.ensureTable(table, true),
+    })
+    this.queries = new LanceQueries(options.refineFactor ?? 3)
   }
 
   /** The worst state of any table's breaker. */
   get state(): IndexState {
     if (!this.started || this.closed) return 'uninitialised'
-    const states = [...this.breakers.values()].map((breaker) => breaker.policy.state)
-    if (states.some((state) => state === CircuitState.Open || state === CircuitState.Isolated)) return 'open'
-    if (states.includes(CircuitState.HalfOpen)) return 'half-open'
-    return 'ready'
+    return this.breakers.state
   }
 
   async open(): Promise<void> {
     this.closed = false
-    if (!this.timer && this.optimizeEveryMs > 0) {
-      this.timer = setInterval(() => this.optimizeWritten(), this.optimizeEveryMs)
-      this.timer.unref?.()
-    }
+    this.optimizer.start()
     try {
       await this.run('', async () => {})
     } catch {
@@ -276,12 +168,12 @@ export class LanceIndex implements VectorIndex {
       this.run(table, async () => {
         const handle = await this.handle(table, true)
         for (const part of chunks(unique, WRITE_CHUNK)) {
-          await handle.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(this.toArrow(meta, part))
+          await handle.mergeInsert('id').whenMatchedUpdateAll().whenNotMatchedInsertAll().execute(toArrow(meta, part))
         }
       }),
     )
     this.counters?.inc('index.rows-upserted', unique.length)
-    this.noteWrite(table)
+    this.optimizer.noteWrite(table)
   }
 
   async delete(table: string, ids: string[]): Promise<void> {
@@ -296,7 +188,7 @@ export class LanceIndex implements VectorIndex {
         for (const filter of filters) await handle.delete(filter)
       }),
     )
-    this.noteWrite(table)
+    this.optimizer.noteWrite(table)
   }
 
   async clear(table: string): Promise<void> {
@@ -308,7 +200,7 @@ export class LanceIndex implements VectorIndex {
         await handle.delete('true')
       }),
     )
-    this.noteWrite(table)
+    this.optimizer.noteWrite(table)
   }
 
   async search(table: string, query: { vector: Float32Array; text: string; scope: Scope; limit: number }): Promise<IndexHit[]> {
@@ -323,30 +215,17 @@ export class LanceIndex implements VectorIndex {
     this.rejectIfOpen(table)
     return this.run(table, async () => {
       const handle = await this.handle(table, false)
-      if (!useText) return this.rankHits(await this.vectorQuery(handle, query.vector, where, limit).toArrow(), query.vector)
-      if (!useVector) return this.rankHits(await this.textQuery(handle, text, where, limit).toArrow(), query.vector)
+      if (!useText) return rankHits(await this.queries.vector(handle, query.vector, where, limit).toArrow(), query.vector)
+      if (!useVector) return rankHits(await this.queries.text(handle, text, where, limit).toArrow(), query.vector)
       if (this.hybrid === 'parallel') {
         const [byVector, byText] = await Promise.all([
-          this.vectorQuery(handle, query.vector, where, limit).toArrow(),
-          this.textQuery(handle, text, where, limit).toArrow(),
+          this.queries.vector(handle, query.vector, where, limit).toArrow(),
+          this.queries.text(handle, text, where, limit).toArrow(),
         ])
-        return fuse([this.rankHits(byVector, query.vector), this.rankHits(byText, query.vector)], limit)
+        return fuse([rankHits(byVector, query.vector), rankHits(byText, query.vector)], limit)
       }
-      const { lancedb } = loadLib()
-      // No `select` here: in 0.31 a hybrid query with a column list logs two deprecation warnings per
-      // query (one leg lacks `_score`, the other `_distance`), and naming both is an error.
-      const rows = await handle
-        .query()
-        .fullTextSearch(new lancedb.MatchQuery(text, 'text'))
-        .nearestTo(query.vector)
-        .distanceType('cosine')
-        .refineFactor(this.refineFactor)
-        .maximumNprobes(0)
-        .where(where)
-        .rerank(await this.rrf())
-        .limit(limit)
-        .toArrow()
-      return this.toHits(rows, query.vector, (i) => Number(rows.getChild('_relevance_score')?.get(i) ?? 0))
+      const rows = await this.queries.hybrid(handle, text, query.vector, where, limit)
+      return toHits(rows, query.vector, (i) => Number(rows.getChild('_relevance_score')?.get(i) ?? 0))
     })
   }
 
@@ -359,7 +238,7 @@ export class LanceIndex implements VectorIndex {
     this.rejectIfOpen(table)
     return this.run(table, async () => {
       const handle = await this.handle(table, false)
-      return this.rankHits(await this.vectorQuery(handle, vector, where, checked).toArrow(), vector)
+      return rankHits(await this.queries.vector(handle, vector, where, checked).toArrow(), vector)
     })
   }
 
@@ -385,24 +264,12 @@ export class LanceIndex implements VectorIndex {
         .select([...COLUMNS])
         .limit(checked)
         .toArrow()
-      return this.toRows(rows, meta.dims)
+      return toRows(rows, meta.dims)
     })
   }
 
-  /** The vectors of a fixed-size-list column, one after another (rows never hold a null vector: the schema forbids it). */
-  private flatVectors(column: ArrowLib.Vector, dims: number): Float32Array {
-    const flat = new Float32Array(column.length * dims)
-    let at = 0
-    for (const data of column.data) {
-      const values = data.children[0].values as Float32Array
-      flat.set(values.subarray(data.offset * dims, (data.offset + data.length) * dims), at * dims)
-      at += data.length
-    }
-    return flat
-  }
-
   optimizedAt(table: string): Date | undefined {
-    return this.optimized.get(table)
+    return this.optimizer.optimizedAt(table)
   }
 
   async texts(table: string, ids: string[]): Promise<string[]> {
@@ -435,13 +302,13 @@ export class LanceIndex implements VectorIndex {
         // A deleted row stays in its data file until the fragment is rewritten, and compaction skips
         // fragments with few deletions: writing the live rows anew leaves no erased text in any file
         // the table still uses, and the cleanup below removes the files of every older version.
-        const live = this.toRows(await handle.query().toArrow(), meta.dims)
-        if (live.length) await handle.add(this.toArrow(meta, live), { mode: 'overwrite' })
+        const live = toRows(await handle.query().toArrow(), meta.dims)
+        if (live.length) await handle.add(toArrow(meta, live), { mode: 'overwrite' })
         else await handle.delete('true')
         // nothing else writes this table while its queue runs this, so unverified files are safe to delete
         await handle.optimize({ cleanupOlderThan: new Date(), deleteUnverified: true })
-        this.vectorIndexRows.delete(table)
-        await this.ensureIndexes(handle, table, true)
+        this.searchIndexes.forget(table)
+        await this.searchIndexes.ensure(handle, table, true)
       }),
     )
     this.counters?.inc('index.purged')
@@ -456,10 +323,7 @@ export class LanceIndex implements VectorIndex {
   }
 
   async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
-    for (const timer of this.followUps.values()) clearTimeout(timer)
-    this.followUps.clear()
-    this.timer = undefined
+    this.optimizer.stop()
     await Promise.all([...this.queues.values()])
     this.closed = true
     for (const handle of this.handles.values()) {
@@ -491,86 +355,26 @@ export class LanceIndex implements VectorIndex {
     })
   }
 
-  /**
-   * Runs one LanceDB operation: connecting goes through the store's breaker (a folder that cannot be
-   * opened is one outage, logged once), the operation through its table's.
-   */
   private async run<T>(table: string, fn: () => Promise<T>): Promise<T> {
     if (this.closed) throw new IndexUnavailableError('the LanceDB index is closed')
-    const store = this.breakerOf('')
-    const breaker = this.breakerOf(table)
     try {
-      if (!this.conn?.isOpen() || store.policy.state !== CircuitState.Closed) await store.policy.execute(() => this.connect())
-      if (!table) return await fn()
-      return await breaker.policy.execute(fn)
-    } catch (error) {
-      if (error instanceof BrokenCircuitError) throw this.unavailable(store.policy.state === CircuitState.Closed ? table : '')
-      throw error
+      return await this.breakers.execute(table, fn)
     } finally {
       this.started = true
     }
   }
 
-  private breakerOf(table: string): TableBreaker {
-    let breaker = this.breakers.get(table)
-    if (breaker) return breaker
-    const impl = new IndexBreaker(this.breakerThreshold)
-    const policy = circuitBreaker(handleAll, { halfOpenAfter: this.halfOpenAfterMs, breaker: impl })
-    breaker = { impl, policy, openedAt: 0, outage: false }
-    this.breakers.set(table, breaker)
-    const name = table || this.dir
-    policy.onFailure(({ reason }) => {
-      this.counters?.inc('index.failure')
-      if (!breaker!.outage && 'error' in reason) this.logger.debug('LanceDB call on %s failed: %s', name, message(reason.error))
-    })
-    policy.onBreak((reason) => {
-      breaker!.openedAt = Date.now()
-      // the handle may point at files that are gone; the probe after the pause reopens it
-      this.handles.delete(table)
-      const why = 'error' in reason ? reason.error : undefined
-      if (why instanceof IndexUnavailableError) this.conn = undefined
-      else if (table) void this.checkDamage(table, why)
-      if (breaker!.outage) {
-        this.logger.debug('LanceDB %s still unavailable; next probe in %d ms', name, this.halfOpenAfterMs)
-        return
-      }
-      breaker!.outage = true
-      this.counters?.inc('index.breaker-open')
-      this.logger.warn(
-        'LanceDB %s unavailable (%s); memory search degrades, writes wait in the outbox; retrying every %d s',
-        table ? `table ${table}` : `index at ${this.dir}`,
-        why ? message(why) : 'isolated',
-        Math.round(this.halfOpenAfterMs / 1000),
-      )
-    })
-    policy.onReset(() => {
-      if (breaker!.outage) this.logger.info('LanceDB %s is available again', table ? `table ${table}` : `index at ${this.dir}`)
-      breaker!.outage = false
-    })
-    return breaker
-  }
-
   /** Rejects at once while the table's breaker is open, instead of waiting in a write queue to find out. */
   private rejectIfOpen(table: string) {
     if (this.closed) throw new IndexUnavailableError('the LanceDB index is closed')
-    for (const name of table ? ['', table] : ['']) {
-      const breaker = this.breakers.get(name)
-      if (!breaker) continue
-      const state = breaker.policy.state
-      if (state === CircuitState.Isolated) throw this.unavailable(name)
-      if (state === CircuitState.Open && Date.now() - breaker.openedAt < this.halfOpenAfterMs) throw this.unavailable(name)
-    }
+    this.breakers.rejectIfOpen(table)
   }
 
-  private unavailable(table: string) {
-    const breaker = this.breakerOf(table)
-    const last = breaker.policy.lastFailure
-    const cause = last && 'error' in last ? last.error : undefined
-    const retry = Math.max(0, this.halfOpenAfterMs - (Date.now() - breaker.openedAt))
-    return new IndexUnavailableError(
-      `LanceDB ${table ? `table ${table}` : 'index'} at ${this.dir} is unavailable (circuit open${cause ? `: ${message(cause)}` : ''}); next probe in ${retry} ms`,
-      { cause },
-    )
+  private onBreak(table: string, cause: unknown) {
+    // the handle may point at files that are gone; the probe after the pause reopens it
+    this.handles.delete(table)
+    if (cause instanceof IndexUnavailableError) this.conn = undefined
+    else if (table) void this.checkDamage(table, cause)
   }
 
   // ── damaged tables ────────────────────────────────────────────────────────
@@ -584,62 +388,11 @@ export class LanceIndex implements VectorIndex {
     if (this.closed || !this.meta.has(table)) return
     try {
       await this.enqueue(table, async () => {
-        const conn = await this.connect()
-        if (!(await conn.tableNames()).includes(table)) return
-        const handle = await conn.openTable(table)
-        // a write that found a data file gone: the table is broken however its reads fare
-        const lostData = MISSING_DATA.test(message(cause))
-        const damage = (await this.damage(handle)) ?? (lostData ? message(cause) : undefined)
-        if (damage && (await this.repair(conn, handle, damage, lostData)) === 'created') this.onReindexNeeded?.(table, 'created')
+        const check = await this.repairs.afterFailure(await this.connect(), table, cause)
+        if (check === 'created') this.onReindexNeeded?.(table, 'created')
       })
     } catch (error) {
-      this.logger.debug('could not check LanceDB table %s: %s', table, message(error))
-    }
-  }
-
-  /**
-   * Rebuilds a damaged table's search indexes, or, when the table still cannot be read, makes it anew
-   * (`'created'`: its rows must be re-added).
-   */
-  private async repair(conn: LanceDB.Connection, handle: LanceDB.Table, damage: string, lostData = false): Promise<EmbedderCheck> {
-    const table = handle.name
-    this.counters?.inc('index.table-damaged')
-    for (const index of await handle.listIndices().catch(() => [])) await handle.dropIndex(index.name).catch(() => undefined)
-    if (!lostData && !(await this.damage(handle))) {
-      this.logger.warn('LanceDB table %s had damaged search indexes (%s); they are being rebuilt', table, damage)
-      this.vectorIndexRows.delete(table)
-      this.handles.set(table, handle)
-      await this.ensureIndexes(handle, table, true)
-      return 'ok'
-    }
-    handle.close()
-    this.handles.delete(table)
-    this.logger.warn('LanceDB table %s is damaged (%s); it is made anew and its rows are re-added from the database', table, damage)
-    await this.dropDamaged(conn, table)
-    return this.ensureTable(table, true)
-  }
-
-  /** Drops a table; when LanceDB cannot (its files are unreadable), deletes its folder. */
-  private async dropDamaged(conn: LanceDB.Connection, table: string): Promise<void> {
-    this.handles.delete(table)
-    try {
-      await conn.dropTable(table)
-    } catch {
-      fs.rmSync(join(this.dir, `${table}.lance`), { recursive: true, force: true })
-    }
-  }
-
-  /** Why the table cannot be read (every column, its scalar, full-text and vector indexes), or undefined. */
-  private async damage(handle: LanceDB.Table): Promise<string | undefined> {
-    const { lancedb } = loadLib()
-    const meta = this.metaOf(handle.name)
-    try {
-      await handle.query().select(['id']).toArray()
-      await handle.query().nearestTo(new Float32Array(meta.dims).fill(1)).distanceType('cosine').where("user_id = ''").limit(1).toArray()
-      await handle.query().fullTextSearch(new lancedb.MatchQuery('a', 'text')).where("guild_id = ''").limit(1).toArray()
-      return undefined
-    } catch (error) {
-      return message(error)
+      this.logger.debug('could not check LanceDB table %s: %s', table, errorLine(error))
     }
   }
 
@@ -657,8 +410,8 @@ export class LanceIndex implements VectorIndex {
       return conn
     } catch (error) {
       // Not transient: open the breaker now rather than after `threshold` attempts.
-      this.breakerOf('').impl.tripNext = true
-      throw new IndexUnavailableError(`cannot open LanceDB at ${this.dir}: ${message(error)}`, { cause: error })
+      this.breakers.tripStoreNext()
+      throw new IndexUnavailableError(`cannot open LanceDB at ${this.dir}: ${errorLine(error)}`, { cause: error })
     }
   }
 
@@ -674,24 +427,6 @@ export class LanceIndex implements VectorIndex {
       if (this.queues.get(table) === settled) this.queues.delete(table)
     })
     return next
-  }
-
-  private noteWrite(table: string) {
-    const writes = (this.writesSince.get(table) ?? 0) + 1
-    this.writesSince.set(table, writes)
-    if (this.optimizeEveryWrites > 0 && writes >= this.optimizeEveryWrites) this.optimizeInBackground(table)
-  }
-
-  private optimizeWritten() {
-    for (const [table, writes] of this.writesSince) if (writes > 0) this.optimizeInBackground(table)
-  }
-
-  private optimizeInBackground(table: string) {
-    if (this.optimizePending.has(table) || this.closed) return
-    this.optimizePending.add(table)
-    this.optimize(table)
-      .catch((error) => this.logger.debug('background optimize of %s failed: %s', table, message(error)))
-      .finally(() => this.optimizePending.delete(table))
   }
 
   // ── tables ────────────────────────────────────────────────────────────────
@@ -726,29 +461,6 @@ export class LanceIndex implements VectorIndex {
     return inQueue ? reopen() : this.enqueue(table, reopen)
   }
 
-  private schemaOf(meta: TableMeta): ArrowLib.Schema {
-    const { arrow } = loadLib()
-    const utf8 = (name: string) => new arrow.Field(name, new arrow.Utf8(), false)
-    return new arrow.Schema(
-      [
-        utf8('id'),
-        utf8('text'),
-        new arrow.Field('vector', new arrow.FixedSizeList(meta.dims, new arrow.Field('item', new arrow.Float32(), true)), false),
-        utf8('platform'),
-        utf8('user_id'),
-        utf8('guild_id'),
-        utf8('channel_id'),
-        new arrow.Field('created_at', new arrow.Float64(), false),
-        utf8('embedder'),
-        new arrow.Field('dims', new arrow.Int32(), false),
-      ],
-      new Map([
-        [META_EMBEDDER, meta.embedderId],
-        [META_DIMS, String(meta.dims)],
-      ]),
-    )
-  }
-
   /** Opens or creates `table` for its prepared embedder; drops and recreates it on a mismatch. */
   private async ensureTable(table: string, remade = false): Promise<EmbedderCheck> {
     const meta = this.metaOf(table)
@@ -764,261 +476,41 @@ export class LanceIndex implements VectorIndex {
         this.logger.warn(
           'LanceDB table %s cannot be opened (%s); it is made anew and its rows are re-added from the database',
           table,
-          message(error),
+          errorLine(error),
         )
-        await this.dropDamaged(conn, table)
+        await this.repairs.drop(conn, table)
         return this.ensureTable(table, true)
       }
       let mismatch: string | undefined
       try {
-        mismatch = await this.mismatch(handle, meta)
+        mismatch = await mismatchOf(handle, meta)
       } catch (error) {
-        if (!remade) return this.repair(conn, handle, message(error))
+        if (!remade) return this.repairs.repair(conn, handle, errorLine(error))
         throw error
       }
       if (!mismatch) {
-        const damage = remade ? undefined : await this.damage(handle)
-        if (damage) return this.repair(conn, handle, damage)
+        const damage = remade ? undefined : await this.repairs.damage(handle)
+        if (damage) return this.repairs.repair(conn, handle, damage)
         this.handles.set(table, handle)
-        await this.ensureIndexes(handle, table, false)
+        await this.searchIndexes.ensure(handle, table, false)
         return 'ok'
       }
       this.logger.info('LanceDB table %s holds %s; dropping it for %s/%d', table, mismatch, meta.embedderId, meta.dims)
       handle.close()
-      await this.dropDamaged(conn, table)
+      await this.repairs.drop(conn, table)
       result = 'reindex'
     }
     // what a write through a handle opened before the folder was deleted left behind is no table
     fs.rmSync(join(this.dir, `${table}.lance`), { recursive: true, force: true })
-    const handle = await conn.createEmptyTable(table, this.schemaOf(meta))
+    const handle = await conn.createEmptyTable(table, schemaOf(meta))
     this.handles.set(table, handle)
-    this.writesSince.set(table, 0)
-    this.vectorIndexRows.delete(table)
-    await this.ensureIndexes(handle, table, false)
+    this.optimizer.noteCreated(table)
+    this.searchIndexes.forget(table)
+    await this.searchIndexes.ensure(handle, table, false)
     return result
   }
 
-  /** Why an existing table cannot hold this embedder's vectors, or undefined when it can. */
-  private async mismatch(handle: LanceDB.Table, meta: TableMeta): Promise<string | undefined> {
-    const schema = await handle.schema()
-    const names = schema.fields.map((f) => f.name)
-    const missing = ALL_COLUMNS.filter((c) => !names.includes(c))
-    if (missing.length) return `an old layout (missing ${missing.join(', ')})`
-    const vectorType = schema.fields.find((f) => f.name === 'vector')!.type as { listSize?: number }
-    if (vectorType.listSize !== meta.dims) return `vectors of ${vectorType.listSize} dimensions`
-    const embedder = schema.metadata.get(META_EMBEDDER)
-    if (embedder !== undefined && embedder !== meta.embedderId) return `vectors of embedder ${embedder}`
-    // Every row carries its embedder and dimension too; trust the rows over the schema.
-    const foreign = await handle.countRows(`embedder <> ${sqlString(meta.embedderId)} OR dims <> ${meta.dims}`)
-    if (foreign > 0) return `${foreign} rows of another embedder`
-    return undefined
-  }
-
-  /** Creates missing indices: full-text and scalar always, the vector index once the table is large enough. */
-  private async ensureIndexes(handle: LanceDB.Table, table: string, vector: boolean) {
-    const { lancedb } = loadLib()
-    const indices = await handle.listIndices()
-    const existing = new Set(indices.flatMap((index) => index.columns))
-    // A full-text index built with another tokenizer (by an older version, or by hand) cannot match
-    // Chinese by character: rebuild it.
-    const fts = indices.find((index) => index.columns.includes('text'))
-    const details = fts?.indexDetails
-    if (
-      details &&
-      typeof details === 'object' &&
-      (details.base_tokenizer !== 'ngram' || details.min_ngram_length !== 1 || details.max_ngram_length !== 2)
-    ) {
-      this.logger.info('LanceDB table %s: rebuilding the full-text index with the ngram tokenizer', table)
-      existing.delete('text')
-    }
-    const wanted: [string, () => LanceDB.Index][] = [
-      // Character 1- and 2-grams: Chinese needs no dictionary and a one-character query still matches.
-      // Never `language: "Chinese"`: LanceDB 0.31 aborts the process on it.
-      [
-        'text',
-        () =>
-          lancedb.Index.fts({
-            baseTokenizer: 'ngram',
-            ngramMinLength: 1,
-            ngramMaxLength: 2,
-            prefixOnly: false,
-            withPosition: false,
-            lowercase: true,
-            stem: false,
-            removeStopWords: false,
-          }),
-      ],
-      // Scalar indices turn a scoped query's prefilter from a full scan into an index lookup (≈10× at 100k rows).
-      ['user_id', () => lancedb.Index.btree()],
-      ['guild_id', () => lancedb.Index.btree()],
-      ['platform', () => lancedb.Index.bitmap()],
-    ]
-    for (const [column, config] of wanted) {
-      if (existing.has(column)) continue
-      await this.tryIndex(table, column, () => handle.createIndex(column, { config: config(), replace: true }))
-    }
-    if (!vector) return
-    const rows = await handle.countRows()
-    if (rows < this.vectorIndexMinRows) return
-    const trained = this.vectorIndexRows.get(table)
-    if (existing.has('vector')) {
-      if (trained === undefined) {
-        // Trained before this process started: take the current size as the baseline.
-        this.vectorIndexRows.set(table, rows)
-        return
-      }
-      if (rows < trained * 2) return
-    }
-    // IVF_RQ trains in seconds where IVF_PQ and HNSW take a minute at 100k rows; 4-bit codes with a
-    // refine factor of 3 keep recall@10 ≈ 0.98 against exact search on scoped queries.
-    const built = await this.tryIndex(table, 'vector', () =>
-      handle.createIndex('vector', { config: lancedb.Index.ivfRq({ distanceType: 'cosine', numBits: 4 }), replace: true }),
-    )
-    if (built) {
-      this.vectorIndexRows.set(table, rows)
-      this.logger.debug('LanceDB table %s: vector index trained on %d rows', table, rows)
-    }
-  }
-
-  private async tryIndex(table: string, column: string, build: () => Promise<void>): Promise<boolean> {
-    try {
-      await build()
-      return true
-    } catch (error) {
-      // Queries stay correct without the index (they scan); do not fail the write or open the breaker.
-      this.counters?.inc('index.index-build-failed')
-      const key = `${table}.${column}`
-      if (!this.indexFailuresLogged.has(key)) {
-        this.indexFailuresLogged.add(key)
-        this.logger.warn('could not build the %s index of LanceDB table %s: %s', column, table, message(error))
-      }
-      return false
-    }
-  }
-
   private async optimizeTable(table: string) {
-    const handle = await this.handle(table, true)
-    const written = (this.writesSince.get(table) ?? 0) > 0
-    this.writesSince.set(table, 0)
-    const started = Date.now()
-    await handle.optimize({ cleanupOlderThan: new Date(Date.now() - this.cleanupOlderThanMs) })
-    // the versions this optimize made (and those of the writes just before it) are too young to prune
-    // yet: one more pass once they are old enough, so a burst of writes leaves few versions on disk
-    if (written && !this.followUps.has(table) && !this.closed) {
-      const timer = setTimeout(() => {
-        this.followUps.delete(table)
-        this.optimizeInBackground(table)
-      }, this.cleanupOlderThanMs + 1000)
-      timer.unref?.()
-      this.followUps.set(table, timer)
-    }
-    await this.ensureIndexes(handle, table, true)
-    this.optimized.set(table, new Date())
-    this.counters?.inc('index.optimize')
-    this.logger.debug('optimized LanceDB table %s in %d ms', table, Date.now() - started)
-  }
-
-  // ── rows in and out ───────────────────────────────────────────────────────
-
-  private toArrow(meta: TableMeta, rows: IndexRow[]): ArrowLib.Table {
-    const { arrow } = loadLib()
-    const schema = this.schemaOf(meta)
-    const n = rows.length
-    const flat = new Float32Array(n * meta.dims)
-    rows.forEach((row, i) => flat.set(row.vector, i * meta.dims))
-    const strings = (pick: (row: IndexRow) => string) => arrow.vectorFromArray(rows.map(pick), new arrow.Utf8())
-    const vectorType = schema.fields[2].type
-    const vectors = arrow.makeVector(
-      arrow.makeData({
-        type: vectorType,
-        length: n,
-        nullCount: 0,
-        child: arrow.makeData({ type: new arrow.Float32(), length: n * meta.dims, data: flat }),
-      }),
-    )
-    const columns: Record<string, ArrowLib.Vector> = {
-      id: strings((r) => r.id),
-      text: strings((r) => r.text),
-      vector: vectors,
-      platform: strings((r) => r.platform),
-      user_id: strings((r) => r.user_id),
-      guild_id: strings((r) => r.guild_id),
-      channel_id: strings((r) => r.channel_id),
-      created_at: arrow.makeVector(Float64Array.from(rows, (r) => r.created_at)),
-      embedder: strings(() => meta.embedderId),
-      dims: arrow.makeVector(new Int32Array(n).fill(meta.dims)),
-    }
-    // apache-arrow's typings take a schema's columns only as one vector type; these differ per column
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
-    return new arrow.Table(schema, columns as any)
-  }
-
-  private vectorQuery(handle: LanceDB.Table, vector: Float32Array, where: string, limit: number) {
-    // Prefilter (LanceDB's default) restricts the search to the scope before the top-k is taken, so a
-    // user's rows are never crowded out by closer rows of other users. `maximumNprobes(0)` lets an IVF
-    // search probe past the default 20 partitions when a narrow scope has too few rows in them
-    // (measured: with 64 partitions a 3-row scope lost rows in 48 of 50 queries without it).
-    // Both settings are ignored while the table has no vector index.
-    return handle
-      .query()
-      .nearestTo(vector)
-      .distanceType('cosine')
-      .refineFactor(this.refineFactor)
-      .maximumNprobes(0)
-      .where(where)
-      .select([...COLUMNS, '_distance']) // naming the score column keeps LanceDB from logging a deprecation warning
-      .limit(limit)
-  }
-
-  private textQuery(handle: LanceDB.Table, text: string, where: string, limit: number) {
-    const { lancedb } = loadLib()
-    // Always a MatchQuery: a bare string is parsed as a query string, where quotes make phrase queries.
-    return handle
-      .query()
-      .fullTextSearch(new lancedb.MatchQuery(text, 'text'))
-      .where(where)
-      .select([...COLUMNS, '_score'])
-      .limit(limit)
-  }
-
-  private rrf() {
-    this.reranker ??= loadLib().lancedb.rerankers.RRFReranker.create(RRF_K)
-    return this.reranker
-  }
-
-  private toHits(rows: ArrowLib.Table, query: Float32Array, relevance: (i: number) => number): IndexHit[] {
-    return this.toRows(rows, query.length).map(({ vector, ...row }, i) => ({
-      ...row,
-      similarity: cosine(query, vector),
-      relevance: relevance(i),
-    }))
-  }
-
-  /** The rows of a query's result that selected every column of `COLUMNS`. */
-  private toRows(rows: ArrowLib.Table, dims: number): IndexRow[] {
-    // an empty result may come without its columns
-    if (!rows.numRows) return []
-    const col = (name: string) => rows.getChild(name)!
-    const [id, text, , platform, userId, guildId, channelId, createdAt] = COLUMNS.map(col)
-    const vectors = this.flatVectors(col('vector'), dims)
-    const out: IndexRow[] = []
-    for (let i = 0; i < rows.numRows; i++) {
-      out.push({
-        id: String(id.get(i)),
-        text: String(text.get(i)),
-        vector: vectors.subarray(i * dims, (i + 1) * dims),
-        platform: String(platform.get(i)),
-        user_id: String(userId.get(i)),
-        guild_id: String(guildId.get(i)),
-        channel_id: String(channelId.get(i)),
-        created_at: Number(createdAt.get(i)),
-      })
-    }
-    return out
-  }
-
-  /** Hits of one ranked list, scored like a single list in reciprocal rank fusion. */
-  private rankHits(rows: ArrowLib.Table, query: Float32Array): IndexHit[] {
-    return this.toHits(rows, query, rankRelevance)
+    await this.optimizer.optimize(table, await this.handle(table, true))
   }
 }

@@ -1,9 +1,9 @@
 /**
  * The terms LanceDB's full-text index makes of a text with the tokenizer the index is built with
- * (`lance-index.ts`: `ngram`, 1–2 characters, lowercased, ASCII-folded by default): every character and
- * every pair of neighbouring characters, spaces and punctuation included, in the order the tokenizer
- * gives them. The in-memory scopes score with the same terms, so a scope ranks alike whichever of the
- * two answers.
+ * (`lance-search-indexes.ts`: `ngram`, 1–2 characters, lowercased, ASCII-folded by default): every
+ * character and every pair of neighbouring characters, spaces and punctuation included, in the order
+ * the tokenizer gives them. The in-memory scopes score with the same terms, so a scope ranks alike
+ * whichever of the two answers.
  */
 export function ngramTerms(text: string): Map<string, number> {
   const chars: string[] = []
