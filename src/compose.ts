@@ -3,7 +3,6 @@ import { basename, dirname, join } from 'node:path'
 import type { Context } from 'koishi'
 import { CaptureJournal, CapturePipeline } from './capture'
 import { composeIndex, storeDir } from './compose-index'
-import type { EngineChoice } from './compose-index'
 import type { Config } from './config'
 import { ForgetFence } from './core/forget-fence'
 import type { Counters, Logger } from './core/observability'
@@ -15,9 +14,7 @@ import { Lifecycle } from './lifecycle'
 import { createMemorizer } from './memorize'
 import { MemoryModules } from './module'
 import { memoryModules } from './modules'
-import type { ChatLunaService } from './providers/chatluna'
-import { chatlunaInstalled } from './providers/chatluna'
-import { createProviders } from './providers/factory'
+import { composeProviders } from './compose-providers'
 import { createContextBuilder, Recall } from './recall'
 import { MemoryTransfer } from './transfer'
 
@@ -41,14 +38,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   )
   for (const table of modules.indexes()) registry.add(table)
   const part = modules.env.part
-  const [messages, topics, channelSummaries, topicSummaries] = [
-    part('messages'),
-    part('topics'),
-    part('channelSummaries'),
-    part('topicSummaries'),
-  ]
-  const [facts, episodes, context, group, knowledge] = [part('facts'), part('episodes'), part('context'), part('group'), part('knowledge')]
-
+  const [messages, topics, topicSummaries] = [part('messages'), part('topics'), part('topicSummaries')]
+  const [facts, group, knowledge] = [part('facts'), part('group'), part('knowledge')]
   const memorize = createMemorizer(
     { facts, knowledge, embedder, fence, counters, logger: log, newId, now },
     {
@@ -63,66 +54,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     counters,
     onError: (error) => log.warn('memory job failed: %s', (error as Error).message),
   })
-  const capture = new CapturePipeline({
-    options: {
-      ...config.capture,
-      memorize: config.memorize.enabled,
-      privateEvery: config.memorize.privateEvery,
-      groupEvery: config.memorize.groupEvery,
-      quietMs: config.memorize.quietSeconds * 1000,
-      afterReply: config.memorize.afterReply,
-      retryMs: config.memorize.retrySeconds * 1000,
-      maxAttempts: config.memorize.maxAttempts,
-      commandPrefixes: config.memorize.commandPrefixes,
-      topics: config.topics.enabled,
-      summaries: config.summaries.enabled,
-    },
-    write: (rows) => messages.store.upsert(rows),
-    journal: new CaptureJournal(journalDir(ctx, config), log),
-    messages: messages.store,
-    watermarks: messages.watermarks,
-    messageIndex: messages.index,
-    termStats: context.termStats,
-    attributor: topics.attributor,
-    rolling: channelSummaries.rolling,
-    summaries: topicSummaries.summaries,
-    episodes,
-    contextLog: context.log,
-    queue,
-    memorize,
-    isCommandName: (name, session) => Boolean(ctx.$commander.get(name, session)),
-    schedule: (callback, ms) => ctx.setTimeout(callback, ms),
-    counters,
-    logger: log,
-  })
-
-  const recallSettings = {
-    topK: config.retrieval.topK,
-    minScore: config.retrieval.minScore,
-    knowledge: config.knowledge.enabled,
-    profileTokens: config.knowledge.profileTokens,
-  }
-  const builder = createContextBuilder(
-    {
-      messages,
-      context,
-      channelSummaries,
-      group,
-      embedder,
-      longTerm: (target, topK) =>
-        recall.facts({ platform: target.platform, userId: target.userId, guildId: target.guildId || undefined }, target.content, topK),
-      counters,
-      logger: log,
-    },
-    {
-      ...config.context,
-      lexicalShare: config.retrieval.lexicalShare ?? defaultLexicalShare(embedder),
-    },
-  )
-  const recall = new Recall(
-    { facts, knowledge, messages, topics, topicSummaries, episodes, builder, flushCapture: () => capture.flush(), counters, logger: log },
-    recallSettings,
-  )
+  const capture = composeCapture(ctx, config, modules, { queue, memorize, counters, log })
+  const { recall, builder } = composeRecall(config, modules, () => capture.flush(), { counters, log })
 
   const eraser = new Eraser({
     capture,
@@ -169,7 +102,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   return {
     counters,
     providers,
-    engine: infra.engine as EngineChoice,
+    engine: infra.engine,
     index,
     registry,
     outbox,
@@ -189,25 +122,94 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
 /** What `composeMemory` builds: the parts the service, the reply pipeline, tests and benchmarks reach. */
 export type Memory = ReturnType<typeof composeMemory>
 
-/** The embedder, the memory's model and the fact judge's model, with a line for each setting that fell back. */
-function composeProviders(ctx: Context, config: Config, counters: Counters, log: Logger) {
-  // ChatLuna (optional) starts on `ready`, usually after the memory: its models are looked up at each call
-  const chatluna = { installed: chatlunaInstalled(), source: () => ctx.get('chatluna') as ChatLunaService | undefined }
-  const providers = createProviders(
-    ctx.http,
-    {
-      embedding: { ...config.embedding, chatlunaModel: config.chatluna.embeddings },
-      llm: { ...config.llm, chatlunaModel: config.chatluna.model },
-      retryIntervalSeconds: config.store.retryIntervalSeconds,
+/** Capture over the kinds a message feeds, with the console's capture and memorise settings. */
+function composeCapture(
+  ctx: Context,
+  config: Config,
+  modules: MemoryModules,
+  deps: { queue: KeyedQueue; memorize: ReturnType<typeof createMemorizer>; counters: Counters; log: Logger },
+) {
+  const part = modules.env.part
+  const [messages, context] = [part('messages'), part('context')]
+  return new CapturePipeline({
+    options: {
+      ...config.capture,
+      memorize: config.memorize.enabled,
+      privateEvery: config.memorize.privateEvery,
+      groupEvery: config.memorize.groupEvery,
+      quietMs: config.memorize.quietSeconds * 1000,
+      afterReply: config.memorize.afterReply,
+      retryMs: config.memorize.retrySeconds * 1000,
+      maxAttempts: config.memorize.maxAttempts,
+      commandPrefixes: config.memorize.commandPrefixes,
+      topics: config.topics.enabled,
+      summaries: config.summaries.enabled,
     },
-    counters,
-    log,
-    chatluna,
+    write: (rows) => messages.store.upsert(rows),
+    journal: new CaptureJournal(journalDir(ctx, config), deps.log),
+    messages: messages.store,
+    watermarks: messages.watermarks,
+    messageIndex: messages.index,
+    termStats: context.termStats,
+    attributor: part('topics').attributor,
+    rolling: part('channelSummaries').rolling,
+    summaries: part('topicSummaries').summaries,
+    episodes: part('episodes'),
+    contextLog: context.log,
+    queue: deps.queue,
+    memorize: deps.memorize,
+    isCommandName: (name, session) => Boolean(ctx.$commander.get(name, session)),
+    schedule: (callback, ms) => ctx.setTimeout(callback, ms),
+    counters: deps.counters,
+    logger: deps.log,
+  })
+}
+
+/** Recall over the kinds a reply draws on, and the context builder it builds with. */
+function composeRecall(
+  config: Config,
+  modules: MemoryModules,
+  flushCapture: () => Promise<void>,
+  deps: { counters: Counters; log: Logger },
+) {
+  const part = modules.env.part
+  const { embedder } = modules.env
+  const { counters, log } = deps
+  const builder = createContextBuilder(
+    {
+      messages: part('messages'),
+      context: part('context'),
+      channelSummaries: part('channelSummaries'),
+      group: part('group'),
+      embedder,
+      longTerm: (target, topK) =>
+        recall.facts({ platform: target.platform, userId: target.userId, guildId: target.guildId || undefined }, target.content, topK),
+      counters,
+      logger: log,
+    },
+    { ...config.context, lexicalShare: config.retrieval.lexicalShare ?? defaultLexicalShare(embedder) },
   )
-  for (const [kind, choice] of Object.entries(providers.choices)) {
-    if (choice.fallback) log.warn(ctx.i18n.text([], [`memory.log.fallback-${kind}-${choice.fallback}`], [choice.configured]))
-  }
-  return { ...providers, chatluna }
+  const recall = new Recall(
+    {
+      facts: part('facts'),
+      knowledge: part('knowledge'),
+      messages: part('messages'),
+      topics: part('topics'),
+      topicSummaries: part('topicSummaries'),
+      episodes: part('episodes'),
+      builder,
+      flushCapture,
+      counters,
+      logger: log,
+    },
+    {
+      topK: config.retrieval.topK,
+      minScore: config.retrieval.minScore,
+      knowledge: config.knowledge.enabled,
+      profileTokens: config.knowledge.profileTokens,
+    },
+  )
+  return { recall, builder }
 }
 
 /** Beside the LanceDB folder, one per instance: `data/memory/lancedb-journal`. */
