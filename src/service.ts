@@ -149,7 +149,7 @@ export class MemoryService extends Service {
   }
 
   /**
-   * What the memory knows for `query` (design §4.5): the user's facts, their preferences, and the
+   * What the memory knows for `query` (design §4.7): the user's facts, their preferences, and the
    * relations and entities the query names in the group's (or the private chat's) knowledge, best
    * first, each with the messages it came from. Never throws.
    */
@@ -251,7 +251,7 @@ export class MemoryService extends Service {
   }
 
   /**
-   * The context a reply generator should see for a message (design §3): long-term memories, the
+   * The context a reply generator should see for a message (design §5): long-term memories, the
    * channel's rolling summary and the relevant messages within the token budget, with the reason each
    * was chosen. Never throws (falls back to the recent window).
    */
