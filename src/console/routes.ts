@@ -81,8 +81,6 @@ const SOURCES_SHOWN = 400
 /** Topics shown of a group, raw messages of a topic. */
 const TOPICS_SHOWN = 30
 const TOPIC_MESSAGES = 200
-/** Earlier versions of a fact a forget follows. */
-const VERSIONS_FOLLOWED = 100
 /** Evolutions remembered for the page (running or done). */
 const EVOLUTIONS_KEPT = 100
 
@@ -316,16 +314,11 @@ export function consoleRoutes(ctx: Context, config: Config, deps: RouteDeps): Re
 
     'memory/fact/forget': route(authority.people, async (_caller, [user, factId]) => {
       const owner = userArg(user)
-      // the fact with the versions an edit left behind it (each closed by the next): what it said goes whole
-      const ids = [id(factId, 'id')]
-      for (let next = ids[0]; ids.length < VERSIONS_FOLLOWED;) {
-        const [row] = await memory().facts.get([next])
-        const [parent] = row?.parentId ? await memory().facts.get([row.parentId]) : []
-        if (!parent || parent.supersededBy !== row!.id || ids.includes(parent.id)) break
-        ids.push((next = parent.id))
-      }
+      const target = id(factId, 'id')
+      // the fact with the versions an edit left behind it: what it said goes whole
+      const ids = (await memory().facts.versions(target)).map((row) => row.id)
       const erased = await memory().forget(owner, ids)
-      if (!erased.includes(ids[0])) throw new ConsoleError('fact-not-found')
+      if (!erased.includes(target)) throw new ConsoleError('fact-not-found')
       return erased
     }),
 
