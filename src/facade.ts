@@ -1,6 +1,7 @@
 import type { Memory } from './compose'
 import type { ContextLog } from './context'
-import type { FactRepository } from './facts'
+import type { FactRepository, FactRow } from './facts'
+import { factVersions } from './facts'
 import type { GroupMemories } from './group'
 import type { KoishiMessageStore } from './messages'
 import type { TopicSummaries } from './topic-summaries'
@@ -12,7 +13,13 @@ export type GroupMemoryApi = Pick<
   'evolve' | 'list' | 'search' | 'recall' | 'history' | 'changes' | 'remove' | 'restore' | 'setStrength' | 'locate' | 'resolve'
 >
 
-export type FactReads = Pick<FactRepository, 'get' | 'count'>
+export interface FactReads extends Pick<FactRepository, 'get' | 'count'> {
+  /**
+   * A fact and the versions edits left behind it, newest first (each the one the next corrected and
+   * closed), at most 100; empty when no fact has the id. Forgetting them all forgets what the fact said.
+   */
+  versions(id: string): Promise<FactRow[]>
+}
 
 export type MessageReads = Pick<KoishiMessageStore, 'byIds' | 'speakers' | 'activeGuilds'>
 
@@ -45,6 +52,8 @@ export function facadeOf(memory: Memory) {
   const log = part('context').log
   const topics = part('topics').store
   const summaries = part('topicSummaries').summaries
+  const repository = part('facts').repository
+  const facts: FactReads = { ...only(repository, ['get', 'count']), versions: (id) => factVersions(repository, id) }
   const groups: GroupMemoryApi = only(part('group').memories, [
     'evolve',
     'list',
@@ -66,7 +75,7 @@ export function facadeOf(memory: Memory) {
   }
   return {
     groups,
-    facts: only(part('facts').repository, ['get', 'count']) as FactReads,
+    facts,
     messages: only(part('messages').store, ['byIds', 'speakers', 'activeGuilds']) as MessageReads,
     topics: { ...only(topics, ['get', 'list', 'active', 'inGuild']), ...only(summaries, ['versions', 'summarizeNow']) } as TopicReads,
     metrics,

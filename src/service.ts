@@ -102,7 +102,7 @@ export class MemoryService extends Service {
 
   /** Group memory: list, search, history, edits and evolution of one group's memories. */
   readonly groups: GroupMemoryApi
-  /** Facts by id, and how many there are. */
+  /** Facts by id, how many there are, and the versions of one. */
   readonly facts: FactReads
   /** Captured messages as the owner's tools read them. */
   readonly messages: MessageReads

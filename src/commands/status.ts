@@ -1,0 +1,93 @@
+import type { Context } from 'koishi'
+import type { Config } from '../config'
+import type { ProviderChoice } from '../providers/factory'
+import { sessionScope } from '../scope'
+
+/** `memory.stats` and `memory.status`: what the replies saw, and how the memory runs. */
+export function registerStatusCommands(ctx: Context, config: Config) {
+  const root = ctx.command('memory')
+
+  root.subcommand('.stats [hours:posint]', { authority: config.authority.stats }).action(async ({ session }, hours = 24) => {
+    if (!session) return
+    const m = await ctx.memory.metrics.contexts(hours)
+    const body = session.text('.body', {
+      hours,
+      contexts: m.contexts,
+      buildMs: m.averageBuildMs.toFixed(1),
+      relevance: m.averageRelevance.toFixed(2),
+      messages: m.averageMessages.toFixed(1),
+      tokens: Math.round(m.averageTokens),
+      savings: (m.tokenSavings * 100).toFixed(0),
+      perHour: m.contextsPerHour.toFixed(1),
+      groups: m.groupsServed,
+      fallback: (m.fallbackRate * 100).toFixed(1),
+    })
+    const r = await ctx.memory.metrics.replies(hours)
+    if (!r.replies) return body
+    return `${body}\n${session.text('.replies', {
+      replies: r.replies,
+      ms: Math.round(r.averageMs),
+      prompt: Math.round(r.averagePromptTokens),
+      tools: r.toolCalls,
+      skipped: (r.recallSkippedRate * 100).toFixed(0),
+      failures: r.failures,
+    })}`
+  })
+
+  root
+    .subcommand('.status')
+    .userFields(['authority'])
+    .action(async ({ session }) => {
+      if (!session) return
+      const status = await ctx.memory.status()
+      const provider = (choice: ProviderChoice, offline: string) =>
+        (choice.used === 'offline' || choice.used === 'rules' ? session.text(`.used-${offline}`) : choice.used) +
+        (choice.fallback ? session.text(`.fallback-${choice.fallback}`, [choice.configured]) : '')
+      const health = Object.entries(status.breakers)
+        .map(([part, state]) => `${session.text(`.part-${part}`)} ${session.text(`.state-${state}`)}`)
+        .join(session.text('general.comma'))
+      const lines = [
+        session.text('.embedder', [provider(status.choices.embedder, 'offline')]),
+        session.text('.llm', [provider(status.choices.llm, 'rules')]),
+        session.text('.index', [
+          session.text(`.engine-${status.index.used}`) +
+            (status.index.lanceFailure ? session.text('.engine-database-fallback', [status.index.lanceFailure]) : ''),
+        ]),
+        session.text('.cache', {
+          used: Math.round((status.cache.bytes / 2 ** 20) * 10) / 10,
+          cap: Math.round(status.cache.capBytes / 2 ** 20),
+          scopes: status.cache.scopes,
+          hits:
+            status.cache.hits + status.cache.misses ? Math.round((100 * status.cache.hits) / (status.cache.hits + status.cache.misses)) : 0,
+        }),
+        session.text('.held', {
+          used: Math.round((status.held.bytes / 2 ** 20) * 10) / 10,
+          cap: Math.round(status.held.capBytes / 2 ** 20),
+          channels: status.held.channels,
+          messages: status.held.rows,
+        }),
+        session.text('.health', [health]),
+      ]
+      if (session.userId) lines.push(session.text('.mine', [await ctx.memory.facts.count(sessionScope(session))]))
+      if ((session.user?.authority ?? 0) >= config.authority.stats) {
+        const counters = status.counters
+        lines.push(
+          session.text('.totals', {
+            facts: status.facts,
+            queue: status.queue,
+            buffer: status.captureBuffer,
+            outbox: status.outbox,
+            dialogues: status.dialogues,
+            stored: counters['memorize.stored'] ?? 0,
+            updated: counters['memorize.updated'] ?? 0,
+            skipped: Object.entries(counters)
+              .filter(([key]) => key.startsWith('memorize.skipped.'))
+              .reduce((sum, [, n]) => sum + n, 0),
+            rejected: counters['memorize.rejected'] ?? 0,
+            failed: counters['memorize.failed.extract'] ?? 0,
+          }),
+        )
+      }
+      return lines.join('\n')
+    })
+}
