@@ -1,4 +1,4 @@
-export { defineGroupTables } from './tables'
+export { defineGroupTables } from './table'
 export { createGroupMemories, KoishiGroupStore, KoishiReviewStore } from './koishi-store'
 export { GroupMemories } from './memories'
 export { groupId } from './group-id'
