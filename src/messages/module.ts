@@ -1,8 +1,7 @@
 import { defineMemoryKind } from '../module'
-import { KoishiMessageStore } from './koishi-store'
+import { KoishiMessageStore, KoishiWatermarks } from './koishi-store'
 import { MessageIndex } from './message-index'
-import { defineMessageTable } from './table'
-import { defineWatermarkTable, KoishiWatermarks } from './watermarks'
+import { defineMessageTable, defineWatermarkTable } from './table'
 
 /** Captured messages: the truth every other kind is derived from. */
 export interface MessagesPart {
