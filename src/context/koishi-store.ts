@@ -1,6 +1,7 @@
 import type { Context } from 'koishi'
 import { chunks } from '../core/chunks'
-import type { ContextLogStore, ContextRecord, ReplyTraceRecord } from './context-log'
+import type { ContextLogStore } from './store'
+import type { ContextRecord, ReplyTraceRecord } from './table'
 
 export class KoishiContextLog implements ContextLogStore {
   constructor(private ctx: Context) {}

@@ -2,6 +2,8 @@ import type { Scope } from '../scope'
 import type { MessageRow } from '../messages'
 import type { IndexKind, IndexSyncDeps } from '../store/index-sync'
 import { IndexedTable } from '../store/index-sync'
+import type { EpisodeStore } from './store'
+import type { Episode } from './table'
 
 /**
  * Episodic memory (seed 004 phase 2): every exchange of a user with the bot — the user's message and
@@ -12,32 +14,6 @@ import { IndexedTable } from '../store/index-sync'
  */
 
 export const EPISODES_TABLE = 'episodes'
-
-export interface Episode {
-  /** The row id of the user's message. */
-  id: string
-  platform: string
-  /** '' for a private chat. */
-  guildId: string
-  channelId: string
-  userId: string
-  userName: string
-  userMessageId: string
-  userText: string
-  botText: string
-  createdAt: Date
-}
-
-/** Episodes in the database. */
-export interface EpisodeStore {
-  get(ids: string[]): Promise<Episode[]>
-  upsert(episode: Episode): Promise<void>
-  /** The newest `limit` episodes of a scope (newest first). */
-  recent(scope: Scope, limit: number): Promise<Episode[]>
-  /** Ids of every episode (an index rebuild). */
-  allIds(): Promise<string[]>
-  remove(ids: string[]): Promise<void>
-}
 
 export interface RecalledEpisode extends Episode {
   /** Why it was recalled. */

@@ -1,5 +1,5 @@
 import type { IndexedTable, IndexKind } from '../store/index-sync'
-import type { FactRepository } from './repository'
+import type { FactRepository } from './store'
 import type { FactRow } from './table'
 
 /** The LanceDB copy of facts: searched by their content, scoped to their user and guild. */

@@ -4,7 +4,7 @@ import type { Counters } from '../core/observability'
 import type { Scope } from '../scope'
 import type { IndexHit, VectorIndex } from '../store/vector-index'
 import { defaultLexicalShare, Reranker } from './rerank'
-import type { FactRepository } from './repository'
+import type { FactRepository } from './store'
 import type { FactRow } from './table'
 import { isCurrent, validSince } from './table'
 

@@ -4,7 +4,7 @@ import { cleanText } from '../text/clean'
 import type { FactIndex } from './fact-index'
 import type { FactOwner } from './memorize'
 import { factLockKey } from './memorize'
-import type { FactRepository } from './repository'
+import type { FactRepository } from './store'
 import type { FactRow } from './table'
 import { isCurrent, validSince } from './table'
 

@@ -1,5 +1,6 @@
 import type { ResolvedOp } from './ops'
-import type { EvolutionChange, EvolutionIssues, EvolutionStats, GroupChangeRow, GroupMemoryRow, GroupMemoryStore, GroupRef } from './types'
+import type { EvolutionChange, EvolutionIssues, EvolutionStats, GroupChangeRow, GroupMemoryRow, GroupRef } from './types'
+import type { GroupMemoryStore } from './store'
 
 /**
  * Applying an evolution. The operations are first written down as a plan (in the group's lease row)

@@ -12,16 +12,8 @@ import { KeyedLock } from '../core/keyed-lock'
 import { parseEvolutionAnswer, resolveOps } from './ops'
 import type { EvolutionPrompts } from './prompts'
 import { DEFAULT_EVOLUTION_PROMPTS } from './prompts'
-import type {
-  EvolutionIssues,
-  EvolutionResult,
-  EvolutionStats,
-  EvolutionStatus,
-  GroupMemoryRow,
-  GroupMemoryStore,
-  GroupMessage,
-  GroupRef,
-} from './types'
+import type { EvolutionIssues, EvolutionResult, EvolutionStats, EvolutionStatus, GroupMemoryRow, GroupMessage, GroupRef } from './types'
+import type { GroupMemoryStore } from './store'
 import { GroupMemoryError } from './types'
 
 export interface EvolutionOptions {

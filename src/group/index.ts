@@ -8,13 +8,13 @@ export type {
   EvolutionStatus,
   GroupChangeRow,
   GroupMemoryRow,
-  GroupMemoryStore,
   GroupRef,
   ReviewDecision,
   ReviewProblem,
   ReviewQueueResponse,
   ReviewView,
 } from './types'
+export type { GroupMemoryStore } from './store'
 export { DEFAULT_EVOLUTION_PROMPTS } from './prompts'
 export { groupModule } from './module'
 export type { GroupPart, GroupSettings } from './module'

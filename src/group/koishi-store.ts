@@ -5,18 +5,8 @@ import { KoishiMessageStore } from '../messages'
 import { groupId } from './group-id'
 import type { GroupMemoriesDeps } from './memories'
 import { GroupMemories } from './memories'
-import type {
-  GroupChangeRow,
-  GroupLeaseRow,
-  GroupMemoryRow,
-  GroupMemoryStore,
-  GroupMessage,
-  GroupRef,
-  GroupSettingRow,
-  ListStatus,
-  ReviewRow,
-  ReviewStore,
-} from './types'
+import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow, GroupMessage, GroupRef, GroupSettingRow, ListStatus, ReviewRow } from './types'
+import type { GroupMemoryStore, ReviewStore } from './store'
 import { defineGroupTables } from './table'
 import type { Outbox } from '../store/outbox'
 import { KoishiOutbox } from '../store/outbox'

@@ -1,5 +1,6 @@
 import type { MessageRow } from './table'
-import type { ChannelRef, MessageStore, Neighbours } from './types'
+import type { ChannelRef, Neighbours } from './types'
+import type { MessageStore } from './store'
 import { firstAtOrAfter, nearest, timelineOrder } from './neighbours'
 
 /**

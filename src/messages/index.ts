@@ -1,6 +1,7 @@
 export { defineMessageTable, defineWatermarkTable } from './table'
 export type { MessageRow } from './table'
-export type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore, Neighbours, Speaker } from './types'
+export type { ChannelRef, ErasedMessage, Guild, GuildMessage, Neighbours, Speaker } from './types'
+export type { GuildMessages, MessageStore } from './store'
 export { KoishiMessageStore, KoishiWatermarks, messageRowId } from './koishi-store'
 export type { MirrorStats } from './channel-mirror'
 export { InMemoryMessageStore } from './in-memory-store'

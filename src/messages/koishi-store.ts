@@ -1,6 +1,7 @@
 import type { Context, Query } from 'koishi'
 import { $ } from 'koishi'
-import type { ChannelRef, ErasedMessage, Guild, GuildMessage, GuildMessages, MessageStore, Neighbours, Speaker } from './types'
+import type { ChannelRef, ErasedMessage, Guild, GuildMessage, Neighbours, Speaker } from './types'
+import type { GuildMessages, MessageStore } from './store'
 import type { Stamp } from './neighbours'
 import { mergeRanges, nearest } from './neighbours'
 import type { TimelineReads } from './neighbour-search'

@@ -1,4 +1,4 @@
-import type { FactRepository, ListOptions } from '../../src/facts/repository'
+import type { FactRepository, ListOptions } from '../../src/facts/store'
 import type { FactRow } from '../../src/facts/table'
 import type { Scope } from '../../src/scope'
 import { inScope } from './scope'

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { ContextRecord } from '../../src/context/context-log'
+import type { ContextRecord } from '../../src/context/table'
 import { computeMetrics, ContextLog, InMemoryContextLogStore } from '../../src/context/context-log'
 import type { BuiltContext, ContextMessage } from '../../src/context/types'
 import { Counters } from '../../src/core/observability'
