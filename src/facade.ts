@@ -1,6 +1,6 @@
 import type { Memory } from './compose'
 import type { ContextLog } from './context'
-import type { FactRepository } from './facts'
+import type { FactStore } from './facts'
 import type { GroupMemories } from './group'
 import type { KoishiMessageStore } from './messages'
 import type { TopicSummaries } from './topic-summaries'
@@ -12,7 +12,7 @@ export type GroupMemoryApi = Pick<
   'evolve' | 'list' | 'search' | 'recall' | 'history' | 'changes' | 'remove' | 'restore' | 'setStrength' | 'locate' | 'resolve'
 >
 
-export type FactReads = Pick<FactRepository, 'get' | 'count'>
+export type FactReads = Pick<FactStore, 'get' | 'count'>
 
 export type MessageReads = Pick<KoishiMessageStore, 'byIds' | 'speakers' | 'activeGuilds'>
 
@@ -66,7 +66,7 @@ export function facadeOf(memory: Memory) {
   }
   return {
     groups,
-    facts: only(part('facts').repository, ['get', 'count']) as FactReads,
+    facts: only(part('facts').store, ['get', 'count']) as FactReads,
     messages: only(part('messages').store, ['byIds', 'speakers', 'activeGuilds']) as MessageReads,
     topics: { ...only(topics, ['get', 'list', 'active', 'inGuild']), ...only(summaries, ['versions', 'summarizeNow']) } as TopicReads,
     metrics,

@@ -1,5 +1,5 @@
 export { defineChannelSummaryTable } from './table'
-export { KoishiChannelSummaries } from './koishi-store'
+export { KoishiChannelSummaryStore } from './koishi-store'
 export { RollingSummary } from './rolling-summary'
 export type { ChannelSummaryRecord } from './table'
 export type { ChannelSummaryStore } from './store'

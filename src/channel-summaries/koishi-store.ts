@@ -5,7 +5,7 @@ import type { ChannelSummaryRecord } from './table'
 
 const channelKey = (channel: Pick<ChannelRef, 'platform' | 'channelId'>) => `${channel.platform}:${channel.channelId}`
 
-export class KoishiChannelSummaries implements ChannelSummaryStore {
+export class KoishiChannelSummaryStore implements ChannelSummaryStore {
   constructor(private ctx: Context) {}
 
   async get(channel: ChannelRef) {

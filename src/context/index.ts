@@ -1,5 +1,5 @@
 export { defineContextTable } from './table'
-export { KoishiContextLog } from './koishi-store'
+export { KoishiContextLogStore } from './koishi-store'
 export { ContextLog } from './context-log'
 export { ContextBuilder } from './context-builder'
 export { RelevanceScorer } from './scorer'

@@ -3,7 +3,7 @@ import { chunks } from '../core/chunks'
 import type { ContextLogStore } from './store'
 import type { ContextRecord, ReplyTraceRecord } from './table'
 
-export class KoishiContextLog implements ContextLogStore {
+export class KoishiContextLogStore implements ContextLogStore {
   constructor(private ctx: Context) {}
 
   async add(record: ContextRecord) {

@@ -4,7 +4,7 @@ import { dbWhere } from '../scope'
 import type { EpisodeStore } from './store'
 import type { Episode } from './table'
 
-export class KoishiEpisodes implements EpisodeStore {
+export class KoishiEpisodeStore implements EpisodeStore {
   constructor(private ctx: Context) {}
 
   async get(ids: string[]) {

@@ -2,7 +2,7 @@ import type { Context } from 'koishi'
 import { $ } from 'koishi'
 import type { Scope } from '../scope'
 import { dbWhere } from '../scope'
-import type { FactRepository, ListOptions } from './store'
+import type { FactStore, ListOptions } from './store'
 import type { FactRow } from './table'
 
 function where(scope: Scope | undefined, { history }: ListOptions) {
@@ -10,7 +10,7 @@ function where(scope: Scope | undefined, { history }: ListOptions) {
   return history ? filter : { ...filter, validTo: null }
 }
 
-export class KoishiFactRepository implements FactRepository {
+export class KoishiFactStore implements FactStore {
   constructor(private ctx: Context) {}
 
   async insert(row: FactRow) {

@@ -7,7 +7,7 @@ export interface ListOptions {
 }
 
 /** Where facts live for good (the Koishi database). */
-export interface FactRepository {
+export interface FactStore {
   insert(row: FactRow): Promise<void>
   update(id: string, patch: Partial<FactRow>): Promise<void>
   get(ids: string[]): Promise<FactRow[]>

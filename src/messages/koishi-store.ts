@@ -445,7 +445,7 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
 const markId = (channel: Where) => `${channel.platform}:${channel.channelId}`
 
 /** Watermarks and the messages past them, on the Koishi database. */
-export class KoishiWatermarks {
+export class KoishiWatermarkStore {
   constructor(private readonly ctx: Context) {}
 
   /** Moves a channel's watermark forward to `until` (never back). */

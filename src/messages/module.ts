@@ -1,5 +1,5 @@
 import { defineMemoryKind } from '../module'
-import { KoishiMessageStore, KoishiWatermarks } from './koishi-store'
+import { KoishiMessageStore, KoishiWatermarkStore } from './koishi-store'
 import { MessageIndex } from './message-index'
 import { defineMessageTable, defineWatermarkTable } from './table'
 
@@ -8,7 +8,7 @@ export interface MessagesPart {
   store: KoishiMessageStore
   index: MessageIndex
   /** Each channel's memorised-up-to point. */
-  watermarks: KoishiWatermarks
+  watermarks: KoishiWatermarkStore
 }
 
 declare module '../module' {
@@ -25,7 +25,7 @@ export const messagesModule = defineMemoryKind({
   },
   create({ ctx, sync, heldBytes, logger }) {
     const store = new KoishiMessageStore(ctx, { heldBytes, logger })
-    return { store, index: new MessageIndex({ ...sync, rows: store }), watermarks: new KoishiWatermarks(ctx) }
+    return { store, index: new MessageIndex({ ...sync, rows: store }), watermarks: new KoishiWatermarkStore(ctx) }
   },
   indexes: (part) => [part.index.indexed],
   erase: (part) => ({
