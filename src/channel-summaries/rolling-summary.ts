@@ -2,7 +2,6 @@ import type { Counters, Logger } from '../core/observability'
 import type { ChannelRef, MessageRow, MessageStore } from '../messages'
 import type { ConversationSummarizer } from './summarizer'
 import type { ChannelSummaryStore } from './store'
-import type { ChannelSummaryRecord } from './table'
 
 /**
  * The rolling conversation summary of a channel (seed 004 phase 1): the newest `keepRecent` messages
@@ -146,19 +145,4 @@ export class RollingSummary {
 
 function toLine(row: MessageRow) {
   return { name: row.userName || row.userId, content: row.content.trim() }
-}
-
-/** A `ChannelSummaryStore` in memory (tests, and a plugin without the summary table). */
-export class InMemoryChannelSummaryStore implements ChannelSummaryStore {
-  private records = new Map<string, ChannelSummaryRecord>()
-  async get(channel: ChannelRef) {
-    const record = this.records.get(`${channel.platform}\u0000${channel.channelId}`)
-    return record && { ...record }
-  }
-  async save(record: ChannelSummaryRecord) {
-    this.records.set(`${record.platform}\u0000${record.channelId}`, { ...record })
-  }
-  async remove(channel: Pick<ChannelRef, 'platform' | 'channelId'>) {
-    this.records.delete(`${channel.platform}\u0000${channel.channelId}`)
-  }
 }

@@ -4,7 +4,6 @@ export type { ChannelRef, ErasedMessage, Guild, GuildMessage, Neighbours, Speake
 export type { GuildMessages, MessageStore } from './store'
 export { KoishiMessageStore, KoishiWatermarkStore, messageRowId } from './koishi-store'
 export type { MirrorStats } from './channel-mirror'
-export { InMemoryMessageStore } from './in-memory-store'
 export { MessageIndex, MESSAGES_TABLE } from './message-index'
 export type { MessageHit } from './message-index'
 export { messagesModule } from './module'

@@ -1,7 +1,7 @@
 import type { App } from 'koishi'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
 import { KoishiMessageStore } from '../../src/messages/koishi-store'
-import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
+import { InMemoryMessageStore } from '../fakes/message-store'
 import type { MessageRow } from '../../src/messages/table'
 import type { Neighbours } from '../../src/messages/types'
 import type { MessageStore } from '../../src/messages/store'

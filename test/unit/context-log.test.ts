@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import type { ContextRecord } from '../../src/context/table'
-import { computeMetrics, ContextLog, InMemoryContextLogStore } from '../../src/context/context-log'
+import { computeMetrics, ContextLog } from '../../src/context/context-log'
+import { InMemoryContextLogStore } from '../fakes/context-log'
 import type { BuiltContext, ContextMessage } from '../../src/context/types'
 import { Counters } from '../../src/core/observability'
 import { quiet } from '../fakes/logger'
