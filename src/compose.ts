@@ -59,7 +59,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
 
   const eraser = new Eraser({
     capture,
-    facts: facts.repository,
+    facts: facts.store,
     factIndex: facts.index,
     messages: messages.store,
     erasures: modules.erasures(),
@@ -70,7 +70,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   })
   // export and import go through each kind's own store and index, as a learnt row does
   const transfer = new MemoryTransfer({
-    facts: facts.repository,
+    facts: facts.store,
     factIndex: facts.index,
     groups: group.store,
     groupIndex: group.memories.index,

@@ -1,6 +1,6 @@
 import type { Memory } from './compose'
 import type { ContextLog } from './context'
-import type { FactRepository, FactRow } from './facts'
+import type { FactRow, FactStore } from './facts'
 import { factVersions } from './facts'
 import type { GroupMemories } from './group'
 import type { KoishiMessageStore } from './messages'
@@ -13,7 +13,7 @@ export type GroupMemoryApi = Pick<
   'evolve' | 'list' | 'search' | 'recall' | 'history' | 'changes' | 'remove' | 'restore' | 'setStrength' | 'locate' | 'resolve'
 >
 
-export interface FactReads extends Pick<FactRepository, 'get' | 'count'> {
+export interface FactReads extends Pick<FactStore, 'get' | 'count'> {
   /**
    * A fact and the versions edits left behind it, newest first (each the one the next corrected and
    * closed), at most 100; empty when no fact has the id. Forgetting them all forgets what the fact said.
@@ -52,7 +52,7 @@ export function facadeOf(memory: Memory) {
   const log = part('context').log
   const topics = part('topics').store
   const summaries = part('topicSummaries').summaries
-  const repository = part('facts').repository
+  const repository = part('facts').store
   const facts: FactReads = { ...only(repository, ['get', 'count']), versions: (id) => factVersions(repository, id) }
   const groups: GroupMemoryApi = only(part('group').memories, [
     'evolve',

@@ -172,13 +172,13 @@ export class MemoryService extends Service {
   /** Stores a fact as it is (an import, a benchmark) and indexes it; false when the index row waits in the outbox. */
   async remember(fact: FactRow): Promise<boolean> {
     const facts = this.memory.modules.part('facts')
-    await facts.repository.insert(fact)
+    await facts.store.insert(fact)
     return facts.index.put([fact])
   }
 
   /** Current facts of a scope, newest first; with `history`, the closed ones too. */
   list(scope: Scope, limit = 20, offset = 0, options: ListOptions = {}): Promise<FactRow[]> {
-    return this.memory.modules.part('facts').repository.list(scope, limit, offset, options)
+    return this.memory.modules.part('facts').store.list(scope, limit, offset, options)
   }
 
   /** Erases facts of `owner` by id, with the messages they came from. Returns the ids erased. */

@@ -4,7 +4,7 @@ import type { EpisodicMemory } from '../episodes'
 import type { Dialogue, FactOwner, MemorizeOutcome } from '../facts'
 import type { Counters, Logger } from '../core/observability'
 import type { KeyedQueue } from '../core/keyed-queue'
-import type { KoishiWatermarks, MessageIndex, MessageRow, MessageStore } from '../messages'
+import type { KoishiWatermarkStore, MessageIndex, MessageRow, MessageStore } from '../messages'
 import { messageRowId } from '../messages'
 import type { RollingSummary } from '../channel-summaries'
 import type { TopicAttributor } from '../topics'
@@ -51,7 +51,7 @@ export interface CaptureDeps {
   journal?: CaptureJournal
   messages: Pick<MessageStore, 'byIds'>
   /** How far each user's messages have been memorised; what lies past it is read back at start. */
-  watermarks: Pick<KoishiWatermarks, 'advance' | 'unmemorised'>
+  watermarks: Pick<KoishiWatermarkStore, 'advance' | 'unmemorised'>
   messageIndex: Pick<MessageIndex, 'add'>
   termStats: Pick<TermStats, 'add'>
   attributor: Pick<TopicAttributor, 'attribute'>

@@ -1,10 +1,11 @@
 import type { Context } from 'koishi'
 import type { ChannelRef } from '../messages'
-import type { ChannelSummaryRecord, ChannelSummaryStore } from './rolling-summary'
+import type { ChannelSummaryStore } from './store'
+import type { ChannelSummaryRecord } from './table'
 
 const channelKey = (channel: Pick<ChannelRef, 'platform' | 'channelId'>) => `${channel.platform}:${channel.channelId}`
 
-export class KoishiChannelSummaries implements ChannelSummaryStore {
+export class KoishiChannelSummaryStore implements ChannelSummaryStore {
   constructor(private ctx: Context) {}
 
   async get(channel: ChannelRef) {

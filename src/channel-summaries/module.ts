@@ -1,11 +1,11 @@
 import { defineMemoryKind } from '../module'
-import { KoishiChannelSummaries } from './koishi-store'
+import { KoishiChannelSummaryStore } from './koishi-store'
 import { RollingSummary } from './rolling-summary'
 import { ExtractiveSummarizer, LlmSummarizer } from './summarizer'
 import { defineChannelSummaryTable } from './table'
 
 export interface ChannelSummariesPart {
-  store: KoishiChannelSummaries
+  store: KoishiChannelSummaryStore
   rolling: RollingSummary
 }
 
@@ -20,7 +20,7 @@ export const channelSummariesModule = defineMemoryKind({
   name: 'channelSummaries',
   tables: defineChannelSummaryTable,
   create({ ctx, llm, counters, logger, part }, settings: { temperature: number }) {
-    const store = new KoishiChannelSummaries(ctx)
+    const store = new KoishiChannelSummaryStore(ctx)
     const rolling = new RollingSummary({
       store: part('messages').store,
       summaries: store,

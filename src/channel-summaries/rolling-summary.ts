@@ -1,6 +1,7 @@
 import type { Counters, Logger } from '../core/observability'
 import type { ChannelRef, MessageRow, MessageStore } from '../messages'
 import type { ConversationSummarizer } from './summarizer'
+import type { ChannelSummaryStore } from './store'
 
 /**
  * The rolling conversation summary of a channel (seed 004 phase 1): the newest `keepRecent` messages
@@ -9,30 +10,6 @@ import type { ConversationSummarizer } from './summarizer'
  * the previous summary and the messages that left the window since. Each summary is stored with the
  * number of messages it covers and the time and id of the newest of them.
  */
-
-export interface ChannelSummaryRecord {
-  platform: string
-  guildId: string
-  channelId: string
-  summary: string
-  /** Messages the summary covers (all that have left the recent window so far). */
-  coveredCount: number
-  /** Time of the newest covered message; messages after it are not in the summary. */
-  coveredUntil: Date
-  /** Row id of the newest covered message. */
-  coveredId: string
-  /** The summariser that wrote it (`extractive`, `llm:<model>`). */
-  summarizer: string
-  updatedAt: Date
-}
-
-/** Where summaries are kept (a Koishi table, one row per channel). */
-export interface ChannelSummaryStore {
-  get(channel: ChannelRef): Promise<ChannelSummaryRecord | undefined>
-  save(record: ChannelSummaryRecord): Promise<void>
-  /** Drops a channel's summary (its messages were erased). */
-  remove(channel: Pick<ChannelRef, 'platform' | 'channelId'>): Promise<void>
-}
 
 export interface RollingSummaryConfig {
   /** Newest messages left out of the summary (the recent window). Default 20. */
@@ -168,19 +145,4 @@ export class RollingSummary {
 
 function toLine(row: MessageRow) {
   return { name: row.userName || row.userId, content: row.content.trim() }
-}
-
-/** A `ChannelSummaryStore` in memory (tests, and a plugin without the summary table). */
-export class InMemoryChannelSummaryStore implements ChannelSummaryStore {
-  private records = new Map<string, ChannelSummaryRecord>()
-  async get(channel: ChannelRef) {
-    const record = this.records.get(`${channel.platform}\u0000${channel.channelId}`)
-    return record && { ...record }
-  }
-  async save(record: ChannelSummaryRecord) {
-    this.records.set(`${record.platform}\u0000${record.channelId}`, { ...record })
-  }
-  async remove(channel: Pick<ChannelRef, 'platform' | 'channelId'>) {
-    this.records.delete(`${channel.platform}\u0000${channel.channelId}`)
-  }
 }

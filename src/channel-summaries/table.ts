@@ -1,5 +1,20 @@
 import type { Context } from 'koishi'
-import type { ChannelSummaryRecord } from './rolling-summary'
+
+export interface ChannelSummaryRecord {
+  platform: string
+  guildId: string
+  channelId: string
+  summary: string
+  /** Messages the summary covers (all that have left the recent window so far). */
+  coveredCount: number
+  /** Time of the newest covered message; messages after it are not in the summary. */
+  coveredUntil: Date
+  /** Row id of the newest covered message. */
+  coveredId: string
+  /** The summariser that wrote it (`extractive`, `llm:<model>`). */
+  summarizer: string
+  updatedAt: Date
+}
 
 export interface ChannelSummaryRow extends ChannelSummaryRecord {
   /** `platform:channelId`. */

@@ -1,4 +1,6 @@
 import type { Counters, Logger } from '../core/observability'
+import type { ContextLogStore } from './store'
+import type { ContextRecord, ReplyTraceRecord } from './table'
 import type { BuiltContext, ContextTarget } from './types'
 
 /**
@@ -6,57 +8,6 @@ import type { BuiltContext, ContextTarget } from './types'
  * chosen messages with their scores, sizes, build time, whether it fell back, and the bot's reply
  * when it answered — kept for a retention period, and the metrics `memory.stats` shows.
  */
-
-export interface ContextRecord {
-  id: string
-  platform: string
-  guildId: string
-  channelId: string
-  userId: string
-  triggerMessageId: string
-  triggerText: string
-  chosenIds: string[]
-  scores: number[]
-  tokens: number
-  windowTokens: number
-  fallback: boolean
-  buildMs: number
-  /** The bot's answer, once it replied ('' until then). */
-  reply: string
-  createdAt: Date
-}
-
-/** One step of a reply run, as the reply pipeline traces it. */
-export interface TraceStepRecord {
-  node: string
-  ms: number
-  chose: { code: string; params?: Record<string, string | number> }
-  tokensIn?: number
-  tokensOut?: number
-  toolCalls?: { name: string; arguments: Record<string, unknown>; ms: number; resultTokens: number; error?: string }[]
-  error?: string
-}
-
-/** A reply run of the built-in chat (seed 004 §2.3): its steps and totals, for `memory.trace` and `memory.stats`. */
-export interface ReplyTraceRecord {
-  id: string
-  platform: string
-  guildId: string
-  channelId: string
-  userId: string
-  triggerMessageId: string
-  /** `model`, `offline` or `failed`. */
-  outcome: string
-  totalMs: number
-  /** Tokens of the first request to the model. */
-  promptTokens: number
-  replyTokens: number
-  toolCalls: number
-  /** The route found the message needed no memory. */
-  recallSkipped: boolean
-  steps: TraceStepRecord[]
-  createdAt: Date
-}
 
 export interface ReplyMetrics {
   replies: number
@@ -68,20 +19,6 @@ export interface ReplyMetrics {
   failures: number
   /** Replies answered without a model (the offline answer). */
   offline: number
-}
-
-export interface ContextLogStore {
-  add(record: ContextRecord): Promise<void>
-  /** Sets the reply of the newest record of a trigger message. */
-  setReply(platform: string, channelId: string, triggerMessageId: string, reply: string): Promise<void>
-  /** Records created at or after `since`. */
-  since(since: Date): Promise<ContextRecord[]>
-  /** Drops records older than `before`, and the oldest beyond `keep`. Returns how many went. */
-  prune(before: Date, keep: number): Promise<number>
-  addTrace(record: ReplyTraceRecord): Promise<void>
-  /** The newest trace of a channel, or of one trigger message there. */
-  lastTrace(platform: string, channelId: string, triggerMessageId?: string): Promise<ReplyTraceRecord | undefined>
-  tracesSince(since: Date): Promise<ReplyTraceRecord[]>
 }
 
 export interface ContextMetrics {
@@ -270,49 +207,4 @@ export function computeMetrics(records: ContextRecord[], periodHours: number): C
 
 function round(value: number) {
   return Math.round(value * 1000) / 1000
-}
-
-/** A `ContextLogStore` in memory (tests, and a plugin without the log table). */
-export class InMemoryContextLogStore implements ContextLogStore {
-  records: ContextRecord[] = []
-  async add(record: ContextRecord) {
-    this.records.push({ ...record })
-  }
-  async setReply(platform: string, channelId: string, triggerMessageId: string, reply: string) {
-    for (let i = this.records.length - 1; i >= 0; i--) {
-      const record = this.records[i]
-      if (record.platform === platform && record.channelId === channelId && record.triggerMessageId === triggerMessageId) {
-        record.reply = reply
-        return
-      }
-    }
-  }
-  async since(since: Date) {
-    return this.records.filter((record) => record.createdAt >= since)
-  }
-  async prune(before: Date, keep: number) {
-    const length = this.records.length + this.traces.length
-    this.records = this.records.filter((record) => record.createdAt >= before)
-    if (this.records.length > keep) this.records = this.records.slice(-keep)
-    this.traces = this.traces.filter((record) => record.createdAt >= before)
-    if (this.traces.length > keep) this.traces = this.traces.slice(-keep)
-    return length - this.records.length - this.traces.length
-  }
-  traces: ReplyTraceRecord[] = []
-  async addTrace(record: ReplyTraceRecord) {
-    this.traces.push({ ...record })
-  }
-  async lastTrace(platform: string, channelId: string, triggerMessageId?: string) {
-    return [...this.traces]
-      .reverse()
-      .find(
-        (record) =>
-          record.platform === platform &&
-          record.channelId === channelId &&
-          (!triggerMessageId || record.triggerMessageId === triggerMessageId),
-      )
-  }
-  async tracesSince(since: Date) {
-    return this.traces.filter((record) => record.createdAt >= since)
-  }
 }

@@ -1,8 +1,9 @@
 import type { Context } from 'koishi'
 import { chunks } from '../core/chunks'
-import type { ContextLogStore, ContextRecord, ReplyTraceRecord } from './context-log'
+import type { ContextLogStore } from './store'
+import type { ContextRecord, ReplyTraceRecord } from './table'
 
-export class KoishiContextLog implements ContextLogStore {
+export class KoishiContextLogStore implements ContextLogStore {
   constructor(private ctx: Context) {}
 
   async add(record: ContextRecord) {

@@ -1,13 +1,13 @@
 import { defineMemoryKind } from '../module'
 import { ContextLog } from './context-log'
-import { KoishiContextLog } from './koishi-store'
+import { KoishiContextLogStore } from './koishi-store'
 import { defineContextTable } from './table'
 import { TermStats } from './term-stats'
 
 export interface ContextPart {
   /** What each reply saw and how it ran (`memory.trace`, `memory.stats`). */
   log: ContextLog
-  logStore: KoishiContextLog
+  logStore: KoishiContextLogStore
   /** Term statistics of what was captured, for the builder's lexical scoring. */
   termStats: TermStats
 }
@@ -23,7 +23,7 @@ export const contextModule = defineMemoryKind({
   name: 'context',
   tables: defineContextTable,
   create({ ctx, counters, logger }) {
-    const logStore = new KoishiContextLog(ctx)
+    const logStore = new KoishiContextLogStore(ctx)
     return { log: new ContextLog(logStore, { counters, logger }), logStore, termStats: new TermStats() }
   },
   // the contexts and traces a user's messages triggered may quote them

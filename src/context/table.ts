@@ -1,5 +1,56 @@
 import type { Context } from 'koishi'
-import type { ContextRecord, ReplyTraceRecord } from './context-log'
+
+/** One context built: what a reply saw (a row of `memory_context`). */
+export interface ContextRecord {
+  id: string
+  platform: string
+  guildId: string
+  channelId: string
+  userId: string
+  triggerMessageId: string
+  triggerText: string
+  chosenIds: string[]
+  scores: number[]
+  tokens: number
+  windowTokens: number
+  fallback: boolean
+  buildMs: number
+  /** The bot's answer, once it replied ('' until then). */
+  reply: string
+  createdAt: Date
+}
+
+/** One step of a reply run, as the reply pipeline traces it. */
+export interface TraceStepRecord {
+  node: string
+  ms: number
+  chose: { code: string; params?: Record<string, string | number> }
+  tokensIn?: number
+  tokensOut?: number
+  toolCalls?: { name: string; arguments: Record<string, unknown>; ms: number; resultTokens: number; error?: string }[]
+  error?: string
+}
+
+/** A reply run of the built-in chat (seed 004 §2.3): its steps and totals, for `memory.trace` and `memory.stats`. */
+export interface ReplyTraceRecord {
+  id: string
+  platform: string
+  guildId: string
+  channelId: string
+  userId: string
+  triggerMessageId: string
+  /** `model`, `offline` or `failed`. */
+  outcome: string
+  totalMs: number
+  /** Tokens of the first request to the model. */
+  promptTokens: number
+  replyTokens: number
+  toolCalls: number
+  /** The route found the message needed no memory. */
+  recallSkipped: boolean
+  steps: TraceStepRecord[]
+  createdAt: Date
+}
 
 declare module 'koishi' {
   interface Tables {

@@ -2,6 +2,8 @@ import type { Scope } from '../scope'
 import type { MessageRow } from '../messages'
 import type { IndexKind, IndexSyncDeps } from '../store/index-sync'
 import { IndexedTable } from '../store/index-sync'
+import type { EpisodeStore } from './store'
+import type { Episode } from './table'
 
 /**
  * Episodic memory (seed 004 phase 2): every exchange of a user with the bot — the user's message and
@@ -12,32 +14,6 @@ import { IndexedTable } from '../store/index-sync'
  */
 
 export const EPISODES_TABLE = 'episodes'
-
-export interface Episode {
-  /** The row id of the user's message. */
-  id: string
-  platform: string
-  /** '' for a private chat. */
-  guildId: string
-  channelId: string
-  userId: string
-  userName: string
-  userMessageId: string
-  userText: string
-  botText: string
-  createdAt: Date
-}
-
-/** Episodes in the database. */
-export interface EpisodeStore {
-  get(ids: string[]): Promise<Episode[]>
-  upsert(episode: Episode): Promise<void>
-  /** The newest `limit` episodes of a scope (newest first). */
-  recent(scope: Scope, limit: number): Promise<Episode[]>
-  /** Ids of every episode (an index rebuild). */
-  allIds(): Promise<string[]>
-  remove(ids: string[]): Promise<void>
-}
 
 export interface RecalledEpisode extends Episode {
   /** Why it was recalled. */
@@ -184,34 +160,5 @@ export class EpisodicMemory {
     if (!ids.length) return
     await this.deps.store.remove(ids)
     await this.indexed.remove(ids)
-  }
-}
-
-/** An `EpisodeStore` in memory (tests, and a plugin without the episode table). */
-export class InMemoryEpisodeStore implements EpisodeStore {
-  rows = new Map<string, Episode>()
-  async get(ids: string[]) {
-    return ids.flatMap((id) => this.rows.get(id) ?? [])
-  }
-  async upsert(episode: Episode) {
-    this.rows.set(episode.id, { ...episode })
-  }
-  async recent(scope: Scope, limit: number) {
-    return [...this.rows.values()]
-      .filter(
-        (row) =>
-          (scope.platform === undefined || row.platform === scope.platform) &&
-          (scope.userId === undefined || row.userId === scope.userId) &&
-          (scope.guildId === undefined || row.guildId === scope.guildId) &&
-          (scope.channelId === undefined || row.channelId === scope.channelId),
-      )
-      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime())
-      .slice(0, limit)
-  }
-  async allIds() {
-    return [...this.rows.keys()]
-  }
-  async remove(ids: string[]) {
-    for (const id of ids) this.rows.delete(id)
   }
 }

@@ -1,5 +1,6 @@
 export { defineEpisodeTable } from './table'
-export { KoishiEpisodes } from './koishi-store'
+export { KoishiEpisodeStore } from './koishi-store'
 export { EpisodicMemory, episodeScope } from './episodic'
-export type { Episode, RecalledEpisode } from './episodic'
+export type { RecalledEpisode } from './episodic'
+export type { Episode } from './table'
 export { episodesModule } from './module'

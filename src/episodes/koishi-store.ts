@@ -1,9 +1,10 @@
 import type { Context } from 'koishi'
 import type { Scope } from '../scope'
 import { dbWhere } from '../scope'
-import type { Episode, EpisodeStore } from './episodic'
+import type { EpisodeStore } from './store'
+import type { Episode } from './table'
 
-export class KoishiEpisodes implements EpisodeStore {
+export class KoishiEpisodeStore implements EpisodeStore {
   constructor(private ctx: Context) {}
 
   async get(ids: string[]) {

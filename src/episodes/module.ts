@@ -1,6 +1,6 @@
 import { defineMemoryKind } from '../module'
 import { EpisodicMemory } from './episodic'
-import { KoishiEpisodes } from './koishi-store'
+import { KoishiEpisodeStore } from './koishi-store'
 import { defineEpisodeTable } from './table'
 
 declare module '../module' {
@@ -13,7 +13,7 @@ declare module '../module' {
 export const episodesModule = defineMemoryKind({
   name: 'episodes',
   tables: defineEpisodeTable,
-  create: ({ ctx, sync }) => new EpisodicMemory({ ...sync, store: new KoishiEpisodes(ctx) }),
+  create: ({ ctx, sync }) => new EpisodicMemory({ ...sync, store: new KoishiEpisodeStore(ctx) }),
   indexes: (episodes) => [episodes.indexed],
   erase: (episodes) => ({ messages: (_owner, erased) => episodes.remove(erased.map((row) => row.id)) }),
 })

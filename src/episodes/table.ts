@@ -1,5 +1,20 @@
 import type { Context } from 'koishi'
-import type { Episode } from './episodic'
+
+/** One exchange: a user's message and the bot's reply to it (replies to one message join one episode). */
+export interface Episode {
+  /** The row id of the user's message. */
+  id: string
+  platform: string
+  /** '' for a private chat. */
+  guildId: string
+  channelId: string
+  userId: string
+  userName: string
+  userMessageId: string
+  userText: string
+  botText: string
+  createdAt: Date
+}
 
 declare module 'koishi' {
   interface Tables {

@@ -1,6 +1,6 @@
 import type { Counters } from '../core/observability'
 import type { ForgetFence } from '../core/forget-fence'
-import type { FactIndex, FactRepository, FactRow } from '../facts'
+import type { FactIndex, FactStore, FactRow } from '../facts'
 import { factLockKey } from '../facts'
 import type { KeyedLock } from '../core/keyed-lock'
 import type { ErasedMessage, KoishiMessageStore } from '../messages'
@@ -11,7 +11,7 @@ export type { UserRef } from '../module'
 export interface EraserDeps {
   /** Capture's buffers: written out before an erasure reads the tables, a user's part dropped first. */
   capture: { flush(): Promise<void>; forgetUser(platform: string, userId: string): Promise<void> }
-  facts: Pick<FactRepository, 'get' | 'remove' | 'ofUser'>
+  facts: Pick<FactStore, 'get' | 'remove' | 'ofUser'>
   factIndex: Pick<FactIndex, 'remove'>
   messages: Pick<KoishiMessageStore, 'byIds' | 'ofUser' | 'repliesTo'>
   /** Each memory kind's part of a forget (the messages' own rows among them), those built on others first. */

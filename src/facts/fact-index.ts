@@ -1,11 +1,11 @@
 import type { IndexedTable, IndexKind } from '../store/index-sync'
-import type { FactRepository } from './repository'
+import type { FactStore } from './store'
 import type { FactRow } from './table'
 
 /** The LanceDB copy of facts: searched by their content, scoped to their user and guild. */
 export type FactIndex = IndexedTable<FactRow>
 
-export function factIndexKind(table: string, facts: Pick<FactRepository, 'get' | 'allIds'>): IndexKind<FactRow> {
+export function factIndexKind(table: string, facts: Pick<FactStore, 'get' | 'allIds'>): IndexKind<FactRow> {
   return {
     table,
     name: 'facts',

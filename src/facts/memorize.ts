@@ -3,7 +3,7 @@ import type { Logger } from '../core/observability'
 import type { Counters } from '../core/observability'
 import type { Scope } from '../scope'
 import type { FactIndex } from './fact-index'
-import type { FactRepository } from './repository'
+import type { FactStore } from './store'
 import type { FactRow } from './table'
 import { isCurrent, validSince } from './table'
 import type { Extraction, KnownFact, MemoryJudge, Turn } from './judge'
@@ -49,7 +49,7 @@ export type MemorizeOutcome =
 export interface MemorizeDeps {
   judge: MemoryJudge
   embedder: Embedder
-  facts: FactRepository
+  facts: FactStore
   factIndex: FactIndex
   counters: Counters
   logger: Logger

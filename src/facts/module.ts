@@ -6,7 +6,7 @@ import type { FactIndex } from './fact-index'
 import type { MemoryJudge } from './judge'
 import { createJudge } from './judges'
 import type { JudgePrompts } from './prompts'
-import { KoishiFactRepository } from './repository'
+import { KoishiFactStore } from './koishi-store'
 import { Retriever } from './retrieve'
 import type { ReviseResult } from './revise'
 import { reviseFact } from './revise'
@@ -14,7 +14,7 @@ import type { FactOwner } from './memorize'
 import { defineFactTable } from './table'
 
 export interface FactsPart {
-  repository: KoishiFactRepository
+  store: KoishiFactStore
   index: FactIndex
   judge: MemoryJudge
   retriever: Retriever
@@ -42,8 +42,8 @@ export const factsModule = defineMemoryKind({
   name: 'facts',
   tables: defineFactTable,
   create({ ctx, sync, embedder, llm, index, counters, logger, newId, now }, settings: FactSettings): FactsPart {
-    const repository = new KoishiFactRepository(ctx)
-    const factIndex = new IndexedTable(sync, factIndexKind(settings.table, repository))
+    const store = new KoishiFactStore(ctx)
+    const factIndex = new IndexedTable(sync, factIndexKind(settings.table, store))
     const lock = new KeyedLock()
     const retriever = new Retriever({
       index,
@@ -52,18 +52,17 @@ export const factsModule = defineMemoryKind({
       counters,
       logger,
       lexicalShare: settings.lexicalShare,
-      facts: repository,
+      facts: store,
     })
     return {
-      repository,
+      store,
       index: factIndex,
       judge: createJudge(llm, settings.prompts, { counters, logger }),
       retriever,
       lock,
-      revise: (owner, id, statement, by) =>
-        reviseFact({ facts: repository, factIndex, counters, newId, now, lock }, owner, id, statement, by),
+      revise: (owner, id, statement, by) => reviseFact({ facts: store, factIndex, counters, newId, now, lock }, owner, id, statement, by),
     }
   },
   indexes: (part) => [part.index],
-  status: async (part) => ({ facts: await part.repository.count(undefined, { history: true }) }),
+  status: async (part) => ({ facts: await part.store.count(undefined, { history: true }) }),
 })

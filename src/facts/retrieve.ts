@@ -4,7 +4,7 @@ import type { Counters } from '../core/observability'
 import type { Scope } from '../scope'
 import type { IndexHit, VectorIndex } from '../store/vector-index'
 import { defaultLexicalShare, Reranker } from './rerank'
-import type { FactRepository } from './repository'
+import type { FactStore } from './store'
 import type { FactRow } from './table'
 import { isCurrent, validSince } from './table'
 
@@ -40,7 +40,7 @@ export interface RetrieveDeps {
    * The truth the hits are checked against: a hit whose fact is gone (forgotten through another
    * instance, a removal still waiting in the outbox) is dropped, and the text is the database's.
    */
-  facts?: Pick<FactRepository, 'get'>
+  facts?: Pick<FactStore, 'get'>
 }
 
 /** Candidates fetched from the index per memory asked for, and at least, for the reranker. */

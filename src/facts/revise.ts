@@ -4,7 +4,7 @@ import { cleanText } from '../text/clean'
 import type { FactIndex } from './fact-index'
 import type { FactOwner } from './memorize'
 import { factLockKey } from './memorize'
-import type { FactRepository } from './repository'
+import type { FactStore } from './store'
 import type { FactRow } from './table'
 import { isCurrent, validSince } from './table'
 
@@ -12,7 +12,7 @@ import { isCurrent, validSince } from './table'
 export const REVISION_MAX_CHARS = 1000
 
 export interface ReviseDeps {
-  facts: Pick<FactRepository, 'get' | 'insert' | 'update'>
+  facts: Pick<FactStore, 'get' | 'insert' | 'update'>
   factIndex: Pick<FactIndex, 'put'>
   counters: Counters
   newId: () => string

@@ -1,4 +1,4 @@
-import type { FactRepository } from './repository'
+import type { FactStore } from './store'
 import type { FactRow } from './table'
 
 /** Most versions `factVersions` follows. */
@@ -9,7 +9,7 @@ const VERSIONS_MAX = 100
  * one corrects (`parentId`) and was closed by it (`supersededBy`). Stops at `VERSIONS_MAX` rows, at a
  * link either side does not confirm, or at a row already followed. Empty when no fact has the id.
  */
-export async function factVersions(facts: Pick<FactRepository, 'get'>, id: string): Promise<FactRow[]> {
+export async function factVersions(facts: Pick<FactStore, 'get'>, id: string): Promise<FactRow[]> {
   const [fact] = await facts.get([id])
   if (!fact) return []
   const versions = [fact]

@@ -1,5 +1,6 @@
 import type { ResolvedOp } from './ops'
-import type { EvolutionChange, EvolutionIssues, EvolutionStats, GroupChangeRow, GroupMemoryRow, GroupMemoryStore, GroupRef } from './types'
+import type { EvolutionChange, EvolutionIssues, EvolutionStats, GroupChangeRow, GroupMemoryRow, GroupRef } from './types'
+import type { GroupMemoryStore } from './store'
 
 /**
  * Applying an evolution. The operations are first written down as a plan (in the group's lease row)
@@ -129,6 +130,16 @@ function toChange(log: GroupChangeRow, op: PlannedOp): EvolutionChange {
   return { action: 'delete', old_id: op.oldId, old_statement: log.oldStatement, change_reason: log.reason, version: log.version }
 }
 
+/** What the steps of one `applyPlan` share: the plan, the rows read or written so far, and the outcome. */
+interface PlanRun {
+  store: GroupMemoryStore
+  plan: EvolutionPlan
+  now: Date
+  group: GroupRef
+  rows: Map<string, GroupMemoryRow>
+  outcome: ApplyOutcome
+}
+
 /**
  * Applies (or finishes applying) a plan. Order within an update: the new version is written, then
  * the old one is marked replaced, then the log row is written; a crash between steps leaves a state
@@ -149,117 +160,134 @@ export async function applyPlan(store: GroupMemoryStore, plan: EvolutionPlan, no
   const logs = new Map((await store.getChanges(plan.ops.map((op) => changeId(runId, op.index)))).map((row) => [row.id, row]))
   const ids = plan.ops.flatMap((op) => [op.oldId, op.newId]).filter(Boolean)
   const rows = new Map((await store.getMemories(ids)).map((row) => [row.id, row]))
-  const inGroup = (row: GroupMemoryRow | undefined) =>
-    row && row.platform === group.platform && row.guildId === group.guildId ? row : undefined
+  const run: PlanRun = { store, plan, now, group, rows, outcome }
 
   for (const op of plan.ops) {
-    const id = changeId(runId, op.index)
-    const done = logs.get(id)
-    if (done) {
-      record(op, done)
-      continue
-    }
-    const log = (memoryId: string, oldStatement: string, newStatement: string, version: number): GroupChangeRow => ({
-      id,
-      memoryId,
-      previousId: op.action === 'update' ? op.oldId : '',
-      platform: group.platform,
-      guildId: group.guildId,
-      action: op.action,
-      oldStatement,
-      newStatement,
-      reason: op.reason,
-      version,
-      runId,
-      ...(plan.actor ? { actor: plan.actor } : {}),
-      createdAt: now,
-    })
-
-    if (op.action === 'create') {
-      const row = await newVersion(op)
-      const entry = log(row.id, '', row.statement, row.version)
-      await store.putChange(entry)
-      record(op, entry)
-      continue
-    }
-
-    const old = inGroup(rows.get(op.oldId))
-    if (op.action === 'update') {
-      const mine = old && old.supersededBy === op.newId
-      const head = old && old.status === 'active' && !old.supersededBy
-      if (!old || (!mine && !head)) {
-        outcome.stale++
-        continue
-      }
-      const row = await newVersion(op, old)
-      if (!mine || old.status !== 'deprecated') {
-        const patch = { status: 'deprecated' as const, supersededBy: op.newId, statusBy: runId, updatedAt: now }
-        await store.patchMemory(old.id, patch)
-        rows.set(old.id, { ...old, ...patch })
-      }
-      const entry = log(row.id, old.statement, row.statement, row.version)
-      await store.putChange(entry)
-      record(op, entry)
-      continue
-    }
-
-    // delete
-    const head = old && old.status === 'active' && !old.supersededBy
-    const mine = old && old.status === 'deprecated' && !old.supersededBy && old.statusBy === runId
-    if (!old || (!head && !mine)) {
-      outcome.stale++
-      continue
-    }
-    if (head) {
-      const patch = { status: 'deprecated' as const, deprecatedReason: op.reason, statusBy: runId, updatedAt: now }
-      await store.patchMemory(old.id, patch)
-      rows.set(old.id, { ...old, ...patch })
-    }
-    const entry = log(old.id, old.statement, '', old.version)
-    await store.putChange(entry)
-    record(op, entry)
+    const done = logs.get(changeId(runId, op.index))
+    if (done) record(run, op, done)
+    else if (op.action === 'create') await applyCreate(run, op)
+    else if (op.action === 'update') await applyUpdate(run, op)
+    else await applyDelete(run, op)
   }
   return outcome
+}
 
-  /** The version a create or update writes (`parent`: the one it replaces), or the row an earlier attempt wrote. */
-  async function newVersion(op: PlannedOp, parent?: GroupMemoryRow): Promise<GroupMemoryRow> {
-    const written = rows.get(op.newId)
-    if (written) return written
-    const row: GroupMemoryRow = {
-      id: op.newId,
-      platform: group.platform,
-      guildId: group.guildId,
-      statement: op.statement,
-      version: parent ? parent.version + 1 : 1,
-      parentId: parent?.id ?? '',
-      supersededBy: '',
-      changeSummary: op.reason,
-      status: 'active',
-      deprecatedReason: '',
-      statusBy: runId,
-      tags: op.tags ?? parent?.tags ?? [],
-      strength: round(clamp01(op.strength ?? (parent ? parent.strength + REINFORCE : DEFAULT_STRENGTH))),
-      runId,
-      createdAt: now,
-      updatedAt: now,
-    }
-    await store.putMemory(row)
-    rows.set(row.id, row)
-    return row
-  }
+async function applyCreate(run: PlanRun, op: PlannedOp) {
+  const row = await newVersion(run, op)
+  await logChange(run, op, changeRow(run, op, row.id, '', row.statement, row.version))
+}
 
-  function record(op: PlannedOp, entry: GroupChangeRow) {
-    outcome.changes.push(toChange(entry, op))
-    if (op.action === 'delete') {
-      outcome.stats.deleted++
-      outcome.deletes.push(op.oldId)
-      return
-    }
-    if (op.action === 'update') {
-      outcome.stats.updated++
-      outcome.deletes.push(op.oldId)
-    } else outcome.stats.created++
-    const row = rows.get(op.newId)
-    if (row) outcome.upserts.push(row)
+async function applyUpdate(run: PlanRun, op: PlannedOp) {
+  const { store, plan, now, rows } = run
+  const old = oldRow(run, op)
+  const mine = old && old.supersededBy === op.newId
+  const head = old && old.status === 'active' && !old.supersededBy
+  if (!old || (!mine && !head)) {
+    run.outcome.stale++
+    return
   }
+  const row = await newVersion(run, op, old)
+  if (!mine || old.status !== 'deprecated') {
+    const patch = { status: 'deprecated' as const, supersededBy: op.newId, statusBy: plan.runId, updatedAt: now }
+    await store.patchMemory(old.id, patch)
+    rows.set(old.id, { ...old, ...patch })
+  }
+  await logChange(run, op, changeRow(run, op, row.id, old.statement, row.statement, row.version))
+}
+
+async function applyDelete(run: PlanRun, op: PlannedOp) {
+  const { store, plan, now, rows } = run
+  const old = oldRow(run, op)
+  const head = old && old.status === 'active' && !old.supersededBy
+  const mine = old && old.status === 'deprecated' && !old.supersededBy && old.statusBy === plan.runId
+  if (!old || (!head && !mine)) {
+    run.outcome.stale++
+    return
+  }
+  if (head) {
+    const patch = { status: 'deprecated' as const, deprecatedReason: op.reason, statusBy: plan.runId, updatedAt: now }
+    await store.patchMemory(old.id, patch)
+    rows.set(old.id, { ...old, ...patch })
+  }
+  await logChange(run, op, changeRow(run, op, old.id, old.statement, '', old.version))
+}
+
+/** The row an update or delete targets, when it belongs to the plan's group. */
+function oldRow({ rows, group }: PlanRun, op: PlannedOp): GroupMemoryRow | undefined {
+  const row = rows.get(op.oldId)
+  return row && row.platform === group.platform && row.guildId === group.guildId ? row : undefined
+}
+
+/** The change-log row of an operation. */
+function changeRow(
+  { plan, group, now }: PlanRun,
+  op: PlannedOp,
+  memoryId: string,
+  oldStatement: string,
+  newStatement: string,
+  version: number,
+): GroupChangeRow {
+  return {
+    id: changeId(plan.runId, op.index),
+    memoryId,
+    previousId: op.action === 'update' ? op.oldId : '',
+    platform: group.platform,
+    guildId: group.guildId,
+    action: op.action,
+    oldStatement,
+    newStatement,
+    reason: op.reason,
+    version,
+    runId: plan.runId,
+    ...(plan.actor ? { actor: plan.actor } : {}),
+    createdAt: now,
+  }
+}
+
+/** Writes an operation's change-log row, which marks it done, and records it in the outcome. */
+async function logChange(run: PlanRun, op: PlannedOp, entry: GroupChangeRow) {
+  await run.store.putChange(entry)
+  record(run, op, entry)
+}
+
+/** The version a create or update writes (`parent`: the one it replaces), or the row an earlier attempt wrote. */
+async function newVersion({ store, plan, now, group, rows }: PlanRun, op: PlannedOp, parent?: GroupMemoryRow): Promise<GroupMemoryRow> {
+  const written = rows.get(op.newId)
+  if (written) return written
+  const row: GroupMemoryRow = {
+    id: op.newId,
+    platform: group.platform,
+    guildId: group.guildId,
+    statement: op.statement,
+    version: parent ? parent.version + 1 : 1,
+    parentId: parent?.id ?? '',
+    supersededBy: '',
+    changeSummary: op.reason,
+    status: 'active',
+    deprecatedReason: '',
+    statusBy: plan.runId,
+    tags: op.tags ?? parent?.tags ?? [],
+    strength: round(clamp01(op.strength ?? (parent ? parent.strength + REINFORCE : DEFAULT_STRENGTH))),
+    runId: plan.runId,
+    createdAt: now,
+    updatedAt: now,
+  }
+  await store.putMemory(row)
+  rows.set(row.id, row)
+  return row
+}
+
+function record({ outcome, rows }: PlanRun, op: PlannedOp, entry: GroupChangeRow) {
+  outcome.changes.push(toChange(entry, op))
+  if (op.action === 'delete') {
+    outcome.stats.deleted++
+    outcome.deletes.push(op.oldId)
+    return
+  }
+  if (op.action === 'update') {
+    outcome.stats.updated++
+    outcome.deletes.push(op.oldId)
+  } else outcome.stats.created++
+  const row = rows.get(op.newId)
+  if (row) outcome.upserts.push(row)
 }

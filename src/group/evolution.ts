@@ -9,19 +9,12 @@ import { checkGroup, groupId } from './group-id'
 import type { GroupIndex } from './group-index'
 import type { GroupReview } from './review'
 import { KeyedLock } from '../core/keyed-lock'
+import type { ParsedAnswer, Resolution } from './ops'
 import { parseEvolutionAnswer, resolveOps } from './ops'
 import type { EvolutionPrompts } from './prompts'
 import { DEFAULT_EVOLUTION_PROMPTS } from './prompts'
-import type {
-  EvolutionIssues,
-  EvolutionResult,
-  EvolutionStats,
-  EvolutionStatus,
-  GroupMemoryRow,
-  GroupMemoryStore,
-  GroupMessage,
-  GroupRef,
-} from './types'
+import type { EvolutionIssues, EvolutionResult, EvolutionStats, EvolutionStatus, GroupMemoryRow, GroupMessage, GroupRef } from './types'
+import type { GroupMemoryStore } from './store'
 import { GroupMemoryError } from './types'
 
 export interface EvolutionOptions {
@@ -218,36 +211,11 @@ export class GroupEvolver {
   private async evolveHeld(group: GroupRef, days: number, now: Date, owner: string): Promise<EvolutionResult> {
     const { store, counters, logger } = this.deps
     const id = groupId(group)
-    const lease = await store.getLease(group)
-    let watermark = lease?.watermark ?? EPOCH
-    let repaired: EvolutionResult['repaired']
+    const resumed = await this.finishInterrupted(group, now, owner)
+    if (resumed === 'lost') return this.lost(group, now)
+    const { watermark, repaired } = resumed
 
-    const interrupted = lease?.pending ? readPlan(lease.pending) : undefined
-    if (lease?.pending && !interrupted) {
-      // unreadable (cut off by a column limit, edited by hand): dropping it beats failing forever
-      counters.inc('group.plan-dropped')
-      logger.warn('group %s: dropped an unreadable interrupted evolution plan', id)
-      if (!(await store.patchLease(group, owner, { pending: '' }))) return this.lost(group, now)
-    }
-    if (interrupted) {
-      // a plan made for review is queued, whatever the group's mode is now
-      const outcome = interrupted.review ? await this.queue(interrupted) : await this.apply(interrupted, now)
-      watermark = new Date(interrupted.watermark)
-      if (!(await store.patchLease(group, owner, { pending: '', watermark, lastEvolvedAt: now }))) return this.lost(group, now)
-      counters.inc('group.repaired')
-      logger.info('finished the interrupted evolution %s of group %s', interrupted.runId, id)
-      repaired = { run_id: interrupted.runId, stats: outcome.stats, changes: outcome.changes }
-    }
-
-    const roles: GroupMessage['role'][] = this.options.includeBotMessages ? ['user', 'assistant'] : ['user']
-    const messages = (
-      await store.recentMessages(group, {
-        since: new Date(now.getTime() - days * DAY),
-        after: watermark,
-        limit: this.options.maxMessages,
-        roles,
-      })
-    ).filter((message) => message.content.trim())
+    const messages = await this.newMessages(group, days, now, watermark)
     if (!messages.length) {
       counters.inc('group.evolve-noop')
       return { ...this.result(group, now, 'no-new-messages', 'no new messages'), ...(repaired ? { repaired } : {}) }
@@ -256,34 +224,9 @@ export class GroupEvolver {
     if (!llm) return { ...this.result(group, now, 'no-llm', 'no LLM is configured'), ...(repaired ? { repaired } : {}) }
 
     const memories = await store.activeMemories(group, this.options.maxMemories)
-    const input = evolutionInput(memories, messages, this.options.maxMessageChars)
-    const language = detectLanguage(messages.map((m) => m.content).join('\n'), detectLanguage(memories.map((m) => m.statement).join('\n')))
-    const prompts = this.deps.prompts?.() ?? DEFAULT_EVOLUTION_PROMPTS
-    counters.inc('group.llm-call')
-    const answer = await llm.generate(input, {
-      system: prompts[language] || DEFAULT_EVOLUTION_PROMPTS[language],
-      temperature: this.options.temperature,
-    })
-
-    const parsed = parseEvolutionAnswer(answer)
+    const parsed = parseEvolutionAnswer(await this.ask(llm, memories, messages))
     const resolution = resolveOps(parsed.ops, memories)
-    const issues: EvolutionIssues = {
-      invalid_lines: parsed.invalid.length,
-      ignored_lines: parsed.ignored.length,
-      repaired_lines: parsed.repaired,
-      rejected_ops: resolution.rejected.length,
-      stale_ops: 0,
-    }
-    if (parsed.invalid.length) counters.inc('group.lines-invalid', parsed.invalid.length)
-    if (parsed.ignored.length) counters.inc('group.lines-ignored', parsed.ignored.length)
-    if (parsed.repaired) counters.inc('group.lines-repaired', parsed.repaired)
-    if (resolution.rejected.length) counters.inc('group.ops-rejected', resolution.rejected.length)
-    for (const bad of parsed.invalid) logger.debug('group %s: skipped an unreadable line (%s): %s', id, bad.reason, bad.line.slice(0, 200))
-    for (const line of parsed.ignored) logger.debug('group %s: skipped a line that is not JSON: %s', id, line.slice(0, 200))
-    for (const bad of resolution.rejected) logger.debug('group %s: rejected %s: %s', id, bad.op.action, bad.reason)
-    if (parsed.invalid.length || resolution.rejected.length) {
-      logger.info('group %s: %d lines unreadable, %d operations rejected', id, parsed.invalid.length, resolution.rejected.length)
-    }
+    const issues = this.issuesOf(id, parsed, resolution)
     if (!parsed.ops.length && parsed.invalid.length) {
       // nothing usable: leave the watermark where it is so the next run sees these messages again
       counters.inc('group.evolve-failed')
@@ -317,6 +260,101 @@ export class GroupEvolver {
       // Another instance took the group over and replays the same plan (same ids): nothing is doubled.
       logger.info('group %s: the lease passed to another instance while applying; it completes the run', id)
     }
+    return this.report(group, now, plan, outcome, issues, repaired)
+  }
+
+  /**
+   * Finishes the run a crash cut off (its plan waits in the lease row) and gives the watermark to
+   * evolve from; `lost` when the lease passed to another instance meanwhile.
+   */
+  private async finishInterrupted(
+    group: GroupRef,
+    now: Date,
+    owner: string,
+  ): Promise<{ watermark: Date; repaired?: EvolutionResult['repaired'] } | 'lost'> {
+    const { store, counters, logger } = this.deps
+    const id = groupId(group)
+    const lease = await store.getLease(group)
+    let watermark = lease?.watermark ?? EPOCH
+    let repaired: EvolutionResult['repaired']
+
+    const interrupted = lease?.pending ? readPlan(lease.pending) : undefined
+    if (lease?.pending && !interrupted) {
+      // unreadable (cut off by a column limit, edited by hand): dropping it beats failing forever
+      counters.inc('group.plan-dropped')
+      logger.warn('group %s: dropped an unreadable interrupted evolution plan', id)
+      if (!(await store.patchLease(group, owner, { pending: '' }))) return 'lost'
+    }
+    if (interrupted) {
+      // a plan made for review is queued, whatever the group's mode is now
+      const outcome = interrupted.review ? await this.queue(interrupted) : await this.apply(interrupted, now)
+      watermark = new Date(interrupted.watermark)
+      if (!(await store.patchLease(group, owner, { pending: '', watermark, lastEvolvedAt: now }))) return 'lost'
+      counters.inc('group.repaired')
+      logger.info('finished the interrupted evolution %s of group %s', interrupted.runId, id)
+      repaired = { run_id: interrupted.runId, stats: outcome.stats, changes: outcome.changes }
+    }
+    return { watermark, repaired }
+  }
+
+  /** The group's messages of the last `days` after the watermark, the newest `maxMessages`, empty ones left out. */
+  private async newMessages(group: GroupRef, days: number, now: Date, watermark: Date): Promise<GroupMessage[]> {
+    const roles: GroupMessage['role'][] = this.options.includeBotMessages ? ['user', 'assistant'] : ['user']
+    const messages = await this.deps.store.recentMessages(group, {
+      since: new Date(now.getTime() - days * DAY),
+      after: watermark,
+      limit: this.options.maxMessages,
+      roles,
+    })
+    return messages.filter((message) => message.content.trim())
+  }
+
+  /** The one model call of a run, in the language of the discussion (else of the memories). */
+  private async ask(llm: LLM, memories: GroupMemoryRow[], messages: GroupMessage[]): Promise<string> {
+    const input = evolutionInput(memories, messages, this.options.maxMessageChars)
+    const language = detectLanguage(messages.map((m) => m.content).join('\n'), detectLanguage(memories.map((m) => m.statement).join('\n')))
+    const prompts = this.deps.prompts?.() ?? DEFAULT_EVOLUTION_PROMPTS
+    this.deps.counters.inc('group.llm-call')
+    return llm.generate(input, {
+      system: prompts[language] || DEFAULT_EVOLUTION_PROMPTS[language],
+      temperature: this.options.temperature,
+    })
+  }
+
+  /** What was wrong with the model's answer: counted, logged, and returned for the result. */
+  private issuesOf(id: string, parsed: ParsedAnswer, resolution: Resolution): EvolutionIssues {
+    const { counters, logger } = this.deps
+    const issues: EvolutionIssues = {
+      invalid_lines: parsed.invalid.length,
+      ignored_lines: parsed.ignored.length,
+      repaired_lines: parsed.repaired,
+      rejected_ops: resolution.rejected.length,
+      stale_ops: 0,
+    }
+    if (parsed.invalid.length) counters.inc('group.lines-invalid', parsed.invalid.length)
+    if (parsed.ignored.length) counters.inc('group.lines-ignored', parsed.ignored.length)
+    if (parsed.repaired) counters.inc('group.lines-repaired', parsed.repaired)
+    if (resolution.rejected.length) counters.inc('group.ops-rejected', resolution.rejected.length)
+    for (const bad of parsed.invalid) logger.debug('group %s: skipped an unreadable line (%s): %s', id, bad.reason, bad.line.slice(0, 200))
+    for (const line of parsed.ignored) logger.debug('group %s: skipped a line that is not JSON: %s', id, line.slice(0, 200))
+    for (const bad of resolution.rejected) logger.debug('group %s: rejected %s: %s', id, bad.op.action, bad.reason)
+    if (parsed.invalid.length || resolution.rejected.length) {
+      logger.info('group %s: %d lines unreadable, %d operations rejected', id, parsed.invalid.length, resolution.rejected.length)
+    }
+    return issues
+  }
+
+  /** The result of a run whose plan was applied or queued for review, counted and logged. */
+  private report(
+    group: GroupRef,
+    now: Date,
+    plan: EvolutionPlan,
+    outcome: Pick<ApplyOutcome, 'stats' | 'changes'> & Pick<EvolutionResult, 'review'>,
+    issues: EvolutionIssues,
+    repaired: EvolutionResult['repaired'],
+  ): EvolutionResult {
+    const { counters, logger } = this.deps
+    const id = groupId(group)
     const { stats, changes } = outcome
     if (outcome.review) {
       counters.inc('group.evolve-queued')

@@ -1,7 +1,8 @@
 import type { IndexKind, IndexSyncDeps } from '../store/index-sync'
 import { IndexedTable } from '../store/index-sync'
 import type { IndexHit } from '../store/vector-index'
-import type { GroupMemoryRow, GroupMemoryStore, GroupRef } from './types'
+import type { GroupMemoryRow, GroupRef } from './types'
+import type { GroupMemoryStore } from './store'
 
 /** The LanceDB table of group memories. */
 export const GROUP_TABLE = 'group_memories'

@@ -1,4 +1,4 @@
-export { defineGroupTables } from './tables'
+export { defineGroupTables } from './table'
 export { createGroupMemories, KoishiGroupStore, KoishiReviewStore } from './koishi-store'
 export { GroupMemories } from './memories'
 export { groupId } from './group-id'
@@ -8,13 +8,13 @@ export type {
   EvolutionStatus,
   GroupChangeRow,
   GroupMemoryRow,
-  GroupMemoryStore,
   GroupRef,
   ReviewDecision,
   ReviewProblem,
   ReviewQueueResponse,
   ReviewView,
 } from './types'
+export type { GroupMemoryStore } from './store'
 export { DEFAULT_EVOLUTION_PROMPTS } from './prompts'
 export { groupModule } from './module'
 export type { GroupPart, GroupSettings } from './module'

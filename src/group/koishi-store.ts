@@ -5,19 +5,9 @@ import { KoishiMessageStore } from '../messages'
 import { groupId } from './group-id'
 import type { GroupMemoriesDeps } from './memories'
 import { GroupMemories } from './memories'
-import type {
-  GroupChangeRow,
-  GroupLeaseRow,
-  GroupMemoryRow,
-  GroupMemoryStore,
-  GroupMessage,
-  GroupRef,
-  GroupSettingRow,
-  ListStatus,
-  ReviewRow,
-  ReviewStore,
-} from './types'
-import { defineGroupTables } from './tables'
+import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow, GroupMessage, GroupRef, GroupSettingRow, ListStatus, ReviewRow } from './types'
+import type { GroupMemoryStore, ReviewStore } from './store'
+import { defineGroupTables } from './table'
 import type { Outbox } from '../store/outbox'
 import { KoishiOutbox } from '../store/outbox'
 import type { VectorIndex } from '../store/vector-index'
@@ -26,7 +16,7 @@ import { chunks } from '../core/chunks'
 const EPOCH = new Date(0)
 
 /**
- * The Koishi-database implementation of `GroupMemoryStore` (tables in `tables.ts`; captured messages
+ * The Koishi-database implementation of `GroupMemoryStore` (tables in `table.ts`; captured messages
  * are read through the message store). Lease changes are conditional updates (`WHERE owner = …`)
  * followed by a read of the row, so they hold between Koishi instances sharing a MySQL or PostgreSQL
  * database, whatever a driver reports as the number of matched rows.
@@ -187,7 +177,7 @@ export class KoishiGroupStore implements GroupMemoryStore {
   }
 }
 
-/** The review queue and the per-group settings in the Koishi database (tables in `tables.ts`). */
+/** The review queue and the per-group settings in the Koishi database (tables in `table.ts`). */
 export class KoishiReviewStore implements ReviewStore {
   constructor(private ctx: Context) {}
 

@@ -18,9 +18,9 @@ import type {
   ManualResponse,
   ReviewDecision,
   ReviewQueueResponse,
-  ReviewStore,
   SearchResponse,
 } from './types'
+import type { ReviewStore } from './store'
 import { GroupMemoryError } from './types'
 
 export interface GroupMemoriesOptions extends EvolutionOptions, Partial<ReviewOptions> {

@@ -2,7 +2,7 @@ import { defineMemoryKind } from '../module'
 import { createGroupMemories, KoishiGroupStore } from './koishi-store'
 import type { GroupMemories, GroupMemoriesOptions } from './memories'
 import type { EvolutionPrompts } from './prompts'
-import { defineGroupTables } from './tables'
+import { defineGroupTables } from './table'
 
 export interface GroupPart {
   memories: GroupMemories

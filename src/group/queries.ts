@@ -11,7 +11,6 @@ import type {
   ChangeView,
   GroupChangeRow,
   GroupMemoryRow,
-  GroupMemoryStore,
   GroupRef,
   HistoryResponse,
   ListResponse,
@@ -20,6 +19,7 @@ import type {
   MemoryView,
   SearchResponse,
 } from './types'
+import type { GroupMemoryStore } from './store'
 import { GroupMemoryError } from './types'
 
 /**

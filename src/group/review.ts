@@ -8,15 +8,14 @@ import { sameText } from './ops'
 import type {
   EvolutionMode,
   GroupMemoryRow,
-  GroupMemoryStore,
   GroupRef,
   ReviewDecision,
   ReviewQueueResponse,
   ReviewRow,
   ReviewStatus,
-  ReviewStore,
   ReviewView,
 } from './types'
+import type { GroupMemoryStore, ReviewStore } from './store'
 import { GroupMemoryError, ReviewError } from './types'
 
 /**

@@ -1,5 +1,5 @@
 import type { IndexedTable, IndexKind } from '../store/index-sync'
-import type { KnowledgeStore } from './koishi-store'
+import type { KnowledgeStore } from './store'
 import type { EntityRow } from './types'
 
 export const ENTITIES_TABLE = 'knowledge_entities'

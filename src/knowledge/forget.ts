@@ -1,5 +1,5 @@
 import type { EntityIndex } from './entity-index'
-import type { KnowledgeStore } from './koishi-store'
+import type { KnowledgeStore } from './store'
 
 export interface ForgottenKnowledge {
   entities: number

@@ -1,4 +1,4 @@
-import type { KnowledgeStore } from './koishi-store'
+import type { KnowledgeStore } from './store'
 import { nameKey } from './names'
 import type { EntityRow, KnowledgeScope, RelationRow } from './types'
 

@@ -1,6 +1,6 @@
 export { defineKnowledgeTables } from './table'
 export { KoishiKnowledgeStore } from './koishi-store'
-export type { KnowledgeStore } from './koishi-store'
+export type { KnowledgeStore } from './store'
 export { entityIndexKind, ENTITIES_TABLE } from './entity-index'
 export { KnowledgeExtractor } from './extractor'
 export { KnowledgeLearner } from './learner'

@@ -36,7 +36,7 @@ export const knowledgeModule = defineMemoryKind({
   tables: defineKnowledgeTables,
   create(env, settings: KnowledgeSettings): KnowledgePart {
     const { ctx, sync, llm, counters, logger, newId, now, fence } = env
-    const facts = env.part('facts').repository
+    const facts = env.part('facts').store
     const store = new KoishiKnowledgeStore(ctx)
     const entityIndex = new IndexedTable(sync, entityIndexKind(store))
     const profiles = new ProfileBook({

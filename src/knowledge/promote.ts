@@ -1,5 +1,5 @@
 import type { Counters, Logger } from '../core/observability'
-import type { KnowledgeStore } from './koishi-store'
+import type { KnowledgeStore } from './store'
 import type { KnowledgeLearner } from './learner'
 import { knowledgeScope } from './types'
 

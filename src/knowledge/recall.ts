@@ -1,6 +1,6 @@
 import { bm25, countTerms, termStatsOf } from '../text/bm25'
 import { matchTerms } from '../text/keywords'
-import type { KnowledgeStore } from './koishi-store'
+import type { KnowledgeStore } from './store'
 import type { FoundEntity } from './search'
 import type { KnowledgeScope, ProfileRow } from './types'
 

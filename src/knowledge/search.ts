@@ -1,6 +1,6 @@
 import type { Logger } from '../core/observability'
 import type { EntityIndex } from './entity-index'
-import type { KnowledgeStore } from './koishi-store'
+import type { KnowledgeStore } from './store'
 import { nameKey } from './names'
 import type { EntityRow, EntityType, KnowledgeScope } from './types'
 

@@ -35,7 +35,7 @@ export function createMemorizer(deps: MemorizerDeps, settings: MemorizerSettings
       {
         judge: facts.judge,
         embedder: deps.embedder,
-        facts: facts.repository,
+        facts: facts.store,
         factIndex: facts.index,
         counters: deps.counters,
         logger,

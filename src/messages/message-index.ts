@@ -2,6 +2,7 @@ import type { IndexKind, IndexSyncDeps } from '../store/index-sync'
 import { IndexedTable } from '../store/index-sync'
 import type { MessageRow } from './table'
 import type { ChannelRef } from './types'
+import type { IndexedMessages } from './store'
 
 /**
  * The LanceDB copy of captured messages (table `messages`): each message's text, its vector, and its
@@ -27,13 +28,6 @@ export interface MessageHit {
   relevance: number
   createdAt: Date
   userId: string
-}
-
-/** Where the index reads messages back from (the database). */
-export interface IndexedMessages {
-  byIds(ids: string[]): Promise<MessageRow[]>
-  /** Ids of every message that belongs in the index (not a command). */
-  indexableIds(): Promise<string[]>
 }
 
 export interface MessageIndexDeps extends IndexSyncDeps {

@@ -1,15 +1,14 @@
 import { defineMemoryKind } from '../module'
-import { KoishiMessageStore } from './koishi-store'
+import { KoishiMessageStore, KoishiWatermarkStore } from './koishi-store'
 import { MessageIndex } from './message-index'
-import { defineMessageTable } from './table'
-import { defineWatermarkTable, KoishiWatermarks } from './watermarks'
+import { defineMessageTable, defineWatermarkTable } from './table'
 
 /** Captured messages: the truth every other kind is derived from. */
 export interface MessagesPart {
   store: KoishiMessageStore
   index: MessageIndex
   /** Each channel's memorised-up-to point. */
-  watermarks: KoishiWatermarks
+  watermarks: KoishiWatermarkStore
 }
 
 declare module '../module' {
@@ -26,7 +25,7 @@ export const messagesModule = defineMemoryKind({
   },
   create({ ctx, sync, heldBytes, logger }) {
     const store = new KoishiMessageStore(ctx, { heldBytes, logger })
-    return { store, index: new MessageIndex({ ...sync, rows: store }), watermarks: new KoishiWatermarks(ctx) }
+    return { store, index: new MessageIndex({ ...sync, rows: store }), watermarks: new KoishiWatermarkStore(ctx) }
   },
   indexes: (part) => [part.index.indexed],
   erase: (part) => ({

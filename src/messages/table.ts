@@ -28,10 +28,25 @@ export interface MessageClockRow {
   version: number
 }
 
+/**
+ * How far each channel's messages have been handed to the post-dialogue chain. What was said after the
+ * watermark waits to be memorised; after a restart it is read back from the message table, so a
+ * restart loses no dialogue.
+ */
+export interface WatermarkRow {
+  /** `platform:channelId`. */
+  id: string
+  platform: string
+  channelId: string
+  /** Creation time of the newest user message handed over. */
+  until: Date
+}
+
 declare module 'koishi' {
   interface Tables {
     memory_message: MessageRow
     memory_message_clock: MessageClockRow
+    memory_watermark: WatermarkRow
   }
 }
 
@@ -71,5 +86,19 @@ export function defineMessageTable(ctx: Context) {
     'memory_message_clock',
     { platform: 'string(63)', channelId: 'string(127)', version: 'unsigned(8)' },
     { primary: ['platform', 'channelId'] },
+  )
+}
+
+/** Each channel's memorised-up-to point. */
+export function defineWatermarkTable(ctx: Context) {
+  ctx.model.extend(
+    'memory_watermark',
+    {
+      id: 'string(255)',
+      platform: 'string(63)',
+      channelId: 'string(127)',
+      until: 'timestamp',
+    },
+    { primary: 'id' },
   )
 }

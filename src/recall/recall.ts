@@ -67,7 +67,7 @@ export class Recall {
     const { facts, knowledge } = this.deps
     try {
       const found = await this.facts(scope, query, topK)
-      const rows = new Map((await facts.repository.get(found.map((memory) => memory.id))).map((row) => [row.id, row]))
+      const rows = new Map((await facts.store.get(found.map((memory) => memory.id))).map((row) => [row.id, row]))
       const user = { platform: scope.platform, guildId: scope.guildId ?? '', userId: scope.userId }
       const where = knowledgeScope(user)
       const on = this.settings.knowledge

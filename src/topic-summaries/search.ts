@@ -3,7 +3,8 @@ import { contentWords } from '../text/topic-words'
 import type { Scope } from '../scope'
 import { folded } from './keywords'
 import type { SummaryIndex } from './summary-index'
-import type { SummaryChannel, TopicSummaryRow, TopicSummaryStore } from './types'
+import type { SummaryChannel, TopicSummaryRow } from './types'
+import type { TopicSummaryStore } from './store'
 
 /**
  * Search over topic summaries (000 §3.3), always inside one channel:

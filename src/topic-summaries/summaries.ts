@@ -10,7 +10,8 @@ import { SummaryIndex } from './summary-index'
 import type { SummaryPrompts } from './prompts'
 import type { SummaryHit, SummarySearchOptions } from './search'
 import { DEFAULT_SEARCH_WEIGHTS, searchSummaries } from './search'
-import type { TopicSummaryRow, TopicSummaryStore, SummaryTrigger } from './types'
+import type { TopicSummaryRow, SummaryTrigger } from './types'
+import type { TopicSummaryStore } from './store'
 
 export interface TopicSummariesOptions {
   /** Summarise a topic again once it has this many messages more than at its last summary. 0 disables. Default 50. */

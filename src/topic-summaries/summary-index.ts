@@ -1,7 +1,8 @@
 import type { IndexKind, IndexSyncDeps } from '../store/index-sync'
 import { IndexedTable } from '../store/index-sync'
 import type { IndexHit } from '../store/vector-index'
-import type { SummaryChannel, TopicSummaryRow, TopicSummaryStore } from './types'
+import type { SummaryChannel, TopicSummaryRow } from './types'
+import type { TopicSummaryStore } from './store'
 
 /** The LanceDB table of topic summaries. */
 export const SUMMARY_TABLE = 'topic_summaries'

@@ -1,4 +1,4 @@
-import type { FactRepository, FactRow } from '../facts'
+import type { FactStore, FactRow } from '../facts'
 import type { GroupChangeRow, GroupMemoryRow, GroupMemoryStore, GroupRef } from '../group'
 import type { EntityRow, KnowledgeStore, ProfileRow, RelationRow } from '../knowledge'
 import type { TopicSummaryRow, TopicSummaryStore } from '../topic-summaries'
@@ -16,7 +16,7 @@ export interface GuildRef {
  * embedder) exactly as a learnt one is. Nothing here reaches a table another way.
  */
 export interface TransferPorts {
-  facts: Pick<FactRepository, 'get' | 'list' | 'ofUser' | 'allIds' | 'findByContent' | 'insert'>
+  facts: Pick<FactStore, 'get' | 'list' | 'ofUser' | 'allIds' | 'findByContent' | 'insert'>
   /** The facts' index: `put` embeds and writes, or leaves the rows in the outbox. */
   factIndex: { put(rows: FactRow[]): Promise<boolean> }
   groups: Pick<GroupMemoryStore, 'getMemories' | 'getChanges' | 'putMemory' | 'putChange'> & {

@@ -1,10 +1,10 @@
-import type { FactRepository, ListOptions } from '../../src/facts/repository'
+import type { FactStore, ListOptions } from '../../src/facts/store'
 import type { FactRow } from '../../src/facts/table'
 import type { Scope } from '../../src/scope'
 import { inScope } from './scope'
 
-/** An in-memory `FactRepository`. */
-export class MemoryFacts implements FactRepository {
+/** An in-memory `FactStore`. */
+export class MemoryFacts implements FactStore {
   rows = new Map<string, FactRow>()
   async insert(row: FactRow) {
     this.rows.set(row.id, { ...row })

@@ -1,12 +1,5 @@
-import type {
-  GroupChangeRow,
-  GroupLeaseRow,
-  GroupMemoryRow,
-  GroupMemoryStore,
-  GroupMessage,
-  GroupRef,
-  ListStatus,
-} from '../../src/group/types'
+import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow, GroupMessage, GroupRef, ListStatus } from '../../src/group/types'
+import type { GroupMemoryStore } from '../../src/group/store'
 
 const EPOCH = new Date(0)
 const clone = <T>(value: T): T => structuredClone(value)

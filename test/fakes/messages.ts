@@ -1,4 +1,5 @@
-import type { ChannelRef, MessageStore, Neighbours } from '../../src/messages/types'
+import type { ChannelRef, Neighbours } from '../../src/messages/types'
+import type { MessageStore } from '../../src/messages/store'
 import { nearest, timelineOrder } from '../../src/messages/neighbours'
 import type { MessageRow } from '../../src/messages/table'
 

@@ -1,4 +1,5 @@
-import type { GroupRef, GroupSettingRow, ReviewRow, ReviewStore } from '../../src/group/types'
+import type { GroupRef, GroupSettingRow, ReviewRow } from '../../src/group/types'
+import type { ReviewStore } from '../../src/group/store'
 
 const clone = <T>(value: T): T => structuredClone(value)
 const inGroup = (row: GroupRef, group: GroupRef) => row.platform === group.platform && row.guildId === group.guildId

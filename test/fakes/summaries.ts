@@ -1,4 +1,5 @@
-import type { SummaryChannel, TopicSummaryRow, TopicSummaryStore } from '../../src/topic-summaries/types'
+import type { SummaryChannel, TopicSummaryRow } from '../../src/topic-summaries/types'
+import type { TopicSummaryStore } from '../../src/topic-summaries/store'
 import { at } from './clock'
 
 /** An in-memory `TopicSummaryStore`; `insert` refuses an existing id like the database does. */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { ChannelRows } from '../../src/messages/channel-rows'
-import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
+import { InMemoryMessageStore } from '../fakes/message-store'
 import type { MessageRow } from '../../src/messages/table'
 import { at } from '../fakes/clock'
 import { message } from '../fakes/message-rows'

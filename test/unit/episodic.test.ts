@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { EpisodicMemory, episodeScope, episodeText, EPISODES_TABLE, InMemoryEpisodeStore } from '../../src/episodes/episodic'
+import { EpisodicMemory, episodeScope, episodeText, EPISODES_TABLE } from '../../src/episodes/episodic'
+import { InMemoryEpisodeStore } from '../fakes/episodes'
 import { Counters } from '../../src/core/observability'
 import { FakeEmbedder } from '../fakes/embedder'
 import { quiet } from '../fakes/logger'

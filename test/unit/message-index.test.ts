@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { MessageIndex, MESSAGES_TABLE } from '../../src/messages/message-index'
-import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
+import { InMemoryMessageStore } from '../fakes/message-store'
 import { Counters } from '../../src/core/observability'
 import { FakeEmbedder } from '../fakes/embedder'
 import { quiet } from '../fakes/logger'

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
+import { InMemoryMessageStore } from '../fakes/message-store'
 import { MessageIndex } from '../../src/messages/message-index'
 import type { TopicTitles } from '../../src/context/search-tool'
 import { quickSearch, topicSearch, topicSearchTool } from '../../src/context/search-tool'

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { termStatsOf } from '../../src/text/bm25'
 import { TermStats } from '../../src/context/term-stats'
-import { InMemoryMessageStore } from '../../src/messages/in-memory-store'
+import { InMemoryMessageStore } from '../fakes/message-store'
 import { at } from '../fakes/clock'
 import { channel, row, T0 } from '../fakes/message-rows'
 

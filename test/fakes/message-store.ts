@@ -1,10 +1,12 @@
-import type { MessageRow } from './table'
-import type { ChannelRef, MessageStore, Neighbours } from './types'
-import { firstAtOrAfter, nearest, timelineOrder } from './neighbours'
+import type { MessageRow } from '../../src/messages/table'
+import type { ChannelRef, Neighbours } from '../../src/messages/types'
+import type { MessageStore } from '../../src/messages/store'
+import { firstAtOrAfter, nearest, timelineOrder } from '../../src/messages/neighbours'
 
 /**
- * A `MessageStore` over arrays in memory: the reference behaviour of the port, used by unit tests,
- * the quick benchmark and anything that has no database. Every list is oldest first.
+ * A `MessageStore` over arrays in memory, each channel kept in time order (fast enough for the quick
+ * benchmark), that also serves a `MessageIndex` (`indexableIds`). Unlike `MemoryMessages` it keeps the
+ * rows it is given, not copies. Every list is oldest first.
  */
 export class InMemoryMessageStore implements MessageStore {
   private channels = new Map<string, MessageRow[]>()
