@@ -100,10 +100,20 @@ module.exports = {
       from: { path: [ROOT, CONTRACT] },
       to: { path: `^src/${ROOMS}/.+`, pathNot: `^src/${ROOMS}/index\\.ts$` },
     },
+    {
+      name: 'tests-through-public-entries',
+      comment:
+        'integration and end-to-end tests and the benchmarks use the plugin as its users and other plugins do: a room through ' +
+        'its index.ts (unit tests test one module each and import it directly). bench/evolution.ts times the evolution ' +
+        "steps one by one (the plan, the model's answer, its application), which no public entry offers on its own",
+      severity: 'error',
+      from: { path: '^(test/(integration|e2e)|bench)/', pathNot: '^bench/evolution\\.ts$' },
+      to: { path: `^src/${ROOMS}/.+`, pathNot: `^src/${ROOMS}/index\\.ts$` },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    includeOnly: '^src/',
+    includeOnly: '^(src|test|bench)/',
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
   },

@@ -24,7 +24,7 @@
 import { performance } from 'node:perf_hooks'
 import type { App } from 'koishi'
 import { internalsOf } from '../src/compose'
-import type { ContextTarget } from '../src/context/types'
+import type { ContextTarget } from '../src/context'
 import type { MessageRow, MirrorStats } from '../src/messages'
 import { countTokens, renderLine } from '../src/text/token-count'
 import { bootApp, log, machine, writeResult } from './lib/app'

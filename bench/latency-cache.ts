@@ -12,7 +12,7 @@
  */
 import * as fs from 'node:fs'
 import { performance } from 'node:perf_hooks'
-import { Retriever } from '../src/facts/retrieve'
+import { Retriever } from '../src/facts'
 import { Counters } from '../src/core/observability'
 import type { Logger } from '../src/core/observability'
 import { LanceIndex } from '../src/store/lance-index'

@@ -23,7 +23,7 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import type { FactRow } from '../src/facts/table'
+import type { FactRow } from '../src/facts'
 import type { MemoryService } from '../src/service'
 import { bootApp, log, revision, runInfo, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'

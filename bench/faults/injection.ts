@@ -3,7 +3,7 @@ import type { App } from 'koishi'
 import type { Family } from './family'
 import { Tally } from './family'
 import { bootApp, log } from '../lib/app'
-import type { GroupMemoryRow } from '../../src/group/types'
+import type { GroupMemoryRow } from '../../src/group'
 import { chat, ScriptedServer } from '../../test/integration/scripted-server'
 import { client, mulberry32, nonsenseWords, otherPlatform, seedOf } from './support'
 

@@ -3,7 +3,7 @@ import type { Family } from './family'
 import { Tally } from './family'
 import { bootApp, log } from '../lib/app'
 import type { LLM } from '../../src/providers/types'
-import { createGroupMemories } from '../../src/group/koishi-store'
+import { createGroupMemories } from '../../src/group'
 import type { BuiltContext } from '../../src/context'
 import {
   botIdOf,

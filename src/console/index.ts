@@ -75,3 +75,4 @@ export function applyConsole(ctx: Context, config: Config) {
     })
   })
 }
+export type { EntryData, EvolutionState, FactView, GroupHit, HealthView, ImportView, Outcome, UserDetails, UserHit } from './types'

@@ -5,6 +5,7 @@ export { groupId } from './group-id'
 export { GroupMemoryError, ReviewError } from './types'
 export type {
   EvolutionMode,
+  EvolutionResult,
   EvolutionStatus,
   GroupChangeRow,
   GroupMemoryRow,

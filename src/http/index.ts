@@ -1,3 +1,3 @@
 export { mountGroupApi } from './group-routes'
 export type { GroupApi } from './group-routes'
-export { mountKnowledgeApi } from './knowledge-routes'
+export { knowledgeApiRoutes, mountKnowledgeApi } from './knowledge-routes'

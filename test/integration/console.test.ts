@@ -11,7 +11,7 @@ import type {
   Outcome,
   UserDetails,
   UserHit,
-} from '../../src/console/types'
+} from '../../src/console'
 import * as echo from './echo-bot'
 import type { Harness } from './harness'
 import { boot, say } from './harness'

@@ -5,7 +5,7 @@ import type { Context } from 'koishi'
 import { App, Type } from 'koishi'
 import { SQLiteDriver } from '@minatojs/driver-sqlite'
 import { MySQLDriver } from '@minatojs/driver-mysql'
-import { defineMessageTable } from '../../src/messages/table'
+import { defineMessageTable } from '../../src/messages'
 
 /**
  * The database the integration suite runs on: SQLite unless `MEMORY_TEST_DB=mysql`, then a MySQL or

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { msUntilHour } from '../../src/jobs/timers'
-import { assemblePrompt } from '../../src/context/prompt'
+import { msUntilHour } from '../../src/jobs'
+import { assemblePrompt } from '../../src/context'
 import type { Harness } from './harness'
 import { boot, say } from './harness'
 import { chat, ScriptedServer } from './scripted-server'
