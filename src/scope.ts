@@ -1,6 +1,33 @@
 /**
- * Scopes say whose memory a row is. Every filter over memory rows, for the Koishi database and for
- * LanceDB, is built here from a typed scope, so caller data can never widen a query.
+ * Whose and where, in two forms. A reference (`UserRef`, `GuildRef`, `ChannelRef`) names one user,
+ * guild or channel with every field given: a private chat is `guildId: ''`, never a missing guild.
+ * A `Scope` is a filter: a field left out matches every value, so a facts scope without `guildId` is
+ * every guild of the user (`sessionScope`), while `guildId: ''` is the private chats only.
+ */
+
+/** A user on a platform. */
+export interface UserRef {
+  platform: string
+  userId: string
+}
+
+/** A guild on a platform; `guildId: ''` is the private chats. */
+export interface GuildRef {
+  platform: string
+  guildId: string
+}
+
+/** A group chat: a guild that is not the private chats. Group memory, its review and evolution are per group. */
+export type GroupRef = GuildRef
+
+/** Where a message was said: one channel of a guild (`guildId: ''`: a private chat). */
+export interface ChannelRef extends GuildRef {
+  channelId: string
+}
+
+/**
+ * Every filter over memory rows, for the Koishi database and for LanceDB, is built here from a typed
+ * scope, so caller data can never widen a query.
  */
 export interface Scope {
   platform?: string
@@ -77,7 +104,10 @@ export function dbWhere(scope: Scope): Partial<Record<keyof Scope, string>> {
   return query
 }
 
-/** In a group, what was learnt in that group; in a private chat, everything about the user. */
+/**
+ * The facts a user sees where they are: in a group, what was learnt in that group; in a private chat
+ * (no guild, or `''`), everything about the user — so the scope has no `guildId` at all.
+ */
 export function sessionScope(session: { platform: string; userId?: string; guildId?: string }): Scope {
   return session.guildId
     ? { platform: session.platform, userId: session.userId, guildId: session.guildId }

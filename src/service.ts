@@ -25,10 +25,9 @@ import type {
 } from './knowledge'
 import { knowledgeScope } from './knowledge'
 import type { MirrorStats } from './messages'
-import type { UserRef } from './module'
 import type { Providers } from './providers/factory'
 import type { ReplyState, ReplyTool } from './reply'
-import type { Scope } from './scope'
+import type { Scope, UserRef } from './scope'
 import { sessionScope } from './scope'
 import type { DrainResult, RebuildResult } from './store/index-sync'
 import type { ScopeCacheStats } from './store/scope-cache'
@@ -356,7 +355,7 @@ export class MemoryService extends Service {
   }
 
   /** Evolves a group's long-term memory now (design §6); `group` is `{platform, guildId}` or `platform:guildId`. */
-  evolve(group: { platform: string; guildId: string } | string, options: { days?: number } = {}) {
+  evolve(group: GroupRef | string, options: { days?: number } = {}) {
     return this.groups.evolve(group, options)
   }
 

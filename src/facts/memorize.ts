@@ -1,7 +1,7 @@
 import type { Embedder } from '../providers/types'
 import type { Logger } from '../core/observability'
 import type { Counters } from '../core/observability'
-import type { Scope } from '../scope'
+import type { Scope, UserRef } from '../scope'
 import type { FactIndex } from './fact-index'
 import type { FactRepository } from './repository'
 import type { FactRow } from './table'
@@ -63,11 +63,11 @@ export interface MemorizeDeps {
    */
   lock?: KeyedLock
   /** When the user was last forgotten (`forget --all`): facts from what they said before are not stored. */
-  forgottenAt?(owner: Pick<FactOwner, 'platform' | 'userId'>): Date | undefined
+  forgottenAt?(owner: UserRef): Date | undefined
 }
 
 /** The lock a user's fact writes and their erasure share. */
-export function factLockKey(owner: Pick<FactOwner, 'platform' | 'userId'>): string {
+export function factLockKey(owner: UserRef): string {
   return JSON.stringify([owner.platform, owner.userId])
 }
 

@@ -13,6 +13,7 @@ import { Counters } from '../core/observability'
 import type { EntitySearchOptions, FoundEntity } from './search'
 import { searchEntities } from './search'
 import type { EntityRow, KnowledgeScope, ProfileRef, ProfileRow, RelationRow } from './types'
+import type { UserRef } from '../scope'
 
 /** An entity with the relations it takes part in (current first) and the entities at their other ends. */
 export interface EntityDetails {
@@ -74,7 +75,7 @@ export class Knowledge {
   }
 
   /** Erases a user's profiles and the knowledge only their messages (`messageIds`) support. */
-  forgetUser(owner: { platform: string; userId: string }, messageIds: string[]): Promise<ForgottenKnowledge> {
+  forgetUser(owner: UserRef, messageIds: string[]): Promise<ForgottenKnowledge> {
     return forgetKnowledge({ store: this.deps.store, entityIndex: this.deps.index }, owner, messageIds)
   }
 }

@@ -10,6 +10,7 @@ import { PROFILE_PROMPTS, profileSourceLines, summarizeProfile } from './profile
 import { OPPOSITE_KEYS } from './rules'
 import type { ProfileRef, ProfileRow } from './types'
 import { profileId } from './types'
+import type { GuildRef } from '../scope'
 
 export interface ProfileDeps {
   store: KnowledgeStore
@@ -41,7 +42,7 @@ export class ProfileBook {
 
   /** Adds a dialogue's preferences and traits to its speakers' profiles in the dialogue's scope. */
   async learn(
-    where: { platform: string; guildId: string },
+    where: GuildRef,
     draft: Pick<Draft, 'preferences' | 'traits'>,
     sourcesOf: (turns: number[]) => string[],
     timeOf: (turns: number[]) => Date,

@@ -1,11 +1,7 @@
+import type { ChannelRef } from '../scope'
 import type { MessageRow } from './table'
 
-/** Where a message was said: one channel of one platform. */
-export interface ChannelRef {
-  platform: string
-  guildId: string
-  channelId: string
-}
+export type { ChannelRef }
 
 /** Reads captured messages (the Koishi table `memory_message`). All lists are oldest first. */
 export interface MessageStore {

@@ -8,7 +8,7 @@ import type { FactsPart, RecallOptions } from '../facts'
 import type { EntityRow, KnowledgePart, KnowledgeScope, ProfileRef, ProfileRow, RecalledItem } from '../knowledge'
 import { knowledgeScope, knowledgeTools, recallKnowledge } from '../knowledge'
 import type { MessagesPart } from '../messages'
-import type { Scope } from '../scope'
+import type { Scope, UserRef } from '../scope'
 import { truncateToTokens } from '../text/token-count'
 import type { TopicSummariesPart } from '../topic-summaries'
 import type { TopicsPart } from '../topics'
@@ -161,7 +161,7 @@ export class Recall {
   }
 
   /** A user's profiles (each guild, and their private chat) and the entities drawn from what they said. */
-  async userKnowledge(owner: { platform: string; userId: string }): Promise<{ profiles: ProfileRow[]; entities: EntityRow[] }> {
+  async userKnowledge(owner: UserRef): Promise<{ profiles: ProfileRow[]; entities: EntityRow[] }> {
     const { store } = this.deps.knowledge
     const said = await this.deps.messages.store.ofUser(owner.platform, owner.userId)
     const [profiles, entities] = await Promise.all([

@@ -9,6 +9,7 @@ import { defineTopicSummaryTable } from './table'
 import type { TopicRow, TopicStore } from '../topics'
 import type { VectorIndex } from '../store/vector-index'
 import { chunks } from '../core/chunks'
+import type { GuildRef } from '../scope'
 
 /**
  * `TopicSummaryStore` on the Koishi table `memory_summary` (declare it with `defineTopicSummaryTable`).
@@ -68,7 +69,7 @@ export class KoishiTopicSummaryStore implements TopicSummaryStore {
   }
 
   /** Every version of every summary of a guild's topics, or of every topic (an export). */
-  inGuild(guild?: { platform: string; guildId: string }): Promise<TopicSummaryRow[]> {
+  inGuild(guild?: GuildRef): Promise<TopicSummaryRow[]> {
     return this.ctx.database.get('memory_summary', guild ? { platform: cleanId(guild.platform), guildId: cleanId(guild.guildId) } : {})
   }
 
