@@ -5,9 +5,9 @@ import type { ContextTarget } from './context'
 import type { Counters, Logger } from './core/observability'
 import { knowledgeScope } from './knowledge'
 import { createChatModel } from './providers/factory'
-import { userWhere } from './recall'
 import { createReplier, foundLines, personaFor, renderOutcome, searchMemoriesTool } from './reply'
 import type { ReplyState, ReplyTool } from './reply'
+import { personOf } from './scope'
 import { detectLanguage } from './text/language'
 
 /**
@@ -42,7 +42,10 @@ export function composeReplier(ctx: Context, config: Config, memory: Memory, cou
       recall.searchTool({ platform: target.platform, channelId: target.channelId }),
       searchMemoriesTool((query, limit, history) => recall.facts(scopeOf(target), query, limit, undefined, { history })),
     ]
-    if (knowledgeOn) tools.push(...recall.knowledgeTools(knowledgeScope(userWhere(target)), userWhere(target)))
+    if (knowledgeOn) {
+      const user = personOf(target)
+      tools.push(...recall.knowledgeTools(knowledgeScope(user), user))
+    }
     return tools
   }
 
@@ -51,7 +54,7 @@ export function composeReplier(ctx: Context, config: Config, memory: Memory, cou
     recall: {
       buildContext: (target, options) => recall.buildContext(target, options),
       recallEpisodes: (target, query) => recall.episodes(target, query),
-      profile: (target) => recall.profileText(userWhere(target)),
+      profile: (target) => recall.profileText(personOf(target)),
     },
     retrieve: {
       async searchHistory(state, query, maxTokens) {
@@ -63,7 +66,7 @@ export function composeReplier(ctx: Context, config: Config, memory: Memory, cou
       },
       async searchKnowledge(state, query) {
         const known = new Set(state.recalled?.context?.longTerm.map((memory) => memory.content))
-        const items = await recall.withKnowledge(userWhere(state.target), query, config.retrieval.topK * 2)
+        const items = await recall.withKnowledge(personOf(state.target), query, config.retrieval.topK * 2)
         return items
           .filter((item) => !known.has(item.text))
           .map((item) => `- ${item.text}`)

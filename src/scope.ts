@@ -1,6 +1,6 @@
 /**
- * Whose and where, in two forms. A reference (`UserRef`, `GuildRef`, `ChannelRef`) names one user,
- * guild or channel with every field given: a private chat is `guildId: ''`, never a missing guild.
+ * Whose and where, in two forms. A reference (`UserRef`, `GuildRef`, `ChannelRef`, `PersonRef`) names
+ * one user, guild or channel with every field given: a private chat is `guildId: ''`, never a missing guild.
  * A `Scope` is a filter: a field left out matches every value, so a facts scope without `guildId` is
  * every guild of the user (`sessionScope`), while `guildId: ''` is the private chats only.
  */
@@ -23,6 +23,14 @@ export type GroupRef = GuildRef
 /** Where a message was said: one channel of a guild (`guildId: ''`: a private chat). */
 export interface ChannelRef extends GuildRef {
   channelId: string
+}
+
+/** A user where they are: in a guild, or `guildId: ''` in their private chat. */
+export interface PersonRef extends UserRef, GuildRef {}
+
+/** A session's or a message's user where they are; without a guild, their private chat. */
+export function personOf(where: { platform: string; userId?: string; guildId?: string }): PersonRef {
+  return { platform: where.platform, userId: where.userId ?? '', guildId: where.guildId ?? '' }
 }
 
 /**

@@ -19,7 +19,6 @@ import type {
   Graph,
   GraphOptions,
   KnowledgeScope,
-  ProfileRef,
   ProfileRow,
   RecalledItem,
 } from './knowledge'
@@ -27,8 +26,8 @@ import { knowledgeScope } from './knowledge'
 import type { MirrorStats } from './messages'
 import type { Providers } from './providers/factory'
 import type { ReplyState, ReplyTool } from './reply'
-import type { Scope, UserRef } from './scope'
-import { sessionScope } from './scope'
+import type { PersonRef, Scope, UserRef } from './scope'
+import { personOf, sessionScope } from './scope'
 import type { DrainResult, RebuildResult } from './store/index-sync'
 import type { ScopeCacheStats } from './store/scope-cache'
 import type { ExportResult, ExportSelection, ImportOptions, ImportResult } from './transfer'
@@ -84,12 +83,8 @@ export interface IndexTableHealth {
 }
 
 /** Where a session's knowledge lives: its group, or the user's private chat. */
-function knowledgeScopeOf(session: Session): KnowledgeScope {
-  return knowledgeScope({ platform: session.platform, guildId: session.guildId ?? '', userId: session.userId })
-}
-
 function scopeOf(scope: KnowledgeScope | Session): KnowledgeScope {
-  return 'event' in scope ? knowledgeScopeOf(scope) : scope
+  return 'event' in scope ? knowledgeScope(personOf(scope)) : scope
 }
 
 /**
@@ -315,9 +310,8 @@ export class MemoryService extends Service {
   }
 
   /** A user's profile where the session is (a group, or their private chat); undefined before anything was learnt. Never throws. */
-  getUserProfile(user: Session | ProfileRef): Promise<ProfileRow | undefined> {
-    const ref = 'event' in user ? { platform: user.platform, userId: user.userId ?? '', guildId: user.guildId ?? '' } : user
-    return this.knowledge.getUserProfile(ref).catch(() => undefined)
+  getUserProfile(user: Session | PersonRef): Promise<ProfileRow | undefined> {
+    return this.knowledge.getUserProfile('event' in user ? personOf(user) : user).catch(() => undefined)
   }
 
   /** The relations around an entity of a scope, breadth first, bounded in nodes (50) and time (200 ms). */
@@ -332,11 +326,8 @@ export class MemoryService extends Service {
 
   /** `searchEntities`, `getUserProfile` and `queryGraph` of this session as LLM tool definitions. */
   knowledgeTools(session: Session) {
-    return this.memory.recall.knowledgeTools(knowledgeScopeOf(session), {
-      platform: session.platform,
-      userId: session.userId ?? '',
-      guildId: session.guildId ?? '',
-    })
+    const user = personOf(session)
+    return this.memory.recall.knowledgeTools(knowledgeScope(user), user)
   }
 
   /** Rewrites the user profiles that are due now (the timer does it hourly). Returns how many. */

@@ -1,17 +1,8 @@
 import type { Context } from 'koishi'
 import type { Logger } from '../core/observability'
-import type {
-  EntityDetails,
-  EntityRow,
-  EntityType,
-  FoundEntity,
-  Graph,
-  GraphOptions,
-  KnowledgeScope,
-  ProfileRef,
-  ProfileRow,
-} from '../knowledge'
+import type { EntityDetails, EntityRow, EntityType, FoundEntity, Graph, GraphOptions, KnowledgeScope, ProfileRow } from '../knowledge'
 import { ENTITY_TYPES } from '../knowledge'
+import type { PersonRef } from '../scope'
 import { cleanId } from '../scope'
 import type { ApiRequest, ApiResponse, ApiRoute, GroupApiOptions, RouterPort } from './group-routes'
 import { authorised, registerRoutes } from './group-routes'
@@ -38,7 +29,7 @@ export interface KnowledgeApi {
   searchEntities(scope: KnowledgeScope, query: string, options?: { types?: EntityType[]; limit?: number }): Promise<FoundEntity[]>
   entity(scope: KnowledgeScope, name: string): Promise<EntityDetails | undefined>
   queryGraph(scope: KnowledgeScope, entity: string, options?: GraphOptions): Promise<Graph>
-  getUserProfile(user: ProfileRef): Promise<ProfileRow | undefined>
+  getUserProfile(user: PersonRef): Promise<ProfileRow | undefined>
 }
 
 /** Longest platform or id taken from a URL (as the group routes). */

@@ -12,8 +12,8 @@ import { promoteTopics } from './promote'
 import { Counters } from '../core/observability'
 import type { EntitySearchOptions, FoundEntity } from './search'
 import { searchEntities } from './search'
-import type { EntityRow, KnowledgeScope, ProfileRef, ProfileRow, RelationRow } from './types'
-import type { UserRef } from '../scope'
+import type { EntityRow, KnowledgeScope, ProfileRow, RelationRow } from './types'
+import type { PersonRef, UserRef } from '../scope'
 
 /** An entity with the relations it takes part in (current first) and the entities at their other ends. */
 export interface EntityDetails {
@@ -52,7 +52,7 @@ export class Knowledge {
     return queryGraph(this.deps.store, scope, name, options)
   }
 
-  getUserProfile(ref: ProfileRef): Promise<ProfileRow | undefined> {
+  getUserProfile(ref: PersonRef): Promise<ProfileRow | undefined> {
     return this.deps.profiles.get(ref)
   }
 

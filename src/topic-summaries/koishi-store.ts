@@ -2,6 +2,7 @@ import type { Context } from 'koishi'
 import type { TopicSummariesDeps } from './summaries'
 import { TopicSummaries } from './summaries'
 import type { SummaryChannel, TopicSummaryRow, TopicSummaryStore } from './types'
+import type { GuildRef } from '../scope'
 import { cleanId, dbWhere } from '../scope'
 import type { Outbox } from '../store/outbox'
 import { KoishiOutbox } from '../store/outbox'
@@ -9,7 +10,6 @@ import { defineTopicSummaryTable } from './table'
 import type { TopicRow, TopicStore } from '../topics'
 import type { VectorIndex } from '../store/vector-index'
 import { chunks } from '../core/chunks'
-import type { GuildRef } from '../scope'
 
 /**
  * `TopicSummaryStore` on the Koishi table `memory_summary` (declare it with `defineTopicSummaryTable`).

@@ -1,9 +1,9 @@
 import type { Context } from 'koishi'
 import type { TopicStore } from './store'
 import type { ChannelRef } from '../messages'
+import type { GuildRef } from '../scope'
 import { cleanId, dbWhere } from '../scope'
 import type { TopicRow } from './table'
-import type { GuildRef } from '../scope'
 
 /** `TopicStore` on the Koishi table `memory_topic` (declare it with `defineTopicTable`). */
 export class KoishiTopicStore implements TopicStore {
