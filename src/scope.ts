@@ -1,6 +1,7 @@
 /**
- * Whose and where, in two forms. A reference (`UserRef`, `GuildRef`, `ChannelRef`, `PersonRef`) names
- * one user, guild or channel with every field given: a private chat is `guildId: ''`, never a missing guild.
+ * Whose and where, in two forms. A reference (`UserRef`, `GuildRef`, `ChannelRef`, `PersonRef`,
+ * `SpeakerRef`) names one user, guild or channel with every field given: a private chat is
+ * `guildId: ''`, never a missing guild.
  * A `Scope` is a filter: a field left out matches every value, so a facts scope without `guildId` is
  * every guild of the user (`sessionScope`), while `guildId: ''` is the private chats only.
  */
@@ -28,9 +29,17 @@ export interface ChannelRef extends GuildRef {
 /** A user where they are: in a guild, or `guildId: ''` in their private chat. */
 export interface PersonRef extends UserRef, GuildRef {}
 
+/** A user in one channel: who said something, and where. */
+export interface SpeakerRef extends PersonRef, ChannelRef {}
+
 /** A session's or a message's user where they are; without a guild, their private chat. */
 export function personOf(where: { platform: string; userId?: string; guildId?: string }): PersonRef {
   return { platform: where.platform, userId: where.userId ?? '', guildId: where.guildId ?? '' }
+}
+
+/** A session's or a message's channel; without a guild, a private chat's. */
+export function channelOf(where: { platform: string; guildId?: string; channelId: string }): ChannelRef {
+  return { platform: where.platform, guildId: where.guildId ?? '', channelId: where.channelId }
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { SearchSummaries } from '../topic-summaries'
 import { extractKeywords } from '../text/keywords'
 import type { Scope } from '../scope'
+import { channelOf } from '../scope'
 import type { ChannelRef, MessageHit, MessageIndex, MessageRow, MessageStore } from '../messages'
 import { keywordOverlap } from './scorer'
 
@@ -82,8 +83,9 @@ export async function topicSearch(
   scope: Scope,
   options: TopicSearchOptions = {},
 ): Promise<TopicSearchResult> {
-  if (!scope.platform || !scope.channelId) throw new TypeError('topicSearch needs a scope with a platform and a channel')
-  const channel: ChannelRef = { platform: scope.platform, guildId: scope.guildId ?? '', channelId: scope.channelId }
+  const { platform, channelId } = scope
+  if (!platform || !channelId) throw new TypeError('topicSearch needs a scope with a platform and a channel')
+  const channel = channelOf({ platform, guildId: scope.guildId, channelId })
   const limit = options.limit ?? 8
   const around = options.around ?? 1
   const [topics, excerpts, summaries] = await Promise.all([

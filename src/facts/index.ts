@@ -10,7 +10,7 @@ export type { ExtractedFact, Extraction, KnownFact, MemoryJudge, Turn } from './
 export { factLockKey, memorize } from './memorize'
 export { reviseFact, REVISION_MAX_CHARS } from './revise'
 export type { ReviseResult } from './revise'
-export type { Dialogue, FactOwner, MemorizeOutcome, StoredFact } from './memorize'
+export type { Dialogue, MemorizeOutcome, StoredFact } from './memorize'
 export { formatForPrompt, Retriever } from './retrieve'
 export type { RecallOptions, RetrievedMemory } from './retrieve'
 export { defaultLexicalShare } from './rerank'

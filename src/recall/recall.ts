@@ -99,8 +99,7 @@ export class Recall {
 
   /** The user's recent exchanges with the bot here, and those most similar to `query`. Never throws. */
   episodes(target: ContextTarget, query: string) {
-    const owner = { platform: target.platform, userId: target.userId, guildId: target.guildId ?? '', channelId: target.channelId }
-    return this.deps.episodes.recall(episodeScope(owner), query).catch(() => [])
+    return this.deps.episodes.recall(episodeScope(target), query).catch(() => [])
   }
 
   /** A user's profile where they are, cut to the prompt's share; undefined when there is none. */

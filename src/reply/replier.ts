@@ -1,5 +1,6 @@
 import type { ContextTarget, ReplyTraceRecord } from '../context'
 import type { LLM } from '../providers/types'
+import { channelOf } from '../scope'
 import type { Language } from '../text/language'
 import { generateNode } from './generate'
 import type { GenerateSettings } from './generate'
@@ -64,9 +65,7 @@ function traceRecord(state: ReplyState): Omit<ReplyTraceRecord, 'id' | 'createdA
   const { target, trace } = state
   const generate = trace.find((step) => step.node === 'generate')
   return {
-    platform: target.platform,
-    guildId: target.guildId ?? '',
-    channelId: target.channelId,
+    ...channelOf(target),
     userId: target.userId,
     triggerMessageId: target.messageId ?? '',
     outcome: state.outcome?.kind ?? 'failed',
