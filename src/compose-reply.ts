@@ -7,7 +7,7 @@ import { knowledgeScope } from './knowledge'
 import { createChatModel } from './providers/factory'
 import { createReplier, foundLines, personaFor, renderOutcome, searchMemoriesTool } from './reply'
 import type { ReplyState, ReplyTool } from './reply'
-import { personOf } from './scope'
+import { personOf, sessionScope } from './scope'
 import { detectLanguage } from './text/language'
 
 /**
@@ -32,7 +32,6 @@ export function composeReplier(ctx: Context, config: Config, memory: Memory, cou
         )
   if (model.choice.fallback) log.warn(ctx.i18n.text([], [`memory.log.fallback-chat-${model.choice.fallback}`], [model.choice.configured]))
 
-  const scopeOf = (target: ContextTarget) => ({ platform: target.platform, userId: target.userId, guildId: target.guildId || undefined })
   const knowledgeOn = config.knowledge.enabled
   const tokenBudget = config.context.tokenBudget
 
@@ -40,7 +39,7 @@ export function composeReplier(ctx: Context, config: Config, memory: Memory, cou
   const toolsFor = (target: ContextTarget): ReplyTool[] => {
     const tools: ReplyTool[] = [
       recall.searchTool({ platform: target.platform, channelId: target.channelId }),
-      searchMemoriesTool((query, limit, history) => recall.facts(scopeOf(target), query, limit, undefined, { history })),
+      searchMemoriesTool((query, limit, history) => recall.facts(sessionScope(target), query, limit, undefined, { history })),
     ]
     if (knowledgeOn) {
       const user = personOf(target)

@@ -19,6 +19,7 @@ import type { ChatLunaService } from './providers/chatluna'
 import { chatlunaInstalled } from './providers/chatluna'
 import { createProviders } from './providers/factory'
 import { createContextBuilder, Recall } from './recall'
+import { sessionScope } from './scope'
 import { MemoryTransfer } from './transfer'
 
 /**
@@ -109,8 +110,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
       channelSummaries,
       group,
       embedder,
-      longTerm: (target, topK) =>
-        recall.facts({ platform: target.platform, userId: target.userId, guildId: target.guildId || undefined }, target.content, topK),
+      longTerm: (target, topK) => recall.facts(sessionScope(target), target.content, topK),
       counters,
       logger: log,
     },

@@ -122,11 +122,11 @@ export function dbWhere(scope: Scope): Partial<Record<keyof Scope, string>> {
 }
 
 /**
- * The facts a user sees where they are: in a group, what was learnt in that group; in a private chat
- * (no guild, or `''`), everything about the user — so the scope has no `guildId` at all.
+ * The facts a session's or a message's user sees where they are: in a group, what was learnt in that
+ * group; in a private chat (no guild, or `''`), everything about the user — so the scope has no `guildId`.
  */
-export function sessionScope(session: { platform: string; userId?: string; guildId?: string }): Scope {
-  return session.guildId
-    ? { platform: session.platform, userId: session.userId, guildId: session.guildId }
-    : { platform: session.platform, userId: session.userId }
+export function sessionScope(where: { platform: string; userId?: string; guildId?: string }): Scope {
+  return where.guildId
+    ? { platform: where.platform, userId: where.userId, guildId: where.guildId }
+    : { platform: where.platform, userId: where.userId }
 }
