@@ -6,9 +6,10 @@ import type { Counters, Logger } from './core/observability'
 import { knowledgeScope } from './knowledge'
 import { createChatModel } from './providers/factory'
 import { createReplier, foundLines, personaFor, renderOutcome, searchMemoriesTool } from './reply'
-import type { ReplyState, ReplyTool } from './reply'
+import type { ReplyState } from './reply'
 import { personOf, sessionScope } from './scope'
 import { detectLanguage } from './text/language'
+import type { ToolDefinition } from './providers/types'
 
 /**
  * The reply pipeline wired to the memory: recall through the context builder, episodes and profiles;
@@ -36,8 +37,8 @@ export function composeReplier(ctx: Context, config: Config, memory: Memory, cou
   const tokenBudget = config.context.tokenBudget
 
   /** The deep-search tools of a message, each bound to its scope: the model chooses only what to look for. */
-  const toolsFor = (target: ContextTarget): ReplyTool[] => {
-    const tools: ReplyTool[] = [
+  const toolsFor = (target: ContextTarget): ToolDefinition[] => {
+    const tools: ToolDefinition[] = [
       recall.searchTool({ platform: target.platform, channelId: target.channelId }),
       searchMemoriesTool((query, limit, history) => recall.facts(sessionScope(target), query, limit, undefined, { history })),
     ]

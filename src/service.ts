@@ -25,7 +25,7 @@ import type {
 import { knowledgeScope } from './knowledge'
 import type { MirrorStats } from './messages'
 import type { Providers } from './providers/factory'
-import type { ReplyState, ReplyTool } from './reply'
+import type { ReplyState } from './reply'
 import type { PersonRef, Scope, UserRef } from './scope'
 import { personOf, sessionScope } from './scope'
 import type { DrainResult, RebuildResult } from './store/index-sync'
@@ -33,6 +33,7 @@ import type { ScopeCacheStats } from './store/scope-cache'
 import type { ExportResult, ExportSelection, ImportOptions, ImportResult } from './transfer'
 import { facadeOf } from './facade'
 import type { FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
+import type { ToolDefinition } from './providers/types'
 
 declare module 'koishi' {
   interface Context {
@@ -281,7 +282,7 @@ export class MemoryService extends Service {
    * knowledge on, `search_entities`, `get_user_profile`, `query_knowledge_graph`), each bound to the
    * message's scope: for a chat plugin's function calling (the built-in chat and the ChatLuna bridge use them).
    */
-  replyTools(message: Session | ContextTarget): ReplyTool[] {
+  replyTools(message: Session | ContextTarget): ToolDefinition[] {
     return this.replier.tools(this.targetOf(message))
   }
 

@@ -4,6 +4,7 @@ import type { Scope } from '../scope'
 import { channelOf } from '../scope'
 import type { ChannelRef, MessageHit, MessageIndex, MessageRow, MessageStore } from '../messages'
 import { keywordOverlap } from './scorer'
+import type { ToolDefinition } from '../providers/types'
 
 /**
  * Search over a channel's past for the context builder and for the model (seed 000 §1.1):
@@ -158,15 +159,6 @@ async function findExcerpts(
       similarity: similarity.get(row.id),
     })),
   )
-}
-
-/** A function-calling tool as OpenAI-compatible APIs, Gemini and ChatLuna describe it. */
-export interface ToolDefinition<Args, Result> {
-  name: string
-  description: string
-  /** JSON schema of the arguments. */
-  parameters: Record<string, unknown>
-  handler(args: Args): Promise<Result>
 }
 
 export interface TopicSearchToolResult {

@@ -1,4 +1,4 @@
-import type { ToolDefinition } from '../context'
+import type { ToolDefinition } from '../providers/types'
 import type { Knowledge } from './knowledge'
 import type { EntityType, KnowledgeScope } from './types'
 import { ENTITY_TYPES } from './types'
