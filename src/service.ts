@@ -6,7 +6,7 @@ import { composeMemory, registerInternals } from './compose'
 import type { EngineChoice } from './compose-index'
 import { composeReplier } from './compose-reply'
 import type { Config } from './config'
-import type { BuiltContext, ChatMessage, ContextOptions, ContextTarget } from './context'
+import type { BuiltContext, ContextOptions, ContextTarget } from './context'
 import { Counters } from './core/observability'
 import type { Dialogue, FactRow, ListOptions, MemorizeOutcome, RetrievedMemory, ReviseResult } from './facts'
 import { formatForPrompt } from './facts'
@@ -33,7 +33,7 @@ import type { ScopeCacheStats } from './store/scope-cache'
 import type { ExportResult, ExportSelection, ImportOptions, ImportResult } from './transfer'
 import { facadeOf } from './facade'
 import type { FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
-import type { ToolDefinition } from './providers/types'
+import type { ChatMessage, ToolDefinition } from './providers/types'
 
 declare module 'koishi' {
   interface Context {

@@ -61,6 +61,9 @@ export type ChatTurn =
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; toolCallId: string; name: string; content: string }
 
+/** A turn of a prompt as it is assembled (`assemblePrompt`): any turn but a tool's result. */
+export type ChatMessage = Exclude<ChatTurn, { role: 'tool' }>
+
 export interface ChatOptions {
   /** The tools offered, as the model is shown them. */
   tools?: Omit<ToolDefinition, 'handler'>[]

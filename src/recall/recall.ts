@@ -1,5 +1,5 @@
 import type { Counters, Logger } from '../core/observability'
-import type { BuiltContext, ChatMessage, ContextBuilder, ContextOptions, ContextTarget, TopicSearchOptions } from '../context'
+import type { BuiltContext, ContextBuilder, ContextOptions, ContextTarget, TopicSearchOptions } from '../context'
 import { assemblePrompt, quickSearch, topicSearchTool } from '../context'
 import { withTimeout } from '../core/timeout'
 import type { EpisodicMemory } from '../episodes'
@@ -13,6 +13,7 @@ import { personOf } from '../scope'
 import { truncateToTokens } from '../text/token-count'
 import type { TopicSummariesPart } from '../topic-summaries'
 import type { TopicsPart } from '../topics'
+import type { ChatMessage } from '../providers/types'
 
 export interface RecallDeps {
   facts: FactsPart
