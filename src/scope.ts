@@ -85,6 +85,20 @@ export function cleanId(value: string): string {
   )
 }
 
+/** Longest id taken from outside (a route, an import, the console): the widest id column is `string(255)`. */
+export const ID_MAX = 255
+
+/**
+ * Why an id from outside cannot name a stored row as given, or undefined when it can: over `max`
+ * characters, or holding what the stores keep written out (`cleanId`: a control character, a lone
+ * surrogate), so that the id with them names nothing and its written-out form is the one to ask for.
+ */
+export function idError(value: string, name: string, max = ID_MAX): string | undefined {
+  if (value.length > max) return `${name} is longer than ${max} characters`
+  if (cleanId(value) !== value) return `${name} holds a control character or a lone surrogate; stored ids have them written out as \\uXXXX`
+  return undefined
+}
+
 export function sqlString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`
 }
