@@ -5,10 +5,11 @@ import type { ContextTarget } from './context'
 import type { Counters, Logger } from './core/observability'
 import { knowledgeScope } from './knowledge'
 import { createChatModel } from './providers/factory'
-import { userWhere } from './recall'
 import { createReplier, foundLines, personaFor, renderOutcome, searchMemoriesTool } from './reply'
-import type { ReplyState, ReplyTool } from './reply'
+import type { ReplyState } from './reply'
+import { personOf, sessionScope } from './scope'
 import { detectLanguage } from './text/language'
+import type { ToolDefinition } from './providers/types'
 
 /**
  * The reply pipeline wired to the memory: recall through the context builder, episodes and profiles;
@@ -32,17 +33,19 @@ export function composeReplier(ctx: Context, config: Config, memory: Memory, cou
         )
   if (model.choice.fallback) log.warn(ctx.i18n.text([], [`memory.log.fallback-chat-${model.choice.fallback}`], [model.choice.configured]))
 
-  const scopeOf = (target: ContextTarget) => ({ platform: target.platform, userId: target.userId, guildId: target.guildId || undefined })
   const knowledgeOn = config.knowledge.enabled
   const tokenBudget = config.context.tokenBudget
 
   /** The deep-search tools of a message, each bound to its scope: the model chooses only what to look for. */
-  const toolsFor = (target: ContextTarget): ReplyTool[] => {
-    const tools: ReplyTool[] = [
+  const toolsFor = (target: ContextTarget): ToolDefinition[] => {
+    const tools: ToolDefinition[] = [
       recall.searchTool({ platform: target.platform, channelId: target.channelId }),
-      searchMemoriesTool((query, limit, history) => recall.facts(scopeOf(target), query, limit, undefined, { history })),
+      searchMemoriesTool((query, limit, history) => recall.facts(sessionScope(target), query, limit, undefined, { history })),
     ]
-    if (knowledgeOn) tools.push(...recall.knowledgeTools(knowledgeScope(userWhere(target)), userWhere(target)))
+    if (knowledgeOn) {
+      const user = personOf(target)
+      tools.push(...recall.knowledgeTools(knowledgeScope(user), user))
+    }
     return tools
   }
 
@@ -51,7 +54,7 @@ export function composeReplier(ctx: Context, config: Config, memory: Memory, cou
     recall: {
       buildContext: (target, options) => recall.buildContext(target, options),
       recallEpisodes: (target, query) => recall.episodes(target, query),
-      profile: (target) => recall.profileText(userWhere(target)),
+      profile: (target) => recall.profileText(personOf(target)),
     },
     retrieve: {
       async searchHistory(state, query, maxTokens) {
@@ -63,7 +66,7 @@ export function composeReplier(ctx: Context, config: Config, memory: Memory, cou
       },
       async searchKnowledge(state, query) {
         const known = new Set(state.recalled?.context?.longTerm.map((memory) => memory.content))
-        const items = await recall.withKnowledge(userWhere(state.target), query, config.retrieval.topK * 2)
+        const items = await recall.withKnowledge(personOf(state.target), query, config.retrieval.topK * 2)
         return items
           .filter((item) => !known.has(item.text))
           .map((item) => `- ${item.text}`)

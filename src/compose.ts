@@ -16,6 +16,7 @@ import { MemoryModules } from './module'
 import { memoryModules } from './modules'
 import { composeProviders } from './compose-providers'
 import { createContextBuilder, Recall } from './recall'
+import { sessionScope } from './scope'
 import { MemoryTransfer } from './transfer'
 
 /**
@@ -182,8 +183,7 @@ function composeRecall(
       channelSummaries: part('channelSummaries'),
       group: part('group'),
       embedder,
-      longTerm: (target, topK) =>
-        recall.facts({ platform: target.platform, userId: target.userId, guildId: target.guildId || undefined }, target.content, topK),
+      longTerm: (target, topK) => recall.facts(sessionScope(target), target.content, topK),
       counters,
       logger: log,
     },

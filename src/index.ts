@@ -17,9 +17,9 @@ export { Config }
 export type { ConfigInput } from './config'
 
 export * from './service'
-export type { Dialogue, FactOwner, FactRow, MemorizeOutcome, RetrievedMemory } from './facts'
+export type { Dialogue, FactRow, MemorizeOutcome, RetrievedMemory } from './facts'
 export type { Embedder, LLM } from './providers/types'
-export type { Scope } from './scope'
+export type { Scope, SpeakerRef as FactOwner } from './scope'
 
 export function apply(ctx: Context, config: Config) {
   ctx.i18n.define('zh-CN', locales['zh-CN'])

@@ -2,6 +2,7 @@ import type { Context } from 'koishi'
 import type { ForgetFence } from './core/forget-fence'
 import type { Counters, Logger } from './core/observability'
 import type { Embedder, LLM } from './providers/types'
+import type { UserRef } from './scope'
 import type { IndexSyncDeps, RegisteredTable } from './store/index-sync'
 import type { KoishiOutbox } from './store/outbox'
 import type { ScopeCache } from './store/scope-cache'
@@ -14,12 +15,6 @@ import type { ScopeCache } from './store/scope-cache'
 export interface ModuleParts {}
 
 export type ModuleName = keyof ModuleParts
-
-/** Whose memory a forget erases: a user on a platform. */
-export interface UserRef {
-  platform: string
-  userId: string
-}
 
 /** A message a forget erases, as the modules that derived something from it need to know it. */
 export interface ErasedLine {

@@ -1,6 +1,50 @@
 /**
- * Scopes say whose memory a row is. Every filter over memory rows, for the Koishi database and for
- * LanceDB, is built here from a typed scope, so caller data can never widen a query.
+ * Whose and where, in two forms. A reference (`UserRef`, `GuildRef`, `ChannelRef`, `PersonRef`,
+ * `SpeakerRef`) names one user, guild or channel with every field given: a private chat is
+ * `guildId: ''`, never a missing guild.
+ * A `Scope` is a filter: a field left out matches every value, so a facts scope without `guildId` is
+ * every guild of the user (`sessionScope`), while `guildId: ''` is the private chats only.
+ */
+
+/** A user on a platform. */
+export interface UserRef {
+  platform: string
+  userId: string
+}
+
+/** A guild on a platform; `guildId: ''` is the private chats. */
+export interface GuildRef {
+  platform: string
+  guildId: string
+}
+
+/** A group chat: a guild that is not the private chats. Group memory, its review and evolution are per group. */
+export type GroupRef = GuildRef
+
+/** Where a message was said: one channel of a guild (`guildId: ''`: a private chat). */
+export interface ChannelRef extends GuildRef {
+  channelId: string
+}
+
+/** A user where they are: in a guild, or `guildId: ''` in their private chat. */
+export interface PersonRef extends UserRef, GuildRef {}
+
+/** A user in one channel: who said something, and where. */
+export interface SpeakerRef extends PersonRef, ChannelRef {}
+
+/** A session's or a message's user where they are; without a guild, their private chat. */
+export function personOf(where: { platform: string; userId?: string; guildId?: string }): PersonRef {
+  return { platform: where.platform, userId: where.userId ?? '', guildId: where.guildId ?? '' }
+}
+
+/** A session's or a message's channel; without a guild, a private chat's. */
+export function channelOf(where: { platform: string; guildId?: string; channelId: string }): ChannelRef {
+  return { platform: where.platform, guildId: where.guildId ?? '', channelId: where.channelId }
+}
+
+/**
+ * Every filter over memory rows, for the Koishi database and for LanceDB, is built here from a typed
+ * scope, so caller data can never widen a query.
  */
 export interface Scope {
   platform?: string
@@ -41,6 +85,20 @@ export function cleanId(value: string): string {
   )
 }
 
+/** Longest id taken from outside (a route, an import, the console): the widest id column is `string(255)`. */
+export const ID_MAX = 255
+
+/**
+ * Why an id from outside cannot name a stored row as given, or undefined when it can: over `max`
+ * characters, or holding what the stores keep written out (`cleanId`: a control character, a lone
+ * surrogate), so that the id with them names nothing and its written-out form is the one to ask for.
+ */
+export function idError(value: string, name: string, max = ID_MAX): string | undefined {
+  if (value.length > max) return `${name} is longer than ${max} characters`
+  if (cleanId(value) !== value) return `${name} holds a control character or a lone surrogate; stored ids have them written out as \\uXXXX`
+  return undefined
+}
+
 export function sqlString(value: string): string {
   return `'${value.replace(/'/g, "''")}'`
 }
@@ -77,9 +135,12 @@ export function dbWhere(scope: Scope): Partial<Record<keyof Scope, string>> {
   return query
 }
 
-/** In a group, what was learnt in that group; in a private chat, everything about the user. */
-export function sessionScope(session: { platform: string; userId?: string; guildId?: string }): Scope {
-  return session.guildId
-    ? { platform: session.platform, userId: session.userId, guildId: session.guildId }
-    : { platform: session.platform, userId: session.userId }
+/**
+ * The facts a session's or a message's user sees where they are: in a group, what was learnt in that
+ * group; in a private chat (no guild, or `''`), everything about the user — so the scope has no `guildId`.
+ */
+export function sessionScope(where: { platform: string; userId?: string; guildId?: string }): Scope {
+  return where.guildId
+    ? { platform: where.platform, userId: where.userId, guildId: where.guildId }
+    : { platform: where.platform, userId: where.userId }
 }

@@ -6,7 +6,7 @@ import { composeMemory, registerInternals } from './compose'
 import type { EngineChoice } from './compose-index'
 import { composeReplier } from './compose-reply'
 import type { Config } from './config'
-import type { BuiltContext, ChatMessage, ContextOptions, ContextTarget } from './context'
+import type { BuiltContext, ContextOptions, ContextTarget } from './context'
 import { Counters } from './core/observability'
 import type { Dialogue, FactRow, ListOptions, MemorizeOutcome, RetrievedMemory, ReviseResult } from './facts'
 import { formatForPrompt } from './facts'
@@ -19,22 +19,21 @@ import type {
   Graph,
   GraphOptions,
   KnowledgeScope,
-  ProfileRef,
   ProfileRow,
   RecalledItem,
 } from './knowledge'
 import { knowledgeScope } from './knowledge'
 import type { MirrorStats } from './messages'
-import type { UserRef } from './module'
 import type { Providers } from './providers/factory'
-import type { ReplyState, ReplyTool } from './reply'
-import type { Scope } from './scope'
-import { sessionScope } from './scope'
+import type { ReplyState } from './reply'
+import type { PersonRef, Scope, UserRef } from './scope'
+import { personOf, sessionScope } from './scope'
 import type { DrainResult, RebuildResult } from './store/index-sync'
 import type { ScopeCacheStats } from './store/scope-cache'
 import type { ExportResult, ExportSelection, ImportOptions, ImportResult } from './transfer'
 import { facadeOf } from './facade'
 import type { FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
+import type { ChatMessage, ToolDefinition } from './providers/types'
 
 declare module 'koishi' {
   interface Context {
@@ -85,12 +84,8 @@ export interface IndexTableHealth {
 }
 
 /** Where a session's knowledge lives: its group, or the user's private chat. */
-function knowledgeScopeOf(session: Session): KnowledgeScope {
-  return knowledgeScope({ platform: session.platform, guildId: session.guildId ?? '', userId: session.userId })
-}
-
 function scopeOf(scope: KnowledgeScope | Session): KnowledgeScope {
-  return 'event' in scope ? knowledgeScopeOf(scope) : scope
+  return 'event' in scope ? knowledgeScope(personOf(scope)) : scope
 }
 
 /**
@@ -287,7 +282,7 @@ export class MemoryService extends Service {
    * knowledge on, `search_entities`, `get_user_profile`, `query_knowledge_graph`), each bound to the
    * message's scope: for a chat plugin's function calling (the built-in chat and the ChatLuna bridge use them).
    */
-  replyTools(message: Session | ContextTarget): ReplyTool[] {
+  replyTools(message: Session | ContextTarget): ToolDefinition[] {
     return this.replier.tools(this.targetOf(message))
   }
 
@@ -316,9 +311,8 @@ export class MemoryService extends Service {
   }
 
   /** A user's profile where the session is (a group, or their private chat); undefined before anything was learnt. Never throws. */
-  getUserProfile(user: Session | ProfileRef): Promise<ProfileRow | undefined> {
-    const ref = 'event' in user ? { platform: user.platform, userId: user.userId ?? '', guildId: user.guildId ?? '' } : user
-    return this.knowledge.getUserProfile(ref).catch(() => undefined)
+  getUserProfile(user: Session | PersonRef): Promise<ProfileRow | undefined> {
+    return this.knowledge.getUserProfile('event' in user ? personOf(user) : user).catch(() => undefined)
   }
 
   /** The relations around an entity of a scope, breadth first, bounded in nodes (50) and time (200 ms). */
@@ -333,11 +327,8 @@ export class MemoryService extends Service {
 
   /** `searchEntities`, `getUserProfile` and `queryGraph` of this session as LLM tool definitions. */
   knowledgeTools(session: Session) {
-    return this.memory.recall.knowledgeTools(knowledgeScopeOf(session), {
-      platform: session.platform,
-      userId: session.userId ?? '',
-      guildId: session.guildId ?? '',
-    })
+    const user = personOf(session)
+    return this.memory.recall.knowledgeTools(knowledgeScope(user), user)
   }
 
   /** Rewrites the user profiles that are due now (the timer does it hourly). Returns how many. */
@@ -356,7 +347,7 @@ export class MemoryService extends Service {
   }
 
   /** Evolves a group's long-term memory now (design §6); `group` is `{platform, guildId}` or `platform:guildId`. */
-  evolve(group: { platform: string; guildId: string } | string, options: { days?: number } = {}) {
+  evolve(group: GroupRef | string, options: { days?: number } = {}) {
     return this.groups.evolve(group, options)
   }
 

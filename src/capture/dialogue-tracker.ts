@@ -1,12 +1,13 @@
-import type { FactOwner, Turn } from '../facts'
+import type { Turn } from '../facts'
 import type { ChannelRef } from '../messages'
+import type { SpeakerRef } from '../scope'
 
 /** A channel of one platform: a dialogue is what was said there since it was last memorised. */
 type ChannelKey = Pick<ChannelRef, 'platform' | 'channelId'>
 
 interface Pending {
   /** The channel, and the user who opened the dialogue. */
-  owner: FactOwner
+  owner: SpeakerRef
   turns: { turn: Turn; sourceId: string }[]
   userTurns: number
   /** When a user last said something here. */
@@ -14,7 +15,7 @@ interface Pending {
 }
 
 export interface FinishedDialogue {
-  owner: FactOwner
+  owner: SpeakerRef
   turns: Turn[]
   sourceIds: string[]
   /** When the newest user message of the dialogue was said: the channel's watermark once memorised. */
@@ -37,7 +38,7 @@ export class DialogueTracker {
   }
 
   /** Records a user turn said at `at`; returns how many user turns wait in the channel's dialogue. */
-  user(owner: FactOwner, name: string, content: string, sourceId: string, at: Date): number {
+  user(owner: SpeakerRef, name: string, content: string, sourceId: string, at: Date): number {
     const key = this.key(owner)
     let entry = this.pending.get(key)
     if (!entry) {
@@ -79,7 +80,7 @@ export class DialogueTracker {
   }
 
   /** Channels whose dialogue has had no user message since `before` (only `channel`, when given). */
-  quietSince(before: Date, channel?: ChannelKey): FactOwner[] {
+  quietSince(before: Date, channel?: ChannelKey): SpeakerRef[] {
     return [...this.pending.values()]
       .filter((entry) => entry.lastUserAt < before)
       .filter((entry) => !channel || (entry.owner.platform === channel.platform && entry.owner.channelId === channel.channelId))

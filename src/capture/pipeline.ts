@@ -1,7 +1,7 @@
 import type { Context, Session } from 'koishi'
 import type { ContextLog, TermStats } from '../context'
 import type { EpisodicMemory } from '../episodes'
-import type { Dialogue, FactOwner, MemorizeOutcome } from '../facts'
+import type { Dialogue, MemorizeOutcome } from '../facts'
 import type { Counters, Logger } from '../core/observability'
 import type { KeyedQueue } from '../core/keyed-queue'
 import type { KoishiWatermarkStore, MessageIndex, MessageRow, MessageStore } from '../messages'
@@ -18,6 +18,7 @@ import { renderPlainText } from './render'
 import { cleanText } from '../text/clean'
 import { chunks } from '../core/chunks'
 import { localMessageId, mentionsBot, ownerOf, rowOf, speakerName } from './session-rows'
+import type { SpeakerRef } from '../scope'
 
 export interface CaptureOptions {
   /** Which channels are recorded: all, only the listed ones, or all but the listed ones. */
@@ -305,7 +306,7 @@ export class CapturePipeline {
   async restore(since: Date, limit = 5000): Promise<number> {
     if (!this.deps.options.memorize) return 0
     const rows = await this.deps.watermarks.unmemorised(since, limit)
-    const owners = new Map<string, FactOwner>()
+    const owners = new Map<string, SpeakerRef>()
     for (const row of rows) {
       const key = `${row.platform}:${row.channelId}:${row.messageId}`
       if (row.role === 'user') {
@@ -345,7 +346,7 @@ export class CapturePipeline {
       this.backlog.add(JSON.stringify([dialogue.owner.platform, dialogue.owner.channelId]), dialogue)
   }
 
-  private finishDialogue(owner: FactOwner): void {
+  private finishDialogue(owner: SpeakerRef): void {
     const dialogue = this.tracker.finish(owner)
     if (dialogue) this.backlog.add(JSON.stringify([owner.platform, owner.channelId]), dialogue)
   }

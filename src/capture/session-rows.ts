@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto'
 import type { Session } from 'koishi'
 import type { ContextTarget } from '../context'
-import type { FactOwner } from '../facts'
 import type { MessageRow } from '../messages'
 import { messageRowId } from '../messages'
+import type { SpeakerRef } from '../scope'
 import { cleanId } from '../scope'
 import { cleanText } from '../text/clean'
 import type { PlaceholderLocale } from './render'
@@ -62,7 +62,7 @@ export function targetOf(session: Session, placeholders: PlaceholderLocale): Con
 }
 
 /** Whose fact a dialogue of this session may produce. */
-export function ownerOf(session: Session): FactOwner {
+export function ownerOf(session: Session): SpeakerRef {
   return {
     platform: cleanId(session.platform),
     userId: cleanId(session.userId!),

@@ -1,6 +1,7 @@
 import type { Context } from 'koishi'
 import type { Config } from '../config'
 import type { Graph } from '../knowledge'
+import { personOf } from '../scope'
 import { clip } from '../text/clip'
 import { parseUser } from './users'
 
@@ -41,7 +42,7 @@ export function registerKnowledgeCommands(ctx: Context, config: Config) {
       const owner = user ? parseUser(session, user) : { platform: session.platform, userId: session.userId }
       const self = owner.platform === session.platform && owner.userId === session.userId
       if (!self && (session.user?.authority ?? 0) < config.authority.listOthers) return session.text('.forbidden')
-      const profile = await ctx.memory.getUserProfile({ ...owner, guildId: session.guildId ?? '' })
+      const profile = await ctx.memory.getUserProfile(personOf({ ...owner, guildId: session.guildId }))
       const current = profile?.preferences.filter((one) => one.validTo === null) ?? []
       if (!profile || (!profile.profileText && !current.length && !profile.traits.length)) return session.text('.empty')
       const lines = [session.text('.header', [profile.userName || owner.userId])]

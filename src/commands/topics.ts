@@ -1,9 +1,10 @@
 import type { Context, Session } from 'koishi'
+import { channelOf } from '../scope'
 import type { TopicRow } from '../topics'
 
 /** A topic the caller may see: one of the caller's channel, or any with authority ≥ 3. */
 async function visibleTopic(ctx: Context, session: Session, id: string | undefined): Promise<TopicRow | string> {
-  const channel = { platform: session.platform, guildId: session.guildId ?? '', channelId: session.channelId! }
+  const channel = channelOf({ platform: session.platform, guildId: session.guildId, channelId: session.channelId! })
   const topic = id ? await ctx.memory.topics.get(id) : (await ctx.memory.topics.active(channel, 1))[0]
   if (!topic) return session.text(id ? 'commands.memory.messages.topic-not-found' : 'commands.memory.messages.no-topic')
   const own = topic.platform === session.platform && topic.channelId === session.channelId

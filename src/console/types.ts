@@ -4,21 +4,12 @@
  */
 import type { DiffPart } from './diff'
 import type { CallKind, SeriesPoint } from './series'
+import type { GroupRef, UserRef } from '../scope'
 
-export type { CallKind, DiffPart, SeriesPoint }
+export type { CallKind, DiffPart, GroupRef, SeriesPoint, UserRef }
 
 /** Every answer: a value, or an error the page words in its language (`errors.<code>` of its locale). */
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: string; detail?: string }
-
-export interface UserRef {
-  platform: string
-  userId: string
-}
-
-export interface GroupRef {
-  platform: string
-  guildId: string
-}
 
 /** The authorities the page's parts need (each at least the page's own). */
 export interface Authorities {

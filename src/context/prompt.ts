@@ -3,6 +3,7 @@ import { detectLanguage } from '../text/language'
 import { countTokens } from '../text/token-count'
 import type { RecalledEpisode } from '../episodes'
 import type { BuiltContext } from './types'
+import type { ChatMessage } from '../providers/types'
 
 /**
  * Prompt assembly (seed 004 §2.1.5): the messages for a chat model, in this order —
@@ -11,11 +12,6 @@ import type { BuiltContext } from './types'
  * own lines are `assistant` turns, everyone else's are `user` turns prefixed with the speaker's name
  * (group chats have many speakers). Headings follow the language of the current message.
  */
-
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant'
-  content: string
-}
 
 export interface PromptInput {
   /** The bot's system prompt ('' for none). */

@@ -1,8 +1,10 @@
 import type { SearchSummaries } from '../topic-summaries'
 import { extractKeywords } from '../text/keywords'
 import type { Scope } from '../scope'
+import { channelOf } from '../scope'
 import type { ChannelRef, MessageHit, MessageIndex, MessageRow, MessageStore } from '../messages'
 import { keywordOverlap } from './scorer'
+import type { ToolDefinition } from '../providers/types'
 
 /**
  * Search over a channel's past for the context builder and for the model (seed 000 §1.1):
@@ -82,8 +84,9 @@ export async function topicSearch(
   scope: Scope,
   options: TopicSearchOptions = {},
 ): Promise<TopicSearchResult> {
-  if (!scope.platform || !scope.channelId) throw new TypeError('topicSearch needs a scope with a platform and a channel')
-  const channel: ChannelRef = { platform: scope.platform, guildId: scope.guildId ?? '', channelId: scope.channelId }
+  const { platform, channelId } = scope
+  if (!platform || !channelId) throw new TypeError('topicSearch needs a scope with a platform and a channel')
+  const channel = channelOf({ platform, guildId: scope.guildId, channelId })
   const limit = options.limit ?? 8
   const around = options.around ?? 1
   const [topics, excerpts, summaries] = await Promise.all([
@@ -156,15 +159,6 @@ async function findExcerpts(
       similarity: similarity.get(row.id),
     })),
   )
-}
-
-/** A function-calling tool as OpenAI-compatible APIs, Gemini and ChatLuna describe it. */
-export interface ToolDefinition<Args, Result> {
-  name: string
-  description: string
-  /** JSON schema of the arguments. */
-  parameters: Record<string, unknown>
-  handler(args: Args): Promise<Result>
 }
 
 export interface TopicSearchToolResult {

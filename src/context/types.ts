@@ -1,9 +1,8 @@
 import type { RetrievedMemory } from '../facts'
-import type { ChannelRef } from '../messages'
+import type { SpeakerRef } from '../scope'
 
 /** The message a context is built for. */
-export interface ContextTarget extends ChannelRef {
-  userId: string
+export interface ContextTarget extends SpeakerRef {
   userName?: string
   content: string
   /** Platform message id, when the message was captured. */

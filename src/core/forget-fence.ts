@@ -1,8 +1,4 @@
-/** Whose memory a fence is about: a user on a platform. */
-export interface FencedUser {
-  platform: string
-  userId: string
-}
+import type { UserRef } from '../scope'
 
 /**
  * When each user was last forgotten in this process. Work that waited meanwhile (a dialogue queued
@@ -11,16 +7,16 @@ export interface FencedUser {
 export class ForgetFence {
   private readonly at = new Map<string, Date>()
 
-  mark(user: FencedUser, at: Date): void {
+  mark(user: UserRef, at: Date): void {
     this.at.set(fenceKey(user), at)
   }
 
   /** When `user` was last forgotten; undefined when never in this process. */
-  since(user: FencedUser): Date | undefined {
+  since(user: UserRef): Date | undefined {
     return this.at.get(fenceKey(user))
   }
 }
 
-function fenceKey(user: FencedUser): string {
+function fenceKey(user: UserRef): string {
   return JSON.stringify([user.platform, user.userId])
 }

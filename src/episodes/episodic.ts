@@ -1,4 +1,4 @@
-import type { Scope } from '../scope'
+import type { Scope, SpeakerRef } from '../scope'
 import type { MessageRow } from '../messages'
 import type { IndexKind, IndexSyncDeps } from '../store/index-sync'
 import { IndexedTable } from '../store/index-sync'
@@ -33,7 +33,7 @@ export function episodeText(episode: Pick<Episode, 'userText' | 'botText'>): str
 }
 
 /** In a group, the user's exchanges in that group; in a private chat, that chat's. */
-export function episodeScope(episode: Pick<Episode, 'platform' | 'userId' | 'guildId' | 'channelId'>): Scope {
+export function episodeScope(episode: SpeakerRef): Scope {
   return episode.guildId
     ? { platform: episode.platform, userId: episode.userId, guildId: episode.guildId }
     : { platform: episode.platform, userId: episode.userId, guildId: '', channelId: episode.channelId }

@@ -4,9 +4,8 @@ import type { FactIndex, FactStore, FactRow } from '../facts'
 import { factLockKey } from '../facts'
 import type { KeyedLock } from '../core/keyed-lock'
 import type { ErasedMessage, KoishiMessageStore } from '../messages'
-import type { Erasure, UserRef } from '../module'
-
-export type { UserRef } from '../module'
+import type { Erasure } from '../module'
+import type { UserRef } from '../scope'
 
 export interface EraserDeps {
   /** Capture's buffers: written out before an erasure reads the tables, a user's part dropped first. */

@@ -1,7 +1,7 @@
 import type { Embedder } from '../providers/types'
 import type { Logger } from '../core/observability'
 import type { Counters } from '../core/observability'
-import type { Scope } from '../scope'
+import type { Scope, SpeakerRef, UserRef } from '../scope'
 import type { FactIndex } from './fact-index'
 import type { FactStore } from './store'
 import type { FactRow } from './table'
@@ -12,20 +12,12 @@ import { claimsOf, contradicts } from './contradiction'
 import { prefilter } from './prefilter'
 import type { KeyedLock } from '../core/keyed-lock'
 
-/** Whose fact a dialogue may produce, and where it was said. */
-export interface FactOwner {
-  platform: string
-  userId: string
-  guildId: string
-  channelId: string
-}
-
 export interface Dialogue {
   /**
    * Where the dialogue was said, and its user when it has one speaker. A group dialogue has several:
    * each user turn names its speaker (`Turn.userId`), and each fact is stored for the person it is about.
    */
-  owner: FactOwner
+  owner: SpeakerRef
   turns: Turn[]
   /** Message row ids of the dialogue; one per turn, in order, lets a fact name only the turns it came from. */
   sourceIds: string[]
@@ -63,16 +55,16 @@ export interface MemorizeDeps {
    */
   lock?: KeyedLock
   /** When the user was last forgotten (`forget --all`): facts from what they said before are not stored. */
-  forgottenAt?(owner: Pick<FactOwner, 'platform' | 'userId'>): Date | undefined
+  forgottenAt?(owner: UserRef): Date | undefined
 }
 
 /** The lock a user's fact writes and their erasure share. */
-export function factLockKey(owner: Pick<FactOwner, 'platform' | 'userId'>): string {
+export function factLockKey(owner: UserRef): string {
   return JSON.stringify([owner.platform, owner.userId])
 }
 
 /** The scope a fact is de-duplicated and retrieved in: one user, in one guild or in private. */
-export function ownerScope(owner: FactOwner): Scope {
+export function ownerScope(owner: SpeakerRef): Scope {
   return { platform: owner.platform, userId: owner.userId, guildId: owner.guildId }
 }
 
@@ -190,7 +182,7 @@ interface NewFact {
  * closes the owner's current facts it contradicts. A near duplicate that the fact contradicts ("lives in
  * Chengdu" / "lives in Shanghai") is a different fact, never a new version of it.
  */
-async function storeFact(deps: MemorizeDeps, owner: FactOwner, fact: NewFact): Promise<StoredFact> {
+async function storeFact(deps: MemorizeDeps, owner: SpeakerRef, fact: NewFact): Promise<StoredFact> {
   const { counters } = deps
   const { statement, vector, sourceIds, reason, now, since, replaces } = fact
   const claims = claimsOf(statement)
@@ -304,7 +296,7 @@ function factOwner(
   dialogue: Pick<Dialogue, 'owner' | 'turns'>,
   turns: number[] | undefined,
   about: string | undefined,
-): FactOwner | undefined {
+): SpeakerRef | undefined {
   const as = (userId: string) => ({ ...dialogue.owner, userId })
   const fromTurns = [
     ...new Set(

@@ -10,8 +10,8 @@ import { KoishiFactStore } from './koishi-store'
 import { Retriever } from './retrieve'
 import type { ReviseResult } from './revise'
 import { reviseFact } from './revise'
-import type { FactOwner } from './memorize'
 import { defineFactTable } from './table'
+import type { UserRef } from '../scope'
 
 export interface FactsPart {
   store: KoishiFactStore
@@ -21,7 +21,7 @@ export interface FactsPart {
   /** One write per user at a time; a forget holds it too. */
   lock: KeyedLock
   /** A fact said anew by hand: a new version, the old one closed by it. */
-  revise(owner: Pick<FactOwner, 'platform' | 'userId'>, id: string, statement: string, by: string): Promise<ReviseResult>
+  revise(owner: UserRef, id: string, statement: string, by: string): Promise<ReviseResult>
 }
 
 export interface FactSettings {

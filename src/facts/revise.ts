@@ -2,11 +2,11 @@ import type { Counters } from '../core/observability'
 import type { KeyedLock } from '../core/keyed-lock'
 import { cleanText } from '../text/clean'
 import type { FactIndex } from './fact-index'
-import type { FactOwner } from './memorize'
 import { factLockKey } from './memorize'
 import type { FactStore } from './store'
 import type { FactRow } from './table'
 import { isCurrent, validSince } from './table'
+import type { UserRef } from '../scope'
 
 /** Longest statement a revision keeps. */
 export const REVISION_MAX_CHARS = 1000
@@ -32,13 +32,7 @@ export type ReviseResult =
  * now with `supersededBy` the new one, so the history keeps what was stored. Only a current fact of
  * `owner` can be revised; the new row keeps its scope (platform, guild, channel, user) and sources.
  */
-export async function reviseFact(
-  deps: ReviseDeps,
-  owner: Pick<FactOwner, 'platform' | 'userId'>,
-  id: string,
-  statement: string,
-  by: string,
-): Promise<ReviseResult> {
+export async function reviseFact(deps: ReviseDeps, owner: UserRef, id: string, statement: string, by: string): Promise<ReviseResult> {
   const text = cleanText(statement.trim()).slice(0, REVISION_MAX_CHARS)
   if (!text) return { status: 'empty' }
   const write = async (): Promise<ReviseResult> => {

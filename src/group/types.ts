@@ -4,11 +4,9 @@
  * (`store.ts`) and the Koishi stores (`koishi-store.ts`).
  */
 
-/** A group: one guild on one platform (`memory_message.platform` + `memory_message.guildId`). */
-export interface GroupRef {
-  platform: string
-  guildId: string
-}
+import type { GroupRef } from '../scope'
+
+export type { GroupRef }
 
 export type MemoryStatus = 'active' | 'deprecated'
 

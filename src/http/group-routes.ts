@@ -3,7 +3,7 @@ import type { Context } from 'koishi'
 import type { Logger } from '../core/observability'
 import { GroupMemoryError } from '../group'
 import type { GroupMemories, EvolutionStatus, GroupRef } from '../group'
-import { cleanId } from '../scope'
+import { idError } from '../scope'
 import type { BodyStream } from './body'
 import { HttpError, readBody } from './body'
 
@@ -22,7 +22,7 @@ import { HttpError, readBody } from './body'
  * `:group` is `platform:guildId`. Routes named by memory id act on the memory's own group; add
  * `?group=` to insist on one. Every route needs `Authorization: Bearer <token>`; without a configured
  * token nothing is mounted. Wrong or missing token → 401; bad parameters (an id with a control
- * character or a lone surrogate, or over 256 characters, too) → 400; a body over 64 KB → 413; unknown
+ * character or a lone surrogate, or over 255 characters, too) → 400; a body over 64 KB → 413; unknown
  * memory → 404; a memory in the wrong state (restoring an active one) → 409. Bodies are the seed's
  * response shapes; errors are `{ success: false, error }`. Request bodies (JSON, or a form) are read
  * only after the token is checked, on every method.
@@ -85,9 +85,6 @@ export interface KoaLike {
 
 type KoaHandler = (koa: KoaLike) => Promise<void>
 
-/** Longest id taken from a URL: a group is two ids joined. */
-const ID_MAX = 256
-
 const EVOLVE_STATUS: Record<EvolutionStatus, number> = {
   evolved: 200,
   // a moderated group's plan waits in its review queue
@@ -140,16 +137,11 @@ function bodyField(body: unknown, name: string): unknown {
   return body && typeof body === 'object' && !Array.isArray(body) ? (body as Record<string, unknown>)[name] : undefined
 }
 
-/**
- * An id from the URL, refused unless the stores could hold it as given: control characters (a NUL
- * ends SQLite's statement) and lone surrogates are stored written out (`cleanId`), so the id with them
- * names nothing, and its written-out form is the one to ask for.
- */
+/** An id from the URL, refused unless the stores could hold it as given (`idError`). */
 function idParam(value: string | undefined, name: string): string {
   const id = value ?? ''
-  if (id.length > ID_MAX) throw new BadRequest(`${name} is longer than ${ID_MAX} characters`)
-  if (cleanId(id) !== id)
-    throw new BadRequest(`${name} holds a control character or a lone surrogate; stored ids have them written out as \\uXXXX`)
+  const error = idError(id, name)
+  if (error) throw new BadRequest(error)
   return id
 }
 

@@ -1,18 +1,9 @@
 import type { Context } from 'koishi'
 import type { Logger } from '../core/observability'
-import type {
-  EntityDetails,
-  EntityRow,
-  EntityType,
-  FoundEntity,
-  Graph,
-  GraphOptions,
-  KnowledgeScope,
-  ProfileRef,
-  ProfileRow,
-} from '../knowledge'
+import type { EntityDetails, EntityRow, EntityType, FoundEntity, Graph, GraphOptions, KnowledgeScope, ProfileRow } from '../knowledge'
 import { ENTITY_TYPES } from '../knowledge'
-import { cleanId } from '../scope'
+import type { PersonRef } from '../scope'
+import { ID_MAX, idError } from '../scope'
 import type { ApiRequest, ApiResponse, ApiRoute, GroupApiOptions, RouterPort } from './group-routes'
 import { authorised, registerRoutes } from './group-routes'
 
@@ -38,13 +29,10 @@ export interface KnowledgeApi {
   searchEntities(scope: KnowledgeScope, query: string, options?: { types?: EntityType[]; limit?: number }): Promise<FoundEntity[]>
   entity(scope: KnowledgeScope, name: string): Promise<EntityDetails | undefined>
   queryGraph(scope: KnowledgeScope, entity: string, options?: GraphOptions): Promise<Graph>
-  getUserProfile(user: ProfileRef): Promise<ProfileRow | undefined>
+  getUserProfile(user: PersonRef): Promise<ProfileRow | undefined>
 }
 
-/** Longest platform or id taken from a URL (as the group routes). */
-const ID_MAX = 256
-/** Longest entity name and longest query. */
-const NAME_MAX = 256
+/** Longest query. An entity's name is bounded as an id is: its column is as wide. */
 const QUERY_MAX = 1000
 
 export const KNOWLEDGE_BOUNDS = {
@@ -62,11 +50,10 @@ function single(query: ApiRequest['query'], name: string): string | undefined {
   return value
 }
 
-/** Text refused unless the stores could hold it as given (see `cleanId`), and not over `max`. */
+/** An id, a name or a query, refused unless the stores could hold it as given (`idError`). */
 function text(value: string, name: string, max: number): string {
-  if (value.length > max) throw new BadRequest(`${name} is longer than ${max} characters`)
-  if (cleanId(value) !== value)
-    throw new BadRequest(`${name} holds a control character or a lone surrogate; stored ids have them written out as \\uXXXX`)
+  const error = idError(value, name, max)
+  if (error) throw new BadRequest(error)
   return value
 }
 
@@ -158,7 +145,7 @@ export function knowledgeApiRoutes(
     },
   })
 
-  const entityName = (request: ApiRequest) => required(request.query, 'name', NAME_MAX)
+  const entityName = (request: ApiRequest) => required(request.query, 'name', ID_MAX)
   const noEntity = (name: string) => new NotFound(`no entity "${name.slice(0, 63)}" here`)
 
   return [

@@ -1,5 +1,6 @@
 import type { EntityIndex } from './entity-index'
 import type { KnowledgeStore } from './store'
+import type { UserRef } from '../scope'
 
 export interface ForgottenKnowledge {
   entities: number
@@ -14,7 +15,7 @@ export interface ForgottenKnowledge {
  */
 export async function forgetKnowledge(
   deps: { store: KnowledgeStore; entityIndex: Pick<EntityIndex, 'remove'> },
-  owner: { platform: string; userId: string },
+  owner: UserRef,
   messageIds: string[],
 ): Promise<ForgottenKnowledge> {
   const { store, entityIndex } = deps

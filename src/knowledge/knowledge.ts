@@ -12,7 +12,8 @@ import { promoteTopics } from './promote'
 import { Counters } from '../core/observability'
 import type { EntitySearchOptions, FoundEntity } from './search'
 import { searchEntities } from './search'
-import type { EntityRow, KnowledgeScope, ProfileRef, ProfileRow, RelationRow } from './types'
+import type { EntityRow, KnowledgeScope, ProfileRow, RelationRow } from './types'
+import type { PersonRef, UserRef } from '../scope'
 
 /** An entity with the relations it takes part in (current first) and the entities at their other ends. */
 export interface EntityDetails {
@@ -51,7 +52,7 @@ export class Knowledge {
     return queryGraph(this.deps.store, scope, name, options)
   }
 
-  getUserProfile(ref: ProfileRef): Promise<ProfileRow | undefined> {
+  getUserProfile(ref: PersonRef): Promise<ProfileRow | undefined> {
     return this.deps.profiles.get(ref)
   }
 
@@ -74,7 +75,7 @@ export class Knowledge {
   }
 
   /** Erases a user's profiles and the knowledge only their messages (`messageIds`) support. */
-  forgetUser(owner: { platform: string; userId: string }, messageIds: string[]): Promise<ForgottenKnowledge> {
+  forgetUser(owner: UserRef, messageIds: string[]): Promise<ForgottenKnowledge> {
     return forgetKnowledge({ store: this.deps.store, entityIndex: this.deps.index }, owner, messageIds)
   }
 }

@@ -1,12 +1,14 @@
 import type { Context } from 'koishi'
 import { chunks } from '../core/chunks'
+import type { PersonRef } from '../scope'
 import { cleanId } from '../scope'
-import type { EntityRow, KnowledgeScope, ProfileRef, ProfileRow, PromotedTopicRow, RelationRow } from './types'
+import type { EntityRow, KnowledgeScope, ProfileRow, PromotedTopicRow, RelationRow } from './types'
 import { profileId } from './types'
 import type { KnowledgeStore } from './store'
 
-function scoped(scope: KnowledgeScope) {
-  return { platform: cleanId(scope.platform), guildId: cleanId(scope.guildId), userId: cleanId(scope.userId) }
+/** A knowledge scope or a profile's user as the rows keep them. */
+function scoped(ref: PersonRef): PersonRef {
+  return { platform: cleanId(ref.platform), guildId: cleanId(ref.guildId), userId: cleanId(ref.userId) }
 }
 
 /** Rows whose `sourceIds` share an id with `ids`; JSON columns are not queryable everywhere, so this reads the platform's rows. */
@@ -76,8 +78,8 @@ export class KoishiKnowledgeStore implements KnowledgeStore {
     for (const part of chunks(ids)) await this.ctx.database.remove('memory_relation', { id: { $in: part } })
   }
 
-  async profile(ref: ProfileRef) {
-    const [row] = await this.ctx.database.get('memory_profile', { id: profileId(scopedRef(ref)) })
+  async profile(ref: PersonRef) {
+    const [row] = await this.ctx.database.get('memory_profile', { id: profileId(scoped(ref)) })
     return row
   }
 
@@ -114,8 +116,4 @@ export class KoishiKnowledgeStore implements KnowledgeStore {
   async markPromoted(row: PromotedTopicRow) {
     await this.ctx.database.upsert('memory_promoted_topic', [row])
   }
-}
-
-function scopedRef(ref: ProfileRef): ProfileRef {
-  return { platform: cleanId(ref.platform), guildId: cleanId(ref.guildId), userId: cleanId(ref.userId) }
 }

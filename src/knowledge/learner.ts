@@ -8,6 +8,7 @@ import { isSingleValued } from './predicates'
 import type { ProfileBook } from './profiles'
 import type { EntityRow, KnowledgeScope, RelationRow } from './types'
 import { knowledgeScope } from './types'
+import type { UserRef } from '../scope'
 
 export interface LearnerDeps {
   store: KnowledgeStore
@@ -25,7 +26,7 @@ export interface LearnerDeps {
   newId(): string
   now(): Date
   /** When a user was last forgotten: what they said before is not learnt. */
-  forgottenAt?(owner: { platform: string; userId: string }): Date | undefined
+  forgottenAt?(owner: UserRef): Date | undefined
 }
 
 /** Names → entities of one scope, by normalised name and alias. */

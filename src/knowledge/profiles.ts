@@ -8,13 +8,14 @@ import type { KnowledgeStore } from './store'
 import { combine, nameKey } from './names'
 import { PROFILE_PROMPTS, profileSourceLines, summarizeProfile } from './profile-text'
 import { OPPOSITE_KEYS } from './rules'
-import type { ProfileRef, ProfileRow } from './types'
+import type { ProfileRow } from './types'
 import { profileId } from './types'
+import type { GuildRef, PersonRef } from '../scope'
 
 export interface ProfileDeps {
   store: KnowledgeStore
   /** The user's facts in the profile's scope, newest first (their own, as the facts domain keeps them). */
-  factsOf(ref: ProfileRef, limit: number): Promise<string[]>
+  factsOf(ref: PersonRef, limit: number): Promise<string[]>
   /** Set: the consolidation timer writes `profileText` with it (one call per profile). Unset: the text is rebuilt offline at each change. */
   llm?: LLM
   /** New items that make a profile due for consolidation before its day is over. */
@@ -35,13 +36,13 @@ const ProfileAnswer = z.object({ profile: z.string().min(1).max(2000) })
 export class ProfileBook {
   constructor(private readonly deps: ProfileDeps) {}
 
-  get(ref: ProfileRef): Promise<ProfileRow | undefined> {
+  get(ref: PersonRef): Promise<ProfileRow | undefined> {
     return this.deps.store.profile(ref)
   }
 
   /** Adds a dialogue's preferences and traits to its speakers' profiles in the dialogue's scope. */
   async learn(
-    where: { platform: string; guildId: string },
+    where: GuildRef,
     draft: Pick<Draft, 'preferences' | 'traits'>,
     sourcesOf: (turns: number[]) => string[],
     timeOf: (turns: number[]) => Date,
@@ -91,7 +92,7 @@ export class ProfileBook {
   }
 
   /** The user's facts changed (`count` new ones in this scope): the profile is due sooner. */
-  async noteFacts(ref: ProfileRef, userName: string, count: number): Promise<void> {
+  async noteFacts(ref: PersonRef, userName: string, count: number): Promise<void> {
     if (count <= 0) return
     const profile = (await this.deps.store.profile(ref)) ?? this.blank(ref, userName)
     await this.changed(profile, count)
@@ -144,7 +145,7 @@ export class ProfileBook {
     else await this.deps.store.upsertProfile(profile)
   }
 
-  private blank(ref: ProfileRef, userName: string): ProfileRow {
+  private blank(ref: PersonRef, userName: string): ProfileRow {
     const now = this.deps.now()
     return {
       id: profileId(ref),

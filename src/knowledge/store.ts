@@ -1,4 +1,5 @@
-import type { EntityRow, KnowledgeScope, ProfileRef, ProfileRow, PromotedTopicRow, RelationRow } from './types'
+import type { PersonRef } from '../scope'
+import type { EntityRow, KnowledgeScope, ProfileRow, PromotedTopicRow, RelationRow } from './types'
 
 /** The knowledge tables, read and written only through this store. */
 export interface KnowledgeStore {
@@ -14,7 +15,7 @@ export interface KnowledgeStore {
   relationsFrom(platform: string, sourceIds: string[]): Promise<RelationRow[]>
   upsertRelations(rows: RelationRow[]): Promise<void>
   removeRelations(ids: string[]): Promise<void>
-  profile(ref: ProfileRef): Promise<ProfileRow | undefined>
+  profile(ref: PersonRef): Promise<ProfileRow | undefined>
   /** Profiles with something learnt since their last consolidation. */
   pendingProfiles(limit: number): Promise<ProfileRow[]>
   upsertProfile(row: ProfileRow): Promise<void>

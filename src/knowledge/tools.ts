@@ -1,7 +1,8 @@
-import type { ToolDefinition } from '../context'
+import type { ToolDefinition } from '../providers/types'
 import type { Knowledge } from './knowledge'
-import type { EntityType, KnowledgeScope, ProfileRef } from './types'
+import type { EntityType, KnowledgeScope } from './types'
 import { ENTITY_TYPES } from './types'
+import type { PersonRef } from '../scope'
 
 const clampInt = (value: unknown, fallback: number, max: number) => Math.min(max, Math.max(1, Math.floor(Number(value) || fallback)))
 
@@ -9,7 +10,7 @@ const clampInt = (value: unknown, fallback: number, max: number) => Math.min(max
  * `searchEntities`, `getUserProfile` and `queryGraph` as tools for the model. The scope and the user
  * are bound here from the session; the model chooses only the query, the entity and the bounds.
  */
-export function knowledgeTools(knowledge: Knowledge, scope: KnowledgeScope, user: ProfileRef) {
+export function knowledgeTools(knowledge: Knowledge, scope: KnowledgeScope, user: PersonRef) {
   const searchTool: ToolDefinition<{ query: string; types?: string[]; limit?: number }, { text: string }> = {
     name: 'search_entities',
     description:

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Extraction } from '../facts'
+import type { PersonRef } from '../scope'
 
 export type EntityType = NonNullable<Extraction['entities']>[number]['type']
 
@@ -9,11 +10,7 @@ export const ENTITY_TYPES: readonly EntityType[] = ['PERSON', 'LOCATION', 'ORGAN
  * Where knowledge lives: a group (`platform` + `guildId`, `userId` '') or a user's private space
  * (`platform` + `userId`, `guildId` ''). Knowledge never crosses from one scope to another.
  */
-export interface KnowledgeScope {
-  platform: string
-  guildId: string
-  userId: string
-}
+export type KnowledgeScope = PersonRef
 
 /** The space a dialogue's knowledge goes to: its group, or the user's private chat. */
 export function knowledgeScope(where: { platform: string; guildId: string; userId?: string }): KnowledgeScope {
@@ -88,15 +85,8 @@ export interface ProfileRow {
   consolidatedAt: Date
 }
 
-/** Whose profile, and in which guild (`''`: their private chat). */
-export interface ProfileRef {
-  platform: string
-  userId: string
-  guildId: string
-}
-
 /** A short key for the row of a profile (ids can be long, and a primary key is bounded). */
-export function profileId(ref: ProfileRef): string {
+export function profileId(ref: PersonRef): string {
   return createHash('sha1')
     .update(JSON.stringify([ref.platform, ref.guildId, ref.userId]))
     .digest('hex')

@@ -1,11 +1,7 @@
+import type { ChannelRef } from '../scope'
 import type { MessageRow } from './table'
 
-/** Where a message was said: one channel of one platform. */
-export interface ChannelRef {
-  platform: string
-  guildId: string
-  channelId: string
-}
+export type { ChannelRef }
 
 /** The turns around one moment of a channel (`MessageStore.around`). */
 export interface Neighbours {

@@ -35,11 +35,17 @@ export interface LLM {
   chat?(turns: ChatTurn[], options?: ChatOptions): Promise<ChatReply>
 }
 
-/** A tool the model may call: a name, what it does, and the JSON schema of its arguments. */
-export interface ToolSpec {
+/**
+ * A function-calling tool, as OpenAI-compatible APIs, Gemini and ChatLuna describe it: a name, what it
+ * does and the JSON schema of its arguments, which the model is shown, and the handler that runs a call
+ * (bound by whoever made the tool, e.g. to one chat's scope: the model chooses only the arguments).
+ */
+export interface ToolDefinition<Args = Record<string, unknown>, Result = { text: string }> {
   name: string
   description: string
+  /** JSON schema of the arguments. */
   parameters: Record<string, unknown>
+  handler(args: Args): Promise<Result>
 }
 
 /** A call the model asked for; `id` pairs it with its result. */
@@ -55,8 +61,12 @@ export type ChatTurn =
   | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
   | { role: 'tool'; toolCallId: string; name: string; content: string }
 
+/** A turn of a prompt as it is assembled (`assemblePrompt`): any turn but a tool's result. */
+export type ChatMessage = Exclude<ChatTurn, { role: 'tool' }>
+
 export interface ChatOptions {
-  tools?: ToolSpec[]
+  /** The tools offered, as the model is shown them. */
+  tools?: Omit<ToolDefinition, 'handler'>[]
   temperature?: number
   /** Most tokens of the answer. */
   maxTokens?: number

@@ -1,4 +1,4 @@
-export { Recall, userWhere } from './recall'
-export type { RecallDeps, RecallSettings, UserWhere } from './recall'
+export { Recall } from './recall'
+export type { RecallDeps, RecallSettings } from './recall'
 export { createContextBuilder } from './context-builder'
 export type { ContextBuilderDeps, ContextBuilderSettings } from './context-builder'

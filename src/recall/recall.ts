@@ -1,17 +1,19 @@
 import type { Counters, Logger } from '../core/observability'
-import type { BuiltContext, ChatMessage, ContextBuilder, ContextOptions, ContextTarget, TopicSearchOptions } from '../context'
+import type { BuiltContext, ContextBuilder, ContextOptions, ContextTarget, TopicSearchOptions } from '../context'
 import { assemblePrompt, quickSearch, topicSearchTool } from '../context'
 import { withTimeout } from '../core/timeout'
 import type { EpisodicMemory } from '../episodes'
 import { episodeScope } from '../episodes'
 import type { FactsPart, RecallOptions } from '../facts'
-import type { EntityRow, KnowledgePart, KnowledgeScope, ProfileRef, ProfileRow, RecalledItem } from '../knowledge'
+import type { EntityRow, KnowledgePart, KnowledgeScope, ProfileRow, RecalledItem } from '../knowledge'
 import { knowledgeScope, knowledgeTools, recallKnowledge } from '../knowledge'
 import type { MessagesPart } from '../messages'
-import type { Scope } from '../scope'
+import type { PersonRef, Scope, UserRef } from '../scope'
+import { personOf } from '../scope'
 import { truncateToTokens } from '../text/token-count'
 import type { TopicSummariesPart } from '../topic-summaries'
 import type { TopicsPart } from '../topics'
+import type { ChatMessage } from '../providers/types'
 
 export interface RecallDeps {
   facts: FactsPart
@@ -35,9 +37,6 @@ export interface RecallSettings {
   /** Most tokens of the user's profile in an assembled prompt (0: none). */
   profileTokens: number
 }
-
-/** A user on a platform, where they are: a guild, or `''` for their private chats. */
-export type UserWhere = { platform: string; userId: string; guildId: string }
 
 /** How long a read waits for buffered messages to be written before it goes on without them. */
 const CAPTURE_SETTLE_MS = 500
@@ -68,7 +67,7 @@ export class Recall {
     try {
       const found = await this.facts(scope, query, topK)
       const rows = new Map((await facts.store.get(found.map((memory) => memory.id))).map((row) => [row.id, row]))
-      const user = { platform: scope.platform, guildId: scope.guildId ?? '', userId: scope.userId }
+      const user = personOf(scope)
       const where = knowledgeScope(user)
       const on = this.settings.knowledge
       return await recallKnowledge(
@@ -101,12 +100,11 @@ export class Recall {
 
   /** The user's recent exchanges with the bot here, and those most similar to `query`. Never throws. */
   episodes(target: ContextTarget, query: string) {
-    const owner = { platform: target.platform, userId: target.userId, guildId: target.guildId ?? '', channelId: target.channelId }
-    return this.deps.episodes.recall(episodeScope(owner), query).catch(() => [])
+    return this.deps.episodes.recall(episodeScope(target), query).catch(() => [])
   }
 
   /** A user's profile where they are, cut to the prompt's share; undefined when there is none. */
-  async profileText(user: UserWhere): Promise<string | undefined> {
+  async profileText(user: PersonRef): Promise<string | undefined> {
     const profile = await this.deps.knowledge.knowledge.getUserProfile(user)
     return profile?.profileText ? truncateToTokens(profile.profileText, this.settings.profileTokens) : undefined
   }
@@ -116,11 +114,10 @@ export class Recall {
     target: ContextTarget,
     options: ContextOptions & { system?: string; style?: 'messages' | 'transcript' } = {},
   ): Promise<ChatMessage[]> {
-    const user = userWhere(target)
     const [context, episodes, profile] = await Promise.all([
       this.buildContext(target, options),
       this.episodes(target, target.content),
-      this.settings.profileTokens ? this.profileText(user).catch(() => undefined) : undefined,
+      this.settings.profileTokens ? this.profileText(personOf(target)).catch(() => undefined) : undefined,
     ])
     return assemblePrompt({
       system: options.system ?? '',
@@ -156,12 +153,12 @@ export class Recall {
   }
 
   /** The knowledge tools of a scope and user (`search_entities`, `get_user_profile`, `query_knowledge_graph`). */
-  knowledgeTools(scope: KnowledgeScope, user: ProfileRef) {
+  knowledgeTools(scope: KnowledgeScope, user: PersonRef) {
     return knowledgeTools(this.deps.knowledge.knowledge, scope, user)
   }
 
   /** A user's profiles (each guild, and their private chat) and the entities drawn from what they said. */
-  async userKnowledge(owner: { platform: string; userId: string }): Promise<{ profiles: ProfileRow[]; entities: EntityRow[] }> {
+  async userKnowledge(owner: UserRef): Promise<{ profiles: ProfileRow[]; entities: EntityRow[] }> {
     const { store } = this.deps.knowledge
     const said = await this.deps.messages.store.ofUser(owner.platform, owner.userId)
     const [profiles, entities] = await Promise.all([
@@ -173,9 +170,4 @@ export class Recall {
     ])
     return { profiles, entities }
   }
-}
-
-/** Where a message's user is: its guild, or `''` in a private chat. */
-export function userWhere(target: Pick<ContextTarget, 'platform' | 'userId' | 'guildId'>): UserWhere {
-  return { platform: target.platform, userId: target.userId, guildId: target.guildId ?? '' }
 }

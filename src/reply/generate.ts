@@ -1,11 +1,10 @@
 import type { BuiltContext } from '../context'
 import { assemblePrompt } from '../context'
-import type { ChatTurn, LLM } from '../providers/types'
+import type { ChatTurn, LLM, ToolDefinition } from '../providers/types'
 import { clip } from '../text/clip'
 import type { Language } from '../text/language'
 import { countTokens } from '../text/token-count'
 import type { NodeResult, ReplyState } from './state'
-import type { ReplyTool } from './tool-loop'
 import { runToolLoop } from './tool-loop'
 
 /**
@@ -19,7 +18,7 @@ export interface GeneratePorts {
   /** The chat model; undefined offline. */
   model?: LLM
   /** The deep-search tools, bound to the message's scope. */
-  tools(state: Readonly<ReplyState>): ReplyTool[]
+  tools(state: Readonly<ReplyState>): ToolDefinition[]
 }
 
 export interface GenerateSettings {

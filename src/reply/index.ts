@@ -1,7 +1,6 @@
 export { createReplier } from './replier'
 export { searchMemoriesTool } from './memory-tool'
 export { foundLines } from './found-lines'
-export type { ReplyTool } from './tool-loop'
 export type { ReplyOutcome, ReplyState } from './state'
 export { personaFor, renderOutcome } from './render'
 export type { Translate } from './render'

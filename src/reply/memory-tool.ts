@@ -1,5 +1,5 @@
 import type { RetrievedMemory } from '../facts'
-import type { ReplyTool } from './tool-loop'
+import type { ToolDefinition } from '../providers/types'
 
 const day = (date: Date) => date.toISOString().slice(0, 10)
 
@@ -8,7 +8,7 @@ const day = (date: Date) => date.toISOString().slice(0, 10)
  * caller from the message; the model chooses only the query, how many, and whether facts that are
  * no longer true count.
  */
-export function searchMemoriesTool(recall: (query: string, limit: number, history: boolean) => Promise<RetrievedMemory[]>): ReplyTool {
+export function searchMemoriesTool(recall: (query: string, limit: number, history: boolean) => Promise<RetrievedMemory[]>): ToolDefinition {
   return {
     name: 'search_memories',
     description:

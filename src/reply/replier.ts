@@ -1,5 +1,6 @@
 import type { ContextTarget, ReplyTraceRecord } from '../context'
-import type { LLM } from '../providers/types'
+import type { LLM, ToolDefinition } from '../providers/types'
+import { channelOf } from '../scope'
 import type { Language } from '../text/language'
 import { generateNode } from './generate'
 import type { GenerateSettings } from './generate'
@@ -13,7 +14,6 @@ import { retrieveNode } from './retrieve'
 import type { RouteOptions } from './route'
 import { routeNode } from './route'
 import type { ReplyState } from './state'
-import type { ReplyTool } from './tool-loop'
 
 export interface ReplySettings extends GenerateSettings, Omit<RouteOptions, 'canCallTools'> {
   /** Tokens of the recalled context (long-term memories, summary, chat). */
@@ -26,7 +26,7 @@ export interface ReplierDeps {
   recall: RecallPorts
   retrieve: RetrievePorts
   /** The deep-search tools for a message, bound to its scope. */
-  tools(state: Readonly<ReplyState>): ReplyTool[]
+  tools(state: Readonly<ReplyState>): ToolDefinition[]
   model?: LLM
   settings: ReplySettings
   /** Keeps the run's trace (the context log). */
@@ -64,9 +64,7 @@ function traceRecord(state: ReplyState): Omit<ReplyTraceRecord, 'id' | 'createdA
   const { target, trace } = state
   const generate = trace.find((step) => step.node === 'generate')
   return {
-    platform: target.platform,
-    guildId: target.guildId ?? '',
-    channelId: target.channelId,
+    ...channelOf(target),
     userId: target.userId,
     triggerMessageId: target.messageId ?? '',
     outcome: state.outcome?.kind ?? 'failed',

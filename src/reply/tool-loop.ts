@@ -1,10 +1,6 @@
-import type { ToolDefinition } from '../context'
-import type { ChatReply, ChatTurn, LLM, ToolCall } from '../providers/types'
+import type { ChatReply, ChatTurn, LLM, ToolCall, ToolDefinition } from '../providers/types'
 import { countTokens, truncateToTokens } from '../text/token-count'
 import type { ToolTrace } from './state'
-
-/** A deep-search tool: its handler answers with text for the model. */
-export type ReplyTool = ToolDefinition<Record<string, unknown>, { text: string }>
 
 export interface ToolLoopOptions {
   /** Most tool calls in one reply; past it the model must answer without tools. */
@@ -32,7 +28,12 @@ const callTokens = (calls: ToolCall[] = []) => calls.reduce((sum, call) => sum +
  * by its definition) and its result goes back; after `maxCalls` calls the model is asked once more
  * without tools, so a model that keeps calling still ends with an answer.
  */
-export async function runToolLoop(chat: Chat, turns: ChatTurn[], tools: ReplyTool[], options: ToolLoopOptions): Promise<ToolLoopResult> {
+export async function runToolLoop(
+  chat: Chat,
+  turns: ChatTurn[],
+  tools: ToolDefinition[],
+  options: ToolLoopOptions,
+): Promise<ToolLoopResult> {
   const byName = new Map(tools.map((tool) => [tool.name, tool]))
   const specs = tools.map(({ name, description, parameters }) => ({ name, description, parameters }))
   const conversation = [...turns]
@@ -51,7 +52,12 @@ export async function runToolLoop(chat: Chat, turns: ChatTurn[], tools: ReplyToo
   }
 }
 
-async function runCall(call: ToolCall, byName: Map<string, ReplyTool>, calls: ToolTrace[], options: ToolLoopOptions): Promise<ChatTurn> {
+async function runCall(
+  call: ToolCall,
+  byName: Map<string, ToolDefinition>,
+  calls: ToolTrace[],
+  options: ToolLoopOptions,
+): Promise<ChatTurn> {
   const started = performance.now()
   const answer = (content: string, error?: string): ChatTurn => {
     calls.push({ name: call.name, arguments: call.arguments, ms: performance.now() - started, resultTokens: countTokens(content), error })

@@ -3,6 +3,7 @@ import type { TopicSummariesDeps } from './summaries'
 import { TopicSummaries } from './summaries'
 import type { SummaryChannel, TopicSummaryRow } from './types'
 import type { TopicSummaryStore } from './store'
+import type { GuildRef } from '../scope'
 import { cleanId, dbWhere } from '../scope'
 import type { Outbox } from '../store/outbox'
 import { KoishiOutbox } from '../store/outbox'
@@ -69,7 +70,7 @@ export class KoishiTopicSummaryStore implements TopicSummaryStore {
   }
 
   /** Every version of every summary of a guild's topics, or of every topic (an export). */
-  inGuild(guild?: { platform: string; guildId: string }): Promise<TopicSummaryRow[]> {
+  inGuild(guild?: GuildRef): Promise<TopicSummaryRow[]> {
     return this.ctx.database.get('memory_summary', guild ? { platform: cleanId(guild.platform), guildId: cleanId(guild.guildId) } : {})
   }
 

@@ -1,6 +1,7 @@
 import type { Context } from 'koishi'
 import type { TopicStore } from './store'
 import type { ChannelRef } from '../messages'
+import type { GuildRef } from '../scope'
 import { cleanId, dbWhere } from '../scope'
 import type { TopicRow } from './table'
 
@@ -51,7 +52,7 @@ export class KoishiTopicStore implements TopicStore {
   }
 
   /** Every topic of a guild (`''`: the private chats), or of every channel (an export). */
-  inGuild(guild?: { platform: string; guildId: string }): Promise<TopicRow[]> {
+  inGuild(guild?: GuildRef): Promise<TopicRow[]> {
     return this.ctx.database.get('memory_topic', guild ? { platform: cleanId(guild.platform), guildId: cleanId(guild.guildId) } : {})
   }
 

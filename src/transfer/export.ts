@@ -1,7 +1,8 @@
 import { chunks } from '../core/chunks'
 import type { FactRow } from '../facts'
 import type { EntityRow, KnowledgeScope, RelationRow } from '../knowledge'
-import type { GuildRef, TransferPorts } from './ports'
+import type { GroupRef, UserRef } from '../scope'
+import type { TransferPorts } from './ports'
 import type { RecordKind, RecordRows, TransferRecord } from './records'
 import { RECORD_KINDS, recordLine } from './records'
 
@@ -10,7 +11,7 @@ import { RECORD_KINDS, recordLine } from './records'
  * their private chats), one group's (the facts learnt there, its group memories with their history and
  * change log, its topics and their summaries, the profiles and knowledge kept there), or everything.
  */
-export type ExportSelection = { user: { platform: string; userId: string } } | { group: GuildRef } | { all: true }
+export type ExportSelection = { user: UserRef } | { group: GroupRef } | { all: true }
 
 export type KindCounts = Record<RecordKind, number>
 

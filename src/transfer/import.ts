@@ -10,6 +10,7 @@ import { isMem0, mem0Fact } from './mem0'
 import type { TransferPorts } from './ports'
 import type { LineProblem, RecordKind, RecordRows } from './records'
 import { checkRecord, isOurs, RECORD_KINDS } from './records'
+import type { GuildRef } from '../scope'
 
 export interface ImportOptions {
   /** The platform of mem0 memories (ours name their own). */
@@ -511,7 +512,7 @@ function sameScope(a: FactRow, b: FactRow) {
   return a.platform === b.platform && a.userId === b.userId && a.guildId === b.guildId
 }
 
-function sameGuild(a: { platform: string; guildId: string }, b: { platform: string; guildId: string }) {
+function sameGuild(a: GuildRef, b: GuildRef) {
   return a.platform === b.platform && a.guildId === b.guildId
 }
 

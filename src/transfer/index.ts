@@ -1,5 +1,5 @@
 export { MemoryTransfer, TransferError } from './transfer'
-export type { TransferPorts, GuildRef } from './ports'
+export type { TransferPorts } from './ports'
 export { exportMemory, exportRecords } from './export'
 export type { ExportResult, ExportSelection, KindCounts } from './export'
 export { importMemory, readEntries } from './import'

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { z } from 'zod'
 import type { FactRow } from '../facts'
+import { ID_MAX } from '../scope'
 import type { Checked } from './records'
 import { describeIssues, time } from './records'
 
@@ -16,7 +17,7 @@ const Mem0Memory = z.object({
     .string()
     .max(100_000)
     .refine((value) => value.trim().length > 0, 'empty'),
-  user_id: z.string().max(255).nullish(),
+  user_id: z.string().max(ID_MAX).nullish(),
   created_at: time.nullish(),
   updated_at: time.nullish(),
 })

@@ -3,12 +3,7 @@ import type { GroupChangeRow, GroupMemoryRow, GroupMemoryStore, GroupRef } from 
 import type { EntityRow, KnowledgeStore, ProfileRow, RelationRow } from '../knowledge'
 import type { TopicSummaryRow, TopicSummaryStore } from '../topic-summaries'
 import type { TopicRow, TopicStore } from '../topics'
-
-/** A guild on a platform (`guildId` `''`: the private chats). */
-export interface GuildRef {
-  platform: string
-  guildId: string
-}
+import type { GuildRef } from '../scope'
 
 /**
  * What an export reads and an import writes, domain by domain: each domain's own store and the index

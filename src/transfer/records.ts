@@ -3,7 +3,7 @@ import type { FactRow } from '../facts'
 import type { GroupChangeRow, GroupMemoryRow } from '../group'
 import type { EntityRow, ProfileRow, RelationRow } from '../knowledge'
 import { ENTITY_TYPES } from '../knowledge'
-import { cleanId } from '../scope'
+import { cleanId, ID_MAX } from '../scope'
 import { cleanText } from '../text/clean'
 import type { TopicSummaryRow } from '../topic-summaries'
 import type { TopicRow } from '../topics'
@@ -54,11 +54,11 @@ const optionalTime = time.nullish().transform((value) => value ?? null)
  * (`cleanText`); both leave what an export wrote as it was. Ids are checked for length where they are
  * stored: one too long for its column gets a fresh id.
  */
-const idText = (min: number, max: number) => z.string().min(min).max(max).transform(cleanId)
-const id = idText(1, 255)
-const ref = idText(0, 255).default('')
-const name = idText(1, 255)
-const optionalName = idText(0, 255).default('')
+const idText = (min: number) => z.string().min(min).max(ID_MAX).transform(cleanId)
+const id = idText(1)
+const ref = idText(0).default('')
+const name = idText(1)
+const optionalName = idText(0).default('')
 const text = z.string().max(100_000).transform(cleanText)
 /** Text that must say something. */
 const said = z
@@ -69,7 +69,7 @@ const said = z
 const optionalText = text.default('')
 const count = z.number().int().min(0)
 const unit = z.number().min(0).max(1)
-const ids = z.array(idText(0, 255)).max(10_000).default([])
+const ids = z.array(idText(0)).max(10_000).default([])
 
 const fact = z.object({
   id,
@@ -121,7 +121,7 @@ const groupChange = z.object({
   version: count.default(1),
   runId: optionalName,
   // who approved a reviewed change; absent in older exports
-  actor: idText(0, 255).optional(),
+  actor: idText(0).optional(),
   createdAt: time,
 })
 
@@ -154,7 +154,7 @@ const quality = z.object({
 })
 
 const summary = z.object({
-  id: z.string().max(255).default(''),
+  id: z.string().max(ID_MAX).default(''),
   topicId: id,
   platform: name,
   guildId: optionalName,
@@ -162,7 +162,7 @@ const summary = z.object({
   version: z.number().int().min(1),
   title: optionalName,
   summary: said,
-  participants: z.array(z.string().max(255)).max(1000).default([]),
+  participants: z.array(z.string().max(ID_MAX)).max(1000).default([]),
   firstMessageAt: time,
   lastMessageAt: time,
   messageCount: count.default(0),
@@ -188,7 +188,7 @@ const preference = z.object({
 })
 
 const profile = z.object({
-  id: z.string().max(255).default(''),
+  id: z.string().max(ID_MAX).default(''),
   platform: name,
   guildId: optionalName,
   userId: name,

@@ -5,7 +5,7 @@ import { GroupIndex } from '../../src/group/group-index'
 import type { GroupRef } from '../../src/group/types'
 import { entityIndexKind } from '../../src/knowledge/entity-index'
 import type { KnowledgeStore } from '../../src/knowledge/store'
-import type { EntityRow, KnowledgeScope, ProfileRef, ProfileRow, PromotedTopicRow, RelationRow } from '../../src/knowledge/types'
+import type { EntityRow, KnowledgeScope, ProfileRow, PromotedTopicRow, RelationRow } from '../../src/knowledge/types'
 import { profileId } from '../../src/knowledge/types'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { IndexedTable } from '../../src/store/index-sync'
@@ -18,6 +18,7 @@ import { quiet } from './logger'
 import { MemoryOutbox } from './outbox'
 import { MemorySummaries } from './summaries'
 import { MemoryTopics } from './topics'
+import type { PersonRef } from '../../src/scope'
 
 const clone = <T>(value: T): T => structuredClone(value)
 const inGuild = (row: { platform: string; guildId: string }, guild?: { platform: string; guildId: string }) =>
@@ -98,7 +99,7 @@ export class MemoryKnowledge implements KnowledgeStore {
   async removeRelations(ids: string[]) {
     for (const id of ids) this.relationRows.delete(id)
   }
-  async profile(ref: ProfileRef) {
+  async profile(ref: PersonRef) {
     const row = this.profileRows.get(profileId(ref))
     return row && clone(row)
   }

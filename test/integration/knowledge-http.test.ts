@@ -142,7 +142,7 @@ describe('knowledge HTTP API, mounted by the plugin beside the group routes', ()
       ['/knowledge/entities?platform=mock&guildId=g1%00&q=a', /guildId/],
       ['/knowledge/entities?platform=mo%00ck&guildId=g1&q=a', /platform/],
       ['/knowledge/entities?platform=mock&userId=alice%00&q=a', /userId/],
-      [`/knowledge/entities?platform=mock&guildId=${long}&q=a`, /guildId.*256/],
+      [`/knowledge/entities?platform=mock&guildId=${long}&q=a`, /guildId.*255/],
       ['/knowledge/entities?platform=mock&guildId=g1&q=a%00b', /\bq\b/],
       [`/knowledge/entities?platform=mock&guildId=g1&q=${'y'.repeat(1001)}`, /\bq\b.*1000/],
       ['/knowledge/entities?platform=mock&guildId=g1', /\bq\b/],

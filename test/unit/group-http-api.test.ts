@@ -110,9 +110,9 @@ describe('group memory HTTP routes', () => {
       ['get', '/memory/list/:group', { params: { group: 'qq:g1\ud800' } }, /group.*lone surrogate/],
       ['get', '/memory/list/:group', { params: { group: 'qq:\udc00g1' } }, /group.*lone surrogate/],
       ['get', '/memory/list/:group', { params: { group: 'qq:g1\u0007' } }, /group.*control character/],
-      ['get', '/memory/list/:group', { params: { group: `qq:${'1'.repeat(300)}` } }, /group.*256/],
+      ['get', '/memory/list/:group', { params: { group: `qq:${'1'.repeat(300)}` } }, /group.*255/],
       ['get', '/memory/history/:memoryId', { params: { memoryId: 'm1\udfff' } }, /memoryId.*lone surrogate/],
-      ['put', '/memory/:memoryId/restore', { params: { memoryId: 'm'.repeat(257) } }, /memoryId.*256/],
+      ['put', '/memory/:memoryId/restore', { params: { memoryId: 'm'.repeat(256) } }, /memoryId.*255/],
       ['delete', '/memory/:memoryId', { params: { memoryId: 'm1' }, query: { group: 'qq:g1\u0000' } }, /group.*control/],
     ]
     for (const [method, path, request, message] of cases) {

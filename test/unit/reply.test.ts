@@ -1,13 +1,12 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { BuiltContext, ContextTarget } from '../../src/context'
-import type { ChatOptions, ChatReply, ChatTurn, LLM } from '../../src/providers/types'
+import type { ChatOptions, ChatReply, ChatTurn, LLM, ToolDefinition } from '../../src/providers/types'
 import { generateNode } from '../../src/reply/generate'
 import { runReply } from '../../src/reply/pipeline'
 import { recallNode } from '../../src/reply/recall'
 import { retrieveNode } from '../../src/reply/retrieve'
 import { decideRoute, routeNode } from '../../src/reply/route'
 import type { ReplyState } from '../../src/reply/state'
-import type { ReplyTool } from '../../src/reply/tool-loop'
 import { runToolLoop } from '../../src/reply/tool-loop'
 import { Cooldown, shouldAnswer } from '../../src/chat/triggers'
 import { personaFor, renderOutcome } from '../../src/reply/render'
@@ -179,7 +178,7 @@ function scriptedChat(replies: (ChatReply | ((turns: ChatTurn[], options?: ChatO
   return { chat, requests }
 }
 
-const tool = (name: string, handler: ReplyTool['handler']): ReplyTool => ({
+const tool = (name: string, handler: ToolDefinition['handler']): ToolDefinition => ({
   name,
   description: name,
   parameters: { type: 'object' },

@@ -1,5 +1,5 @@
 import type { Context, Session } from 'koishi'
-import type { ReplyTool } from '../../reply'
+import type { ToolDefinition } from '../../providers/types'
 
 /** The part of the memory service the bridge's tools use. */
 export type ToolSource = Pick<Context['memory'], 'replyTools'>
@@ -21,7 +21,7 @@ export function toolDescriptions(memory: ToolSource) {
  */
 export async function runTool(memory: ToolSource, name: string, args: unknown, session: Session | undefined): Promise<string> {
   if (!session?.userId || !session.platform) return 'This tool only works inside a chat.'
-  const tool: ReplyTool | undefined = memory.replyTools(session).find((one) => one.name === name)
+  const tool: ToolDefinition | undefined = memory.replyTools(session).find((one) => one.name === name)
   if (!tool) return `Unknown tool ${name}.`
   try {
     const result = await tool.handler((args && typeof args === 'object' ? args : {}) as Record<string, unknown>)
