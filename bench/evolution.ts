@@ -1,5 +1,5 @@
 /**
- * Group memory evolution latency without the LLM call (seed 002: "演进耗时 < 30秒, 包含LLM调用").
+ * Group memory evolution latency without the LLM call (design §6.7: under 30 s including the model call).
  *
  *   tsx bench/evolution.ts [--runs 30] [--memories 50] [--messages 200] [--out bench/results/evolution.json]
  *

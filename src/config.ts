@@ -133,7 +133,7 @@ export interface Config {
   }
 }
 
-/** The built-in chat (seed 004 §2.3): when it answers, with which model, in which voice. */
+/** The built-in chat (design §7.7): when it answers, with which model, in which voice. */
 export interface ChatConfig {
   enabled: boolean
   /** `memory`: the memory's own model (offline rules: the offline answer). */

@@ -4,7 +4,7 @@ import type { ConversationSummarizer } from './summarizer'
 import type { ChannelSummaryStore } from './store'
 
 /**
- * The rolling conversation summary of a channel (seed 004 phase 1): the newest `keepRecent` messages
+ * The rolling conversation summary of a channel (design §2.4): the newest `keepRecent` messages
  * stay as they are; what has left that recent window is summarised once at least `minMessages` have
  * left it, and the summary is refreshed every `refreshEvery` further messages — incrementally, from
  * the previous summary and the messages that left the window since. Each summary is stored with the

@@ -30,7 +30,7 @@ export function renderGraph(graph: Graph): string[] {
   return lines
 }
 
-/** `memory.profile`, `memory.entity` and `memory.graph` (seed 000 §4.2). */
+/** `memory.profile`, `memory.entity` and `memory.graph` (design §4.7). */
 export function registerKnowledgeCommands(ctx: Context, config: Config) {
   const root = ctx.command('memory')
 

@@ -3,7 +3,7 @@ import { extractKeywords } from '../text/keywords'
 import { normalizeText, words } from '../text/tokens'
 
 /**
- * The message analyzer (seed 001 §3.1): what the relevance scorer needs to know about a message —
+ * The message analyzer (design §5.1): what the relevance scorer needs to know about a message —
  * whom it replies to, whom it mentions, what kind of message it is and its weighted keywords.
  * Pure and synchronous; it works on a captured row or on the message a context is built for.
  */

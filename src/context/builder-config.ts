@@ -106,7 +106,7 @@ export interface ContextBuilderDeps {
   longTerm?: (target: ContextTarget, topK: number) => Promise<RetrievedMemory[]>
   /** The channel's rolling summary. */
   summary?: (channel: ChannelRef) => Promise<string | undefined>
-  /** What the group remembers that bears on the target (seed 002), asked only in a group chat. */
+  /** What the group remembers that bears on the target (design §6), asked only in a group chat. */
   group?: (target: ContextTarget) => Promise<NonNullable<BuiltContext['group']>>
   /** The topic of the target when its row has none yet (e.g. the attribution's best guess). */
   topicOf?: (target: ContextTarget) => Promise<string | undefined>

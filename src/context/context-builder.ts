@@ -16,7 +16,7 @@ import { TextFeatureCache } from './text-features'
 import type { BuiltContext, ContextOptions, ContextTarget } from './types'
 
 /**
- * The context builder (seed 000 §2.4, seed 001 §3.3): the messages a reply to `target` should see,
+ * The context builder (design §2.3, §5.3): the messages a reply to `target` should see,
  * chosen by relevance within a token budget instead of "the last N messages".
  *
  * 1. Candidates come from five sources: the reply chain of the target (up to `replyDepth` links), the

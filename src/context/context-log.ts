@@ -4,7 +4,7 @@ import type { ContextRecord, ReplyTraceRecord } from './table'
 import type { BuiltContext, ContextTarget } from './types'
 
 /**
- * The context log (seed 001 §4.2 and §8.1): one record per context built — the trigger message, the
+ * The context log (design §5.5): one record per context built — the trigger message, the
  * chosen messages with their scores, sizes, build time, whether it fell back, and the bot's reply
  * when it answered — kept for a retention period, and the metrics `memory.stats` shows.
  */
@@ -184,7 +184,7 @@ export class ContextLog {
   }
 }
 
-/** The metrics of seed 001 §8.1 over a list of records covering `periodHours`. */
+/** The metrics of design §5.5 over a list of records covering `periodHours`. */
 export function computeMetrics(records: ContextRecord[], periodHours: number): ContextMetrics {
   const n = records.length
   const mean = (values: number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : 0)

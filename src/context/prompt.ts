@@ -6,7 +6,7 @@ import type { BuiltContext } from './types'
 import type { ChatMessage } from '../providers/types'
 
 /**
- * Prompt assembly (seed 004 §2.1.5): the messages for a chat model, in this order —
+ * Prompt assembly (design §7.5): the messages for a chat model, in this order —
  * system prompt, long-term memories, the user's profile (when given), conversation summary, earlier exchanges (episodic recall, when
  * given), the chosen context, and the current message. Context messages keep their roles: the bot's
  * own lines are `assistant` turns, everyone else's are `user` turns prefixed with the speaker's name

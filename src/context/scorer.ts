@@ -2,7 +2,7 @@ import type { MessageFeatures } from './analyzer'
 import type { Keyword } from '../text/keywords'
 
 /**
- * The relevance scorer (seed 001 §3.2): how relevant a candidate message is to the message a context
+ * The relevance scorer (design §5.2): how relevant a candidate message is to the message a context
  * is built for, as a weighted sum of signals, each in [0, 1]:
  *
  * | signal            | weight | 1 when …                                                         |
@@ -15,7 +15,7 @@ import type { Keyword } from '../text/keywords'
  * | `semantic`        | 0.6    | it is the closest of the candidates to the target in meaning    |
  * | `sameTopic`       | 0.25   | the topic attribution put it in the target's topic              |
  *
- * The first five are the seed's; `semantic` and `sameTopic` are this project's additions, and the
+ * The first five are the original ones (design §5.2); `semantic` and `sameTopic` are this project's additions, and the
  * semantic weight was chosen on the LoCoMo benchmark (docs/benchmarks.md). The score is the weighted
  * sum, capped at 1; candidates below `threshold` (0.3) are not relevant enough to be shown. When the
  * attribution put a candidate in another topic than the target's, recency and user continuity do

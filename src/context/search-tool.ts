@@ -7,7 +7,7 @@ import { keywordOverlap } from './scorer'
 import type { ToolDefinition } from '../providers/types'
 
 /**
- * Search over a channel's past for the context builder and for the model (seed 000 §1.1):
+ * Search over a channel's past for the context builder and for the model (design §1.1):
  * - `quickSearch` is the fast path `buildContext` uses by default: one hybrid (vector + full-text)
  *   query over the channel's indexed messages;
  * - `topicSearch` is the deep search a model can call as a tool: more message hits, each with the

@@ -31,7 +31,7 @@ export interface TraceStepRecord {
   error?: string
 }
 
-/** A reply run of the built-in chat (seed 004 §2.3): its steps and totals, for `memory.trace` and `memory.stats`. */
+/** A reply run of the built-in chat (design §7.6): its steps and totals, for `memory.trace` and `memory.stats`. */
 export interface ReplyTraceRecord {
   id: string
   platform: string

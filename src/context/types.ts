@@ -48,7 +48,7 @@ export interface ContextMessage {
 
 export interface BuiltContext {
   longTerm: RetrievedMemory[]
-  /** The group's relevant active memories (seed 002), in a group chat; added by the service. */
+  /** The group's relevant active memories (design §6), in a group chat; added by the service. */
   group?: { id: string; statement: string; score: number }[]
   summary: string
   /** Chosen messages, oldest first. */

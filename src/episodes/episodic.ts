@@ -6,7 +6,7 @@ import type { EpisodeStore } from './store'
 import type { Episode } from './table'
 
 /**
- * Episodic memory (seed 004 phase 2): every exchange of a user with the bot — the user's message and
+ * Episodic memory (design §2.5): every exchange of a user with the bot — the user's message and
  * the bot's reply — is one episode. Episodes are rows of the database (`EpisodeStore`, the source of
  * truth) and are indexed in the LanceDB table `episodes` (text `User: … / Assistant: …`, the user as
  * `user_id`). `recall` returns the user's most recent exchanges plus the most similar ones to the

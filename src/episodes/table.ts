@@ -22,7 +22,7 @@ declare module 'koishi' {
   }
 }
 
-/** User → bot exchanges (seed 004 phase 2). */
+/** User → bot exchanges (design §2.5). */
 export function defineEpisodeTable(ctx: Context) {
   ctx.model.extend(
     'memory_episode',

@@ -1,5 +1,5 @@
 /**
- * Offline contradiction (seed 000 §4.3): a statement about a person read as claims on single-valued
+ * Offline contradiction (design §4.3): a statement about a person read as claims on single-valued
  * predicates — where they live, where they work, their occupation, age, diet, relationship status and
  * school. Two claims with the same key and another value (or the negation) cannot both be true now, so
  * the newer closes the older. Everything else (likes, hobbies, what they did) is many-valued and never

@@ -32,7 +32,7 @@ export interface KnownFact {
 
 export type EntityType = 'PERSON' | 'LOCATION' | 'ORGANIZATION' | 'PRODUCT' | 'EVENT' | 'OTHER'
 
-/** Something the dialogue names (seed 000 §4.1.1): a person, a place, an organisation, a product, an event. */
+/** Something the dialogue names (design §4.5): a person, a place, an organisation, a product, an event. */
 export interface ExtractedEntity {
   name: string
   type: EntityType
@@ -42,7 +42,7 @@ export interface ExtractedEntity {
   turns?: number[]
 }
 
-/** `subject —predicate→ object` between two entities the dialogue names (seed 000 §4.1.2), predicate in the language spoken. */
+/** `subject —predicate→ object` between two entities the dialogue names (design §4.5), predicate in the language spoken. */
 export interface ExtractedRelation {
   subject: string
   predicate: string
@@ -50,7 +50,7 @@ export interface ExtractedRelation {
   turns?: number[]
 }
 
-/** A preference of a speaker (seed 000 §4.1.3): `key` (食物, music) → `value` (火锅, jazz). */
+/** A preference of a speaker (design §4.6): `key` (食物, music) → `value` (火锅, jazz). */
 export interface ExtractedPreference {
   /** The speaker's name as shown in the conversation; absent with one speaker. */
   about?: string

@@ -74,10 +74,10 @@ const KNOWN_PER_SPEAKER = 8
 const MAX_CLAIM_CANDIDATES = 500
 
 /**
- * Post-dialogue chain (seed 003 §2.2): prefilter → the speakers' nearest current facts (for a judge
+ * Post-dialogue chain (design §4.2): prefilter → the speakers' nearest current facts (for a judge
  * that reads them) → extract (one judge call lists the facts, and which known fact each replaces) → for
  * each fact on its own: embed → dedupe against the user's current facts in scope → a new version of
- * the duplicate, or a new fact that closes the facts it contradicts (seed 000 §4.3).
+ * the duplicate, or a new fact that closes the facts it contradicts (design §4.3).
  */
 export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<MemorizeOutcome> {
   const { counters } = deps

@@ -7,7 +7,7 @@ import type { LocalizedPrompt } from '../text/language'
  * `{conversation}` is replaced by the dialogue as `[time] name: content` lines, `{now}` by the time of
  * the dialogue's last message, `{known}` by the speakers' current facts nearest to what they said
  * (`[k1] name: statement` lines), so the same call tells which of them a new fact replaces. The same
- * answer carries the entities, relations and preferences the dialogue names (seed 000 §4.1).
+ * answer carries the entities, relations and preferences the dialogue names (design §4.5).
  */
 
 export interface JudgePrompts {

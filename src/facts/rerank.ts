@@ -4,7 +4,7 @@ import { bm25, countTerms, termStatsOf } from '../text/bm25'
 import { matchTerms } from '../text/keywords'
 
 /**
- * Reranks the candidates of a hybrid search (seed 003's retrieval: vector + keyword) by a blend of
+ * Reranks the candidates of a hybrid search (design §4.4's retrieval: vector + keyword) by a blend of
  * BM25 over the candidates and their embedding similarity.
  *
  * The index's own full-text leg and the rank fusion know nothing of how rare a shared word is among

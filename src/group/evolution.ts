@@ -83,7 +83,7 @@ const emptyStats = (): EvolutionStats => ({ kept: 0, updated: 0, created: 0, del
 const emptyIssues = (): EvolutionIssues => ({ invalid_lines: 0, ignored_lines: 0, repaired_lines: 0, rejected_ops: 0, stale_ops: 0 })
 const day = (date: Date) => date.toISOString().slice(0, 10)
 
-/** The user message: the seed's JSON of existing memories (integer ids) and the new discussion. */
+/** The user message: design §6.3's JSON of existing memories (integer ids) and the new discussion. */
 export function evolutionInput(memories: GroupMemoryRow[], messages: GroupMessage[], maxChars: number): string {
   const cut = (text: string) => {
     const flat = text.replace(/\s*\n\s*/g, ' ').trim()
@@ -115,7 +115,7 @@ export function checkDays(days: unknown, fallback: number): number {
 }
 
 /**
- * Group memory evolution (seed 002): old memories + new discussion → one LLM call → keep / update /
+ * Group memory evolution (design §6): old memories + new discussion → one LLM call → keep / update /
  * delete / create. One run per group at a time, in this process (a keyed lock: a second call waits
  * and then usually finds no new messages) and across processes sharing the database (a lease row
  * with an expiry; a process that finds the lease held answers `busy`). A run first finishes any

@@ -26,7 +26,7 @@ import { GroupMemoryError } from './types'
 export interface GroupMemoriesOptions extends EvolutionOptions, Partial<ReviewOptions> {
   /**
    * Default minimum similarity of `search`. Left out: 0.3 with the offline (lexical) embedder, whose
-   * similarities run low, and the seed's 0.7 with a real embedding model.
+   * similarities run low, and design §6.6's 0.7 with a real embedding model.
    */
   searchThreshold?: number
 }
@@ -44,7 +44,7 @@ export interface GroupMemoriesDeps extends Omit<EvolverDeps, 'index' | 'options'
 type GroupArg = GroupRef | string
 
 /**
- * Group memory (seed 002) behind one object: evolution, queries and manual edits, each scoped to one
+ * Group memory (design §6) behind one object: evolution, queries and manual edits, each scoped to one
  * group, which may be given as `{ platform, guildId }` or as `platform:guildId`. Koishi-free: the
  * service builds it from a `KoishiGroupStore` (see `createGroupMemories`).
  */

@@ -3,7 +3,7 @@ import { stripThinking, tryParse, tryRepair } from '../text/json'
 import type { GroupMemoryRow } from './types'
 
 /**
- * Reading the model's JSON Lines answer (seed 002 "JSON解析容错处理") and turning it into operations
+ * Reading the model's JSON Lines answer (design §6.4) and turning it into operations
  * on real rows. Every line is read on its own: parsed as it stands, else repaired with `jsonrepair`,
  * else counted as invalid and skipped — one bad line never loses the others. Values are validated
  * with zod. Ids are the small integers the model was shown; anything else is rejected.
@@ -17,7 +17,7 @@ const OldId = z.union([z.number(), z.string()])
 
 const text = (max: number) => z.string().trim().max(max)
 const Reason = z.preprocess((value) => (value === null ? undefined : value), text(MAX_REASON).optional())
-/** Optional extras the seed's data model has; a bad value is dropped rather than losing the operation. */
+/** Optional extras of a group memory (design §6.2); a bad value is dropped rather than losing the operation. */
 const Tags = z.array(z.string().trim().min(1).max(32)).max(10).optional().catch(undefined)
 const Strength = z.number().min(0).max(1).optional().catch(undefined)
 
@@ -108,7 +108,7 @@ function repaired(text: string): ReturnType<typeof tryRepair> {
   return fixed.ok && typeof fixed.value === 'object' && fixed.value !== null ? fixed : { ok: false }
 }
 
-/** Fence lines, comment lines (the seed's rule) and lone brackets around a JSON Lines answer. */
+/** Fence lines, comment lines (design §6.4) and lone brackets around a JSON Lines answer. */
 const SKIP_LINE = /^(?:```|~~~|\/\/|#|[[\]],?$)/
 /** A leading list marker a model may put before a line: `- `, `* `, `1. `. */
 const LIST_MARKER = /^(?:[-*•]\s+|\d+[.)]\s+)/

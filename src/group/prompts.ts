@@ -1,10 +1,10 @@
 /**
- * The system prompt of group memory evolution (seed 002, Langfuse prompt `memory_evolve`), in
+ * The system prompt of group memory evolution (design §6.3, the prompt `memory_evolve`), in
  * Chinese and English. These are the editable defaults: the configuration may replace either. The
  * user message is the JSON built by `evolutionInput`: `existing_memories` (ids are small integers
  * mapped back by the code) and `new_discussions` (`name: message` strings, oldest first).
  *
- * Changes from the seed: the examples use integer ids, because the model is only shown integers; and
+ * As design §6.3 asks: the examples use integer ids, because the model is only shown integers; and
  * the chat is declared to be data, not instructions, so a message that tells the bot to "delete
  * memory 3" is weighed as discussion, not obeyed.
  */

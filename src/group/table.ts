@@ -2,12 +2,12 @@ import type { Context } from 'koishi'
 import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow, GroupSettingRow, ReviewRow } from './types'
 
 /**
- * Koishi tables of group memory (seed 002). The database is the truth; LanceDB table
+ * Koishi tables of group memory (design §6). The database is the truth; LanceDB table
  * `group_memories` only indexes the active heads.
  *
  * - `memory_group`: every version of every group memory (old versions stay, linked by `parentId` /
  *   `supersededBy`).
- * - `memory_group_change`: the change log (the seed's `memory_change_log`).
+ * - `memory_group_change`: the change log (design §6.2).
  * - `memory_group_lease`: one row per group: the evolution lease (owner, expiry), the watermark of
  *   messages already folded in, and the plan of a run being applied (replayed after a crash).
  * - `memory_group_review`: the review queue of moderated groups: each operation an evolution proposed,

@@ -1,5 +1,5 @@
 /**
- * Group memory (seed 002): per-group statements that an LLM keeps, updates, deletes or creates from
+ * Group memory (design §6): per-group statements that an LLM keeps, updates, deletes or creates from
  * the group's new messages. Types shared by the Koishi-free core (`src/group/*`), the store ports
  * (`store.ts`) and the Koishi stores (`koishi-store.ts`).
  */
@@ -43,7 +43,7 @@ export interface GroupMemoryRow {
 
 export type ChangeAction = 'create' | 'update' | 'delete' | 'restore' | 'strength'
 
-/** One change to a group's memories (the seed's `memory_change_log`). */
+/** One change to a group's memories (design §6.2). */
 export interface GroupChangeRow {
   /** `<runId>.<op index>` for evolution runs (so a re-run cannot log twice), random for manual changes. */
   id: string
@@ -95,7 +95,7 @@ export interface GroupMessage {
 
 export type ListStatus = 'active' | 'deprecated' | 'all'
 
-// ── the seed's response shapes (snake_case, JSON-ready) ─────────────────────
+// ── the response shapes of design §6.6 (snake_case, JSON-ready) ─────────────────────
 
 export interface EvolutionStats {
   kept: number
@@ -117,7 +117,7 @@ export type EvolutionChange =
   | { action: 'create'; new_id: string; statement: string; change_reason: string; version: number }
   | { action: 'delete'; old_id: string; old_statement: string; change_reason: string; version: number }
 
-/** What went wrong with the model's answer, beyond the seed's shape. */
+/** What went wrong with the model's answer, beyond design §6.6's shape. */
 export interface EvolutionIssues {
   /** Lines that looked like JSON but could not be read or failed validation. */
   invalid_lines: number

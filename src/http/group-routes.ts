@@ -8,7 +8,7 @@ import type { BodyStream } from './body'
 import { HttpError, readBody } from './body'
 
 /**
- * The seed's HTTP API (002 "API接口设计") on Koishi's `server` service (a koa router):
+ * The HTTP API of design §6.6 on Koishi's `server` service (a koa router):
  *
  *   POST   {prefix}/memory/evolve/:group?days=
  *   GET    {prefix}/memory/list/:group?status=&limit=&offset=
@@ -23,7 +23,7 @@ import { HttpError, readBody } from './body'
  * `?group=` to insist on one. Every route needs `Authorization: Bearer <token>`; without a configured
  * token nothing is mounted. Wrong or missing token → 401; bad parameters (an id with a control
  * character or a lone surrogate, or over 255 characters, too) → 400; a body over 64 KB → 413; unknown
- * memory → 404; a memory in the wrong state (restoring an active one) → 409. Bodies are the seed's
+ * memory → 404; a memory in the wrong state (restoring an active one) → 409. Bodies are design §6.6's
  * response shapes; errors are `{ success: false, error }`. Request bodies (JSON, or a form) are read
  * only after the token is checked, on every method.
  */

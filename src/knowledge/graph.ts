@@ -42,7 +42,7 @@ export async function findEntity(
 }
 
 /**
- * The neighbourhood of an entity (seed 000 §4.2.3): breadth-first over the relation table, one query
+ * The neighbourhood of an entity (design §4.7): breadth-first over the relation table, one query
  * per hop, bounded in nodes and time.
  */
 export async function queryGraph(

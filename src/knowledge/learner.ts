@@ -63,7 +63,7 @@ class EntityBook {
 const union = (a: string[], b: string[]) => [...new Set([...a, ...b])]
 
 /**
- * Learns the structured knowledge of each memorised dialogue (seed 000 §4.3): entities merged into
+ * Learns the structured knowledge of each memorised dialogue (design §4.5, §4.3): entities merged into
  * the scope's by name and alias (a second mention adds a mention, never a row), relations between
  * entities of the scope (a single-valued predicate's newer object closes the older relation), and the
  * speakers' preferences and traits for their profiles. Adds no model call; never throws.

@@ -30,7 +30,7 @@ const FACTS_READ = 20
 const ProfileAnswer = z.object({ profile: z.string().min(1).max(2000) })
 
 /**
- * User profiles (seed 000 §4.1.3): per user per scope, preferences and traits from the user's own
+ * User profiles (design §4.6): per user per scope, preferences and traits from the user's own
  * turns, and a `profileText` consolidated from them and the user's facts.
  */
 export class ProfileBook {

@@ -25,7 +25,7 @@ export interface PromoteDeps {
 }
 
 /**
- * Promotes hot mid-term topics into their group's long-term knowledge (seed 000 §4, "when it runs"):
+ * Promotes hot mid-term topics into their group's long-term knowledge (design §4.5):
  * the entities and relations of each topic's summary, drawn from the topic's messages. Each topic once
  * (`memory_promoted_topic`); at most `limit` per call; a topic that fails stays for the next call.
  * Private chats have no mid-term topics to promote. Returns how many were promoted; never throws.

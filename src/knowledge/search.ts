@@ -21,7 +21,7 @@ const inScope = (row: EntityRow, scope: KnowledgeScope) =>
   row.platform === scope.platform && row.guildId === scope.guildId && row.userId === scope.userId
 
 /**
- * Entities of a scope for a query (seed 000 §4.2.1): a name or alias the query contains first, then
+ * Entities of a scope for a query (design §4.7): a name or alias the query contains first, then
  * the hybrid (vector + full-text) hits of the `knowledge_entities` index. With the index down, the
  * name matches alone. Never throws.
  */

@@ -10,7 +10,7 @@ declare module 'koishi' {
   }
 }
 
-/** Entities, relations and user profiles (seed 000 §4.1). */
+/** Entities, relations and user profiles (design §4.5). */
 export function defineKnowledgeTables(ctx: Context) {
   ctx.model.extend(
     'memory_entity',

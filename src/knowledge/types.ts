@@ -19,7 +19,7 @@ export function knowledgeScope(where: { platform: string; guildId: string; userI
     : { platform: where.platform, guildId: '', userId: where.userId ?? '' }
 }
 
-/** Something named in a scope (seed 000 §4.1.1): one row per entity per scope. */
+/** Something named in a scope (design §4.5): one row per entity per scope. */
 export interface EntityRow extends KnowledgeScope {
   id: string
   name: string
@@ -36,7 +36,7 @@ export interface EntityRow extends KnowledgeScope {
   sourceIds: string[]
 }
 
-/** `subject —predicate→ object` between two entities of one scope (seed 000 §4.1.2). */
+/** `subject —predicate→ object` between two entities of one scope (design §4.5). */
 export interface RelationRow extends KnowledgeScope {
   id: string
   subjectId: string

@@ -60,7 +60,7 @@ export interface MirrorStats {
 
 /**
  * The channels whose every message this instance holds in memory, so that the context builder reads
- * no rows from the database (seed 000 §2.4: cache per channel between messages).
+ * no rows from the database (design §2.3: cache per channel between messages).
  *
  * A channel loads in the background on its first read, in pages, one channel at a time, if it fits
  * in `capBytes` (least recently used channels make room, never one used within the last minute).

@@ -1,6 +1,6 @@
 import type { Context } from 'koishi'
 
-/** A captured chat message (seed 000 §2.1). */
+/** A captured chat message (design §2.1). */
 export interface MessageRow {
   /** `platform:channelId:messageId`, so a message delivered twice is stored once. */
   id: string

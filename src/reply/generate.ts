@@ -8,7 +8,7 @@ import type { NodeResult, ReplyState } from './state'
 import { runToolLoop } from './tool-loop'
 
 /**
- * The generate node (seed 004 §2.3.3, `generate_node`): the prompt is assembled from the state —
+ * The generate node (design §7.5): the prompt is assembled from the state —
  * persona, long-term memories, profile, group memories, summary, earlier exchanges, what the deep
  * search found, the chosen chat, the message — and sent to the chat model; with the deep search as
  * tools, through the bounded tool loop. Without a chat model the answer is what the memory holds.

@@ -1,7 +1,7 @@
 import type { NodeResult, ReplyOutcome, ReplyState } from './state'
 
 /**
- * The persist node (seed 004 §2.3.3, `persist_node`): the reply is sent. Sending is what records it —
+ * The persist node (design §7.6): the reply is sent. Sending is what records it —
  * capture stores the bot's message, indexes the exchange as an episode, attaches the reply to the
  * context log and schedules the post-dialogue memorising — so nothing is written twice here.
  */

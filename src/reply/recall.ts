@@ -3,7 +3,7 @@ import type { RecalledEpisode } from '../episodes'
 import type { NodeResult, ReplyState } from './state'
 
 /**
- * The recall node (seed 004 §2.3.3, `recall_node`): the context `buildContext` chooses within the
+ * The recall node (design §7.3): the context `buildContext` chooses within the
  * token budget (long-term memories, the group's memories, the rolling summary, relevant messages),
  * the user's earlier exchanges with the bot and their profile — only the kinds the route asked for.
  */

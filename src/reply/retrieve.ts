@@ -2,7 +2,7 @@ import { countTokens, truncateToTokens } from '../text/token-count'
 import type { NodeResult, ReplyState } from './state'
 
 /**
- * The retrieve node (seed 004 §2.3.3, conditional): when the route says so and the model cannot
+ * The retrieve node (design §7.4, conditional): when the route says so and the model cannot
  * call tools, the deep searches run here — the channel's earlier messages and topics, and what the
  * memory knows — and what they find is handed to the prompt, within its own token share.
  */

@@ -4,7 +4,7 @@ import type { Choice, DeepSearch, MemoryKind, NodeResult, ReplyState, RouteDecis
 
 /**
  * The route node: whether a message needs memory at all, which kinds, and whether the deep searches
- * run — by rules, without a model call (seed 004 §2.3.3, `route_node`). Greetings, thanks and
+ * run — by rules, without a model call (design §7.2). Greetings, thanks and
  * emoji need none; a question or a message that points back in time ("上次说的", "remember when…")
  * gets the deep searches.
  */

@@ -4,7 +4,7 @@ import type { ChatTurn } from '../providers/types'
 import type { Language } from '../text/language'
 
 /**
- * The one state a reply run carries from node to node (seed 004 §2.3): each node reads what it needs
+ * The one state a reply run carries from node to node (design §7.1): each node reads what it needs
  * and returns what it adds, so no parameter is threaded through layers.
  */
 

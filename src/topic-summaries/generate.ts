@@ -75,7 +75,7 @@ function cap(text: string, chars: number): string {
 }
 
 /**
- * Makes a topic's summary (000 §3.2.2): the messages (oldest first) become `name: content` lines,
+ * Makes a topic's summary (design §3.3): the messages (oldest first) become `name: content` lines,
  * cut into segments of `segmentTokens`; each segment is summarised by the LLM and, when there was
  * more than one, the segment summaries are merged by one more call. Any failure of the model (a
  * provider error, or an answer that stays malformed after the structured helper's retry) — or no

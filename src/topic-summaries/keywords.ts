@@ -6,7 +6,7 @@ import type { MessageRow } from '../messages'
 export const SUMMARY_KEYWORDS = 20
 
 /**
- * Weighted keywords of a topic (000 §3.1.2), CJK-aware through `contentWords`: a word's weight is the
+ * Weighted keywords of a topic (design §3.1), CJK-aware through `contentWords`: a word's weight is the
  * number of messages that use it (a message repeating a word counts once), plus one half when the
  * summary uses it too, divided by the heaviest, so weights are in (0, 1]. A word used only once in
  * a topic of more than three messages is left out (noise). Heaviest first, at most `limit`.

@@ -14,7 +14,7 @@ function quote(text: string): string {
 }
 
 /**
- * The offline (fallback) summary of a topic (000 §3.2.2 "备用策略：使用简单摘要"): extractive, no
+ * The offline (fallback) summary of a topic (design §3.3): extractive, no
  * model. Each message is scored by how many of the topic's frequent content words it carries (a word
  * weighs the number of messages using it), divided by the square root of its own word count so long
  * rambles do not win by length; the best `PICKS` distinct messages are quoted in chat order after a

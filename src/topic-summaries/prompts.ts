@@ -1,7 +1,7 @@
 import type { Language } from '../text/language'
 
 /**
- * Prompts of topic summaries (seed 000 §3.2.2 and §3.2.3), in Chinese and English; the topic's
+ * Prompts of topic summaries (design §3.3 and §3.4), in Chinese and English; the topic's
  * language picks one. These are editable defaults: the configuration may replace any of them.
  * Placeholders in `{braces}` are filled by `fillPrompt`; the chat is passed as data and the prompts
  * say so, so a message asking the model to "ignore the above" is summarised, not obeyed.

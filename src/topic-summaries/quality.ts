@@ -3,7 +3,7 @@ import { folded } from './keywords'
 import type { SummaryQuality } from './types'
 
 /**
- * Computed summary quality (000 §3.2.3), each score in [0, 1], all lexical and cheap:
+ * Computed summary quality (design §3.4), each score in [0, 1], all lexical and cheap:
  *
  * - **coverage**: how much of what the chat was about the summary mentions: the weight of the
  *   topic's keywords (`summaryKeywords` over the messages, top 10) found in the summary text,
@@ -15,7 +15,7 @@ import type { SummaryQuality } from './types'
  * - **relevance**: the summary is about the topic: the share of the title's content words found in
  *   the summary (when the title has none, its character bigrams; when it is empty, the top five
  *   keywords).
- * - **overall**: the seed's weights 0.3 coverage + 0.2 coherence + 0.2 relevance + 0.3 LLM score,
+ * - **overall**: design §3.4's weights 0.3 coverage + 0.2 coherence + 0.2 relevance + 0.3 LLM score,
  *   divided by the weights present (0.7 without an LLM score).
  */
 

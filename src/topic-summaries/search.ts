@@ -7,17 +7,17 @@ import type { SummaryChannel, TopicSummaryRow } from './types'
 import type { TopicSummaryStore } from './store'
 
 /**
- * Search over topic summaries (000 §3.3), always inside one channel:
+ * Search over topic summaries (design §3.5), always inside one channel:
  *
- * - **keyword** (§3.3.1): the query's content words (CJK-aware) against each newest summary's
+ * - **keyword** (design §3.5): the query's content words (CJK-aware) against each newest summary's
  *   weighted keywords and text. A query word scores the weight of a keyword it equals or contains
  *   (or that contains it), else 0.5 when the summary or title text contains it, else 0; the
  *   summary's keyword score is the mean over the query words, in [0, 1].
- * - **vector** (§3.3.2): nearest neighbours in the LanceDB table `topic_summaries`; the score is the
+ * - **vector** (design §3.5): nearest neighbours in the LanceDB table `topic_summaries`; the score is the
  *   cosine similarity, floored at 0.
- * - **hybrid** (§3.3.3): both legs, fused by weight: `score = wk · keyword + wv · vector`, default
- *   wk = 0.4, wv = 0.6 (the seed's), a summary missing from one leg scoring 0 there. The seed's
- *   keyword leg scores by rank (1 / rank); here it is the score above, so a weak keyword match does
+ * - **hybrid** (design §3.5): both legs, fused by weight: `score = wk · keyword + wv · vector`, default
+ *   wk = 0.4, wv = 0.6 (design §3.5), a summary missing from one leg scoring 0 there. The first sketch
+ *   of the keyword leg scored by rank (1 / rank, design §3.5); here it is the score above, so a weak keyword match does
  *   not outrank a strong vector match merely by being first.
  *
  * When the vector store or the embedder is down, hybrid search answers from the keyword leg alone

@@ -2,7 +2,7 @@ import type { MessageRow } from '../messages'
 import { countTokens, cutLength } from '../text/token-count'
 
 /**
- * Transcripts and segmentation of a topic for the summary LLM (000 §3.2.2 "智能分段"). Tokens are
+ * Transcripts and segmentation of a topic for the summary LLM (design §3.3). Tokens are
  * counted with the plugin's one tokenizer (`text/token-count`, o200k_base).
  */
 

@@ -87,9 +87,9 @@ export function changedSince(
 export const summaryId = (topicId: string, version: number) => `${topicId}#${version}`
 
 /**
- * Topic summaries (seed 000 §3) behind one object: the four triggers (§3.2.1), generation (§3.2.2,
- * see `generateSummary`), versioned storage with an index in LanceDB, search (§3.3) and raw messages
- * on demand (§3.4). Koishi-free: the service builds it from a `KoishiSummaryStore` and the topic and
+ * Topic summaries (design §3) behind one object: the four triggers (design §3.2), generation (design §3.3,
+ * see `generateSummary`), versioned storage with an index in LanceDB, search (design §3.5) and raw messages
+ * on demand (design §3.5). Koishi-free: the service builds it from a `KoishiSummaryStore` and the topic and
  * message stores. Summaries of one topic are made one at a time in this process; two processes
  * racing to write the same version collide on its id and one of them gives way.
  */
@@ -156,7 +156,7 @@ export class TopicSummaries {
   }
 
   /**
-   * Hot topics of groups (seed 000 §4, promoted into long-term knowledge): the newest summaries of
+   * Hot topics of groups (promoted into long-term knowledge, design §4.5): the newest summaries of
    * topics with at least `minMessages` messages and `minParticipants` speakers, most recent first, at
    * most `limit`.
    */
@@ -319,7 +319,7 @@ export class TopicSummaries {
   }
 
   /**
-   * The raw messages of a topic (000 §3.4), oldest first, optionally only those in [since, until];
+   * The raw messages of a topic (design §3.5), oldest first, optionally only those in [since, until];
    * the newest `limit` of the range.
    */
   async rawMessages(topicId: string, options: RawMessageOptions = {}): Promise<MessageRow[]> {

@@ -2,7 +2,7 @@ import type { Context } from 'koishi'
 import type { TopicSummaryRow } from './types'
 
 /**
- * The Koishi table of topic summaries (seed 000 §3.1): every version of every topic's summary (older
+ * The Koishi table of topic summaries (design §3.1): every version of every topic's summary (older
  * versions stay). The database is the truth; LanceDB table `topic_summaries` indexes the newest
  * version of each topic.
  */

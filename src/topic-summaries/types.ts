@@ -1,11 +1,11 @@
 /**
- * Mid-term memory (seed 000 §3): one summary per topic, regenerated as the topic grows. Types shared
+ * Mid-term memory (design §3): one summary per topic, regenerated as the topic grows. Types shared
  * by the Koishi-free core (`src/mid-term/*`) and the Koishi store (`src/store/koishi-summaries.ts`).
  */
 
 /**
- * How good a summary is (000 §3.2.3), each in [0, 1] (see `quality.ts` for the definitions).
- * `llmScore` is present only when an LLM rated the summary; `overall` is the seed's weighted mix
+ * How good a summary is (design §3.4), each in [0, 1] (see `quality.ts` for the definitions).
+ * `llmScore` is present only when an LLM rated the summary; `overall` is design §3.4's weighted mix
  * (0.3 coverage + 0.2 coherence + 0.2 relevance + 0.3 llm), renormalised over the parts present.
  */
 export interface SummaryQuality {

@@ -18,7 +18,7 @@ export interface TopicThresholds {
   low: number
 }
 
-/** The seed's thresholds (000 §2.3.2), meant for semantic embedding models. */
+/** The design's thresholds (design §2.2), meant for semantic embedding models. */
 export const SEMANTIC_THRESHOLDS: TopicThresholds = { join: 0.7, low: 0.5 }
 
 /**
@@ -28,7 +28,7 @@ export const SEMANTIC_THRESHOLDS: TopicThresholds = { join: 0.7, low: 0.5 }
  * attributing every line, comparing with the stop-word-free text `lexicalTopicText` embeds:
  * - cosine of a line with its own dialogue's running centroid, median 0.145 (Chinese, MADial-Bench)
  *   and 0.203 (English, LoCoMo); with the other dialogue's, 0.036 and 0.153.
- * - with the seed's 0.7 / 0.5 nearly every line opens a topic: 8.7 topics per 10-line Chinese
+ * - with design §2.2's 0.7 / 0.5 nearly every line opens a topic: 8.7 topics per 10-line Chinese
  *   dialogue, 21 per 44-line English session.
  * - rules mode at 0.1 (two Chinese dialogues at once): 82 % of a line's topic-mates come from its own
  *   dialogue (B³ precision), 2.4 topics per dialogue; at 0.05: 74 %, 1.4 topics.
@@ -118,7 +118,7 @@ interface Scored {
 }
 
 /**
- * Real-time topic attribution (seed 000 §2.3). `attribute` must be called in message order per
+ * Real-time topic attribution (design §2.2). `attribute` must be called in message order per
  * channel (the caller serialises per channel); it assumes the message row is already stored, since
  * it records the topic on it. Several topics of one channel stay active at once, so interleaved
  * conversations in a group each keep their own topic.

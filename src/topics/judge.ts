@@ -18,7 +18,7 @@ export interface TopicCandidate {
 /** The judge's answer: the index of a candidate (0-based), or a new topic with its title if it gave one. */
 export type TopicChoice = { kind: 'topic'; index: number } | { kind: 'new'; title: string }
 
-/** LLM-assisted attribution (seed 000 §2.3.3). Both methods throw when no usable answer came. */
+/** LLM-assisted attribution (design §2.2). Both methods throw when no usable answer came. */
 export interface TopicJudge {
   readonly id: string
   choose(message: Pick<MessageRow, 'userName' | 'userId' | 'content'>, candidates: TopicCandidate[]): Promise<TopicChoice>

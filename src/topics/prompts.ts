@@ -1,7 +1,7 @@
 import type { LocalizedPrompt } from '../text/language'
 
 /**
- * Prompts of LLM-assisted topic attribution (seed 000 §2.3.3), in English and Chinese; the one
+ * Prompts of LLM-assisted topic attribution (design §2.2), in English and Chinese; the one
  * matching the language of the message is used. Placeholders: `{message}` (the new message as
  * `name: content`), `{candidates}` (numbered topics with their recent messages).
  */

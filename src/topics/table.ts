@@ -1,7 +1,7 @@
 import type { Context } from 'koishi'
 
 /**
- * A conversation topic of one channel (seed 000 §2.1.2). Messages point at it through
+ * A conversation topic of one channel (design §2.2). Messages point at it through
  * `MessageRow.topicId`; a group chat has several active topics at once.
  */
 export interface TopicRow {

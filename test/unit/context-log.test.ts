@@ -52,7 +52,7 @@ describe('ContextLog', () => {
     now += 1
   })
 
-  it('computes the seed metrics', () => {
+  it('computes the metrics of design §5.5', () => {
     const base = { platform: 'p', channelId: 'c', userId: 'u', triggerMessageId: '', triggerText: '', reply: '', createdAt: new Date(T0) }
     const records: ContextRecord[] = [
       {

@@ -79,7 +79,7 @@ const ANIME = Array.from(
     ][i % 5],
 )
 
-describe('seed scenario 1: first evolution of a group with no memories', () => {
+describe('design §6.7 scenario 1: first evolution of a group with no memories', () => {
   it('creates version-1 memories with no parent from the new discussion', async () => {
     const { store, memories, llm, index, counters } = setup([
       jsonl(
@@ -107,7 +107,7 @@ describe('seed scenario 1: first evolution of a group with no memories', () => {
     expect(rows).toHaveLength(3)
     for (const row of rows) expect(row).toMatchObject({ version: 1, parentId: '', status: 'active', supersededBy: '', strength: 0.5 })
 
-    // one call, the seed's input: no memories yet, the 30 messages oldest first as "name: text"
+    // one call, design §6.3's input: no memories yet, the 30 messages oldest first as "name: text"
     expect(llm.calls).toHaveLength(1)
     expect(llm.calls[0].input.existing_memories).toEqual([])
     expect(llm.calls[0].input.new_discussions).toHaveLength(30)
@@ -126,7 +126,7 @@ describe('seed scenario 1: first evolution of a group with no memories', () => {
   })
 })
 
-describe('seed scenario 2: update + create', () => {
+describe('design §6.7 scenario 2: update + create', () => {
   it('keeps three, updates two as new versions pointing at the old ones, creates one', async () => {
     const { store, memories, index, llm } = setup([
       ({ input }) => {
@@ -214,7 +214,7 @@ describe('seed scenario 2: update + create', () => {
   })
 })
 
-describe('seed scenario 3: an outdated memory is deleted', () => {
+describe('design §6.7 scenario 3: an outdated memory is deleted', () => {
   it('marks it deprecated with its reason, logs it and drops it from the index', async () => {
     const { store, memories, index } = setup([
       jsonl({ action: 'delete', old_id: 1, change_reason: '连续三周没有讨论新番' }, { action: 'keep', old_id: 2 }),

@@ -49,7 +49,7 @@ describe('group memory HTTP routes', () => {
     await api.memories.index!.sync(await api.store.getMemories(['m1', 'o1']), [])
   })
 
-  it("declares the seed's eight routes, under a prefix when given", () => {
+  it("declares design §6.6's eight routes, under a prefix when given", () => {
     expect(api.routes.map((r) => `${r.method.toUpperCase()} ${r.path}`)).toEqual([
       'POST /memory/evolve/:group',
       'GET /memory/list/:group',
@@ -76,7 +76,7 @@ describe('group memory HTTP routes', () => {
     expect(authorised(auth, '')).toBe(false)
   })
 
-  it("evolves a group and answers in the seed's shape", async () => {
+  it("evolves a group and answers in design §6.6's shape", async () => {
     api.store.addMessages(group, [{ userName: 'A', content: '我是前端开发', at: new Date(T0.getTime() - 1000) }])
     const response = await api.call('post', '/memory/evolve/:group', { params: { group: 'qq:g1' }, query: { days: '2' } })
     expect(response.status).toBe(200)
@@ -122,7 +122,7 @@ describe('group memory HTTP routes', () => {
     }
   })
 
-  it("lists, searches and shows changes in the seed's shapes", async () => {
+  it("lists, searches and shows changes in design §6.6's shapes", async () => {
     const list = await api.call('get', '/memory/list/:group', {
       params: { group: 'qq:g1' },
       query: { status: 'all', limit: '10', offset: '0' },

@@ -4,7 +4,7 @@ import { memoryRow } from '../fakes/group-store'
 
 const group = { platform: 'qq', guildId: 'g1' }
 
-describe("parseEvolutionAnswer: the seed's table of cases (002 JSON解析容错处理)", () => {
+describe("parseEvolutionAnswer: design §6.4's table of cases", () => {
   it('normal JSON parses directly', () => {
     const parsed = parseEvolutionAnswer('{"action": "keep", "old_id": 1}')
     expect(parsed.ops).toEqual([{ action: 'keep', oldId: 1 }])

@@ -41,7 +41,7 @@ async function seed(ctx: ReturnType<typeof build>, rows: ReturnType<typeof memor
   await ctx.memories.index!.sync(rows, [])
 }
 
-describe('seed scenario 4: semantic search', () => {
+describe('design §6.7 scenario 4: semantic search', () => {
   it('finds "成员多为前端开发者" for "群组的技术背景是什么？" with score > 0.8 (scripted semantic embedder)', async () => {
     const ctx = build(FakeEmbedder.concepts())
     await seed(ctx, [
@@ -104,7 +104,7 @@ describe('seed scenario 4: semantic search', () => {
     expect(ctx.counters.get('group.recall-failed')).toBe(2)
   })
 
-  it("uses the seed's 0.7 by default with a real embedding model", () => {
+  it("uses design §6.6's 0.7 by default with a real embedding model", () => {
     expect(build(FakeEmbedder.concepts()).memories.searchThreshold).toBe(0.7)
   })
 
@@ -130,7 +130,7 @@ describe('list', () => {
     ])
   })
 
-  it("lists current versions, active by default, newest first, in the seed's shape", async () => {
+  it("lists current versions, active by default, newest first, in design §6.6's shape", async () => {
     const response = await ctx.memories.list(group)
     expect(response).toMatchObject({ success: true, group_id: 'qq:g1', total: 3 })
     expect(response.memories.map((m) => m.memory_id)).toEqual(['c2', 'a', 'b'])

@@ -9,7 +9,7 @@ function features(userId: string, extra: Partial<ScoringFeatures> = {}): Scoring
 const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000)
 
 describe('RelevanceScorer', () => {
-  it('has the seed weights, a semantic weight and threshold 0.3', () => {
+  it('has the weights of design §5.2, a semantic weight and threshold 0.3', () => {
     expect(DEFAULT_WEIGHTS).toMatchObject({
       replyChain: 0.4,
       userContinuity: 0.15,

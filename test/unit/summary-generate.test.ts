@@ -175,7 +175,7 @@ describe('quality', () => {
     expect(relevance('周六去爬山', '香山红叶', keywords)).toBe(0)
   })
 
-  it('overall uses the seed weights, renormalised without an LLM score', () => {
+  it('overall uses the weights of design §3.4, renormalised without an LLM score', () => {
     const without = computeQuality('去香山看红叶，带相机', '香山红叶', keywords)
     expect(without.llmScore).toBeUndefined()
     expect(without.overall).toBe(1)

@@ -56,7 +56,7 @@ describe('TopicAttributor', () => {
   }
 
   describe('thresholds', () => {
-    it('uses the measured lexical thresholds for the offline embedder and the seed ones otherwise', () => {
+    it('uses the measured lexical thresholds for the offline embedder and those of design §2.2 otherwise', () => {
       expect(defaultTopicThresholds(new OfflineEmbedder())).toEqual(LEXICAL_THRESHOLDS)
       expect(defaultTopicThresholds({ lexical: undefined })).toEqual({ join: 0.7, low: 0.5 })
       expect(attributor({ thresholds: { join: 0.5 } }).thresholds).toEqual({ join: 0.5, low: LEXICAL_THRESHOLDS.low })
