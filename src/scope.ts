@@ -1,9 +1,9 @@
 /**
  * Whose and where, in two forms. A reference (`UserRef`, `GuildRef`, `ChannelRef`, `PersonRef`,
- * `SpeakerRef`) names one user, guild or channel with every field given: a private chat is
- * `guildId: ''`, never a missing guild.
- * A `Scope` is a filter: a field left out matches every value, so a facts scope without `guildId` is
- * every guild of the user (`sessionScope`), while `guildId: ''` is the private chats only.
+ * `SpeakerRef`) names a user, a guild or a channel with every field given: a private chat is
+ * `guildId: ''`, never a missing guild. A `Scope` is a filter: a field left out matches every value,
+ * so a facts scope without `guildId` is every guild of the user (`sessionScope`), while `guildId: ''`
+ * is the private chats only.
  */
 
 /** A user on a platform. */
@@ -85,7 +85,7 @@ export function cleanId(value: string): string {
   )
 }
 
-/** Longest id taken from outside (a route, an import, the console): the widest id column is `string(255)`. */
+/** Longest id taken from outside (an HTTP route, an import): the widest id column is `string(255)`. */
 export const ID_MAX = 255
 
 /**

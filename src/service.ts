@@ -25,6 +25,7 @@ import type {
 import { knowledgeScope } from './knowledge'
 import type { MirrorStats } from './messages'
 import type { Providers } from './providers/factory'
+import type { ChatMessage, ToolDefinition } from './providers/types'
 import type { ReplyState } from './reply'
 import type { PersonRef, Scope, UserRef } from './scope'
 import { personOf, sessionScope } from './scope'
@@ -33,7 +34,6 @@ import type { ScopeCacheStats } from './store/scope-cache'
 import type { ExportResult, ExportSelection, ImportOptions, ImportResult } from './transfer'
 import { facadeOf } from './facade'
 import type { FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
-import type { ChatMessage, ToolDefinition } from './providers/types'
 
 declare module 'koishi' {
   interface Context {

@@ -8,12 +8,12 @@ import type { FactsPart, RecallOptions } from '../facts'
 import type { EntityRow, KnowledgePart, KnowledgeScope, ProfileRow, RecalledItem } from '../knowledge'
 import { knowledgeScope, knowledgeTools, recallKnowledge } from '../knowledge'
 import type { MessagesPart } from '../messages'
+import type { ChatMessage } from '../providers/types'
 import type { PersonRef, Scope, UserRef } from '../scope'
 import { personOf } from '../scope'
 import { truncateToTokens } from '../text/token-count'
 import type { TopicSummariesPart } from '../topic-summaries'
 import type { TopicsPart } from '../topics'
-import type { ChatMessage } from '../providers/types'
 
 export interface RecallDeps {
   facts: FactsPart
