@@ -1,6 +1,6 @@
 import type { Config } from '../../config'
 import { GroupMemoryError, ReviewError } from '../../group'
-import { cleanId } from '../../scope'
+import { cleanId, ID_MAX } from '../../scope'
 import type { Authorities, GroupRef, UserRef } from '../types'
 
 /** Who calls, as `@koishijs/plugin-auth` knows them (nothing without it). */
@@ -67,7 +67,6 @@ export function callerName(caller: Caller): string {
 
 // ── arguments: the page is a client like any other, so everything it sends is checked ─────────────
 
-const ID_MAX = 255
 /** Longest statement of an edit or an approval, and longest reason. */
 export const TEXT_MAX = 1000
 
