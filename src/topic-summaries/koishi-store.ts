@@ -7,7 +7,6 @@ import type { GuildRef } from '../scope'
 import { cleanId, dbWhere } from '../scope'
 import type { Outbox } from '../store/outbox'
 import { KoishiOutbox } from '../store/outbox'
-import { defineTopicSummaryTable } from './table'
 import type { TopicRow, TopicStore } from '../topics'
 import type { VectorIndex } from '../store/vector-index'
 import { chunks } from '../core/chunks'
@@ -105,11 +104,11 @@ export interface CreateTopicSummariesOptions extends Omit<TopicSummariesDeps, 's
 }
 
 /**
- * Declares `memory_summary` and builds `TopicSummaries` on the Koishi database: summaries in
+ * Builds `TopicSummaries` on the Koishi database (declare `memory_summary` first, with
+ * `defineTopicSummaryTable`; declared twice, its unique key is created twice on MySQL): summaries in
  * `memory_summary`, index work in `memory_outbox`, the scheduled pass over the topic store's active topics.
  */
 export function createTopicSummaries(ctx: Context, options: CreateTopicSummariesOptions): TopicSummaries {
-  defineTopicSummaryTable(ctx)
   const { index, table, outbox, ...rest } = options
   const store = new KoishiTopicSummaryStore(ctx)
   return new TopicSummaries({
