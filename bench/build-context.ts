@@ -19,7 +19,8 @@
  * context (`baseline`): the store's window read (the builder's `maxMessages` within
  * `timeWindowHours`) and the newest of those that fit the token budget, what the builder falls back to;
  * and the message index search the build waits for, on its own (`search_*`: the part of a build that is
- * the vector index's).
+ * the vector index's). `retrieve_*`: the asker's memories for the message (`ctx.memory.retrieve` in the
+ * group: facts and lines fused), in the same channel.
  */
 import { performance } from 'node:perf_hooks'
 import type { App } from 'koishi'
@@ -58,6 +59,8 @@ export interface BuildContextTiming {
   /** The message index search the build waits for (`semanticLimit` hits), on its own. */
   search_p50_ms: number
   search_p95_ms: number
+  retrieve_p50_ms: number
+  retrieve_p95_ms: number
   /** Builds that fell back to the recent window (timeout or failure). */
   fallbacks: number
   mean_messages_chosen: number
@@ -92,6 +95,7 @@ async function measureSize(size: number, queries: number): Promise<BuildContextT
     const builds: number[] = []
     const baselines: number[] = []
     const searches: number[] = []
+    const recalls: number[] = []
     let fallbacks = 0
     let cold = 0
     let held: MirrorStats | undefined
@@ -108,6 +112,9 @@ async function measureSize(size: number, queries: number): Promise<BuildContextT
       start = performance.now()
       await search(app, target)
       const searchMs = performance.now() - start
+      start = performance.now()
+      await app.memory.retrieve(target.userId, target.content, { platform: target.platform, guildId: target.guildId })
+      const recallMs = performance.now() - start
       if (i < WARMUP) {
         if (i === 0) cold = ms
         // what the first builds started (the channel's scope and rows held in memory) has settled
@@ -120,6 +127,7 @@ async function measureSize(size: number, queries: number): Promise<BuildContextT
       builds.push(ms)
       baselines.push(baselineMs)
       searches.push(searchMs)
+      recalls.push(recallMs)
       if (built.fallback) fallbacks++
       chosen += built.messages.length
     }
@@ -137,12 +145,14 @@ async function measureSize(size: number, queries: number): Promise<BuildContextT
       baseline_p95_ms: round(percentile(baselines, 95)),
       search_p50_ms: round(percentile(searches, 50)),
       search_p95_ms: round(percentile(searches, 95)),
+      retrieve_p50_ms: round(percentile(recalls, 50)),
+      retrieve_p95_ms: round(percentile(recalls, 95)),
       fallbacks,
       mean_messages_chosen: round(chosen / builds.length),
       seed_ms: Math.round(seedMs),
     }
     log(
-      `${size} messages: build p50 ${result.p50_ms} ms, p95 ${result.p95_ms} ms; recent window p95 ${result.baseline_p95_ms} ms; index search p95 ${result.search_p95_ms} ms`,
+      `${size} messages: build p50 ${result.p50_ms} ms, p95 ${result.p95_ms} ms; recent window p95 ${result.baseline_p95_ms} ms; index search p95 ${result.search_p95_ms} ms; retrieve p95 ${result.retrieve_p95_ms} ms`,
     )
     return result
   } finally {

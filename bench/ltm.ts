@@ -15,7 +15,8 @@
  *    the wall clock (the timer itself is off: its clock is not the replay's).
  * 2. Scores, for the QA questions of categories 1–4 whose evidence is a single turn:
  *    - `evidence_kept`: the evidence turn is among the sources of a stored fact of its speaker;
- *    - `recall@5`: such a fact is in `ctx.memory.retrieve(speaker, question)`'s top 5 (within the group);
+ *    - `recall@5`: the evidence turn is among the `sources` of a memory in `ctx.memory.retrieve(speaker,
+ *      question)`'s top 5 within the group (a fact drawn from it, or the line itself), also by category;
  *    - `baseline_recall@5`: store every turn: BM25 over that speaker's raw turns, the evidence turn in the top 5.
  * 3. Counts the calls a configured model would receive, by kind, per 100 user messages: extraction
  *    (one per finished dialogue that passes the prefilter), topic judge (attributions in the uncertain
@@ -103,6 +104,7 @@ async function main() {
     const recall: number[] = []
     const baseline: number[] = []
     const perConversation: Record<string, object> = {}
+    const byCategory: Record<string, { recall: number[]; baseline: number[] }> = {}
 
     for (const conv of conversations) {
       const c0 = performance.now()
@@ -127,14 +129,15 @@ async function main() {
         kept.push(hit ? 1 : 0)
         convKept += hit ? 1 : 0
         const found = await app.memory.retrieve(speaker, q.question, { platform: 'mock', guildId: channel, topK: 5, minScore: 0 })
-        const sources = new Map(own.map((fact) => [fact.id, fact.sourceIds]))
-        const retrieved = found.some((memory) => sources.get(memory.id)?.includes(source))
+        const retrieved = found.some((memory) => memory.sources.some((line) => line.id === source))
         recall.push(retrieved ? 1 : 0)
+        ;(byCategory[q.category] ??= { recall: [], baseline: [] }).recall.push(retrieved ? 1 : 0)
         convRecall += retrieved ? 1 : 0
         const theirs = conv.turns.map((turn, j) => ({ turn, j })).filter(({ turn }) => userIdOf(turn.speaker) === speaker)
         const ranked = new Bm25(theirs.map(({ turn }) => turn.content)).rank(q.question).slice(0, 5)
         const inTop = ranked.some((k) => theirs[k].j === i)
         baseline.push(inTop ? 1 : 0)
+        byCategory[q.category].baseline.push(inTop ? 1 : 0)
         convBaseline += inTop ? 1 : 0
       }
       perConversation[conv.id] = {
@@ -166,6 +169,14 @@ async function main() {
       evidence_kept: round4(mean(kept)),
       'recall@5': round4(mean(recall)),
       'baseline_recall@5': round4(mean(baseline)),
+      'recall@5_by_category': Object.fromEntries(
+        Object.entries(byCategory)
+          .sort(([a], [b]) => a.localeCompare(b))
+          .map(([category, { recall, baseline }]) => [
+            category,
+            { questions: recall.length, 'recall@5': round4(mean(recall)), 'baseline_recall@5': round4(mean(baseline)) },
+          ]),
+      ),
       facts_per_100_turns: per100(facts),
       mean_chars_per_fact: round4(mean(factLengths)),
       model_calls_per_100_messages: round4(Object.values(byKind).reduce((sum, n) => sum + n, 0)),

@@ -40,7 +40,7 @@ export function composeReplier(ctx: Context, config: Config, memory: Memory, cou
   const toolsFor = (target: ContextTarget): ToolDefinition[] => {
     const tools: ToolDefinition[] = [
       recall.searchTool({ platform: target.platform, channelId: target.channelId }),
-      searchMemoriesTool((query, limit, history) => recall.facts(sessionScope(target), query, limit, undefined, { history })),
+      searchMemoriesTool((query, limit, history) => recall.memories(sessionScope(target), query, { topK: limit, history })),
     ]
     if (knowledgeOn) {
       const user = personOf(target)

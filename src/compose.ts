@@ -201,6 +201,7 @@ function composeRecall(
       flushCapture,
       counters,
       logger: log,
+      lexicalShare: config.retrieval.lexicalShare ?? defaultLexicalShare(embedder),
     },
     {
       topK: config.retrieval.topK,

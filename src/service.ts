@@ -26,6 +26,7 @@ import { knowledgeScope } from './knowledge'
 import type { MirrorStats } from './messages'
 import type { Providers } from './providers/factory'
 import type { ChatMessage, ToolDefinition } from './providers/types'
+import type { RecalledMemory } from './recall'
 import type { ReplyState } from './reply'
 import type { PersonRef, Scope, UserRef } from './scope'
 import { personOf, sessionScope } from './scope'
@@ -51,6 +52,8 @@ export interface RetrieveOptions {
   minScore?: number
   /** Also facts a newer statement closed, each with its `validTo`; by default only current ones. */
   history?: boolean
+  /** Facts only: no line the user said is listed for itself. */
+  factsOnly?: boolean
 }
 
 export interface MemoryStatus {
@@ -135,12 +138,14 @@ export class MemoryService extends Service {
   }
 
   /**
-   * Memories of a user relevant to `query`, best first. Pass the session to stay inside its
-   * guild (a group chat sees only what was learnt in that group). Never throws.
+   * Memories of a user relevant to `query`, best first: facts and lines the user said, fused; each
+   * says its `kind` and carries its `sources` (the lines it stands on, with speaker and time). Pass
+   * the session to stay inside its guild (a group chat sees only what was learnt in that group).
+   * Never throws.
    */
-  async retrieve(user: string | Session, query: string, options: RetrieveOptions = {}): Promise<RetrievedMemory[]> {
+  async retrieve(user: string | Session, query: string, options: RetrieveOptions = {}): Promise<RecalledMemory[]> {
     const scope = typeof user === 'string' ? { platform: options.platform, userId: user, guildId: options.guildId } : sessionScope(user)
-    return this.memory.recall.facts(scope, query, options.topK, options.minScore, { history: options.history })
+    return this.memory.recall.memories(scope, query, options)
   }
 
   /**

@@ -20,7 +20,11 @@ export function registerFactCommands(ctx: Context, config: Config) {
     if (!memories.length) return session.text('.empty')
     return [
       session.text('.header', [memories.length]),
-      ...memories.map((memory, i) => session.text('.item', [i + 1, memory.content, memory.score.toFixed(2), memory.id])),
+      ...memories.map((memory, i) =>
+        memory.kind === 'message'
+          ? session.text('.item-line', [i + 1, clip(memory.content, 120), day(memory.createdAt), memory.relevance.toFixed(2)])
+          : session.text('.item', [i + 1, memory.content, memory.relevance.toFixed(2), memory.id]),
+      ),
     ].join('\n')
   })
 

@@ -73,11 +73,16 @@ export class Retriever {
       this.recovered()
       counters.inc('retrieve.ok')
       const share = this.deps.lexicalShare ?? defaultLexicalShare(embedder)
-      let ranked = this.reranker.rerank(
-        query,
-        hits.filter((hit) => hit.similarity >= minScore),
-        share,
-      )
+      // ranked by shared words alone, a memory is relevant when it shares a word: a similarity of word
+      // counts is no gate ("我的猫叫什么名字" shares little of its length with "…养了一只猫，叫咪咪")
+      let ranked =
+        share >= 1
+          ? this.reranker.rerank(query, hits, share).filter((hit) => hit.relevance > 0)
+          : this.reranker.rerank(
+              query,
+              hits.filter((hit) => hit.similarity >= minScore),
+              share,
+            )
       let rows: Map<string, FactRow> | undefined
       if (this.deps.facts && ranked.length) {
         const found = await this.deps.facts.get(ranked.slice(0, topK * CHECKED_PER_RESULT).map((hit) => hit.id))

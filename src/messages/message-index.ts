@@ -1,3 +1,4 @@
+import type { Scope } from '../scope'
 import type { IndexKind, IndexSyncDeps } from '../store/index-sync'
 import { IndexedTable } from '../store/index-sync'
 import type { MessageRow } from './table'
@@ -28,6 +29,7 @@ export interface MessageHit {
   relevance: number
   createdAt: Date
   userId: string
+  channelId: string
 }
 
 export interface MessageIndexDeps extends IndexSyncDeps {
@@ -131,13 +133,13 @@ export class MessageIndex {
 
   /** Messages of one channel nearest to `query` (hybrid search). Throws when the store or embedder is down. */
   async search(channel: ChannelRef, query: string, options: { limit: number; vector?: Float32Array }): Promise<MessageHit[]> {
+    return this.searchWithin({ platform: channel.platform, channelId: channel.channelId }, query, options)
+  }
+
+  /** Messages of a scope (a speaker, a guild, a channel) most similar to `query`. */
+  async searchWithin(scope: Scope, query: string, options: { limit: number; vector?: Float32Array }): Promise<MessageHit[]> {
     if (!query.trim() || options.limit < 1) return []
-    const hits = await this.indexed.search(
-      query,
-      { platform: channel.platform, channelId: channel.channelId },
-      options.limit,
-      options.vector,
-    )
+    const hits = await this.indexed.search(query, scope, options.limit, options.vector)
     return hits.map((hit) => ({
       id: hit.id,
       text: hit.text,
@@ -145,13 +147,10 @@ export class MessageIndex {
       relevance: hit.relevance,
       createdAt: new Date(hit.created_at),
       userId: hit.user_id,
+      channelId: hit.channel_id,
     }))
   }
 
-  /**
-   * Cosine of `vector` to the channel's messages `ids`, as a search would give it, when the index holds
-   * the channel in memory; undefined otherwise (and for a message it does not hold).
-   */
   similarities(channel: ChannelRef, vector: Float32Array, ids: readonly string[]): (number | undefined)[] | undefined {
     return this.indexed.similarities({ platform: channel.platform, channelId: channel.channelId }, vector, ids)
   }

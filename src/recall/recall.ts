@@ -12,6 +12,8 @@ import type { ChatMessage } from '../providers/types'
 import type { PersonRef, Scope, UserRef } from '../scope'
 import { personOf } from '../scope'
 import { truncateToTokens } from '../text/token-count'
+import { FusedRecall } from './fused-recall'
+import type { MemoryQuery, RecalledMemory } from './recalled'
 import type { TopicSummariesPart } from '../topic-summaries'
 import type { TopicsPart } from '../topics'
 
@@ -27,6 +29,8 @@ export interface RecallDeps {
   flushCapture(): Promise<void>
   counters: Counters
   logger: Logger
+  /** Share of BM25 in the ranking of recalled memories; the rest is embedding similarity. */
+  lexicalShare: number
 }
 
 export interface RecallSettings {
@@ -47,10 +51,35 @@ const CAPTURE_SETTLE_MS = 500
  * changes memory, and nothing throws into a reply.
  */
 export class Recall {
+  private readonly fused: FusedRecall
+
   constructor(
     private readonly deps: RecallDeps,
     private readonly settings: RecallSettings,
-  ) {}
+  ) {
+    this.fused = new FusedRecall(deps)
+  }
+
+  /**
+   * A user's memories relevant to `query`: facts and the lines they said, fused (none in a scope
+   * that names no user). Never throws: a failure yields `[]` and is logged.
+   */
+  async memories(scope: Scope, query: string, options: Partial<MemoryQuery> = {}): Promise<RecalledMemory[]> {
+    const { platform, userId } = scope
+    if (!platform || !userId || !query.trim()) return []
+    try {
+      return await this.fused.recall({ ...scope, platform, userId }, query, {
+        topK: options.topK ?? this.settings.topK,
+        minScore: options.minScore ?? this.settings.minScore,
+        history: options.history,
+        factsOnly: options.factsOnly,
+      })
+    } catch (error) {
+      this.deps.counters.inc('retrieve.failed')
+      this.deps.logger.warn('memory recall failed, returning nothing: %s', (error as Error).message)
+      return []
+    }
+  }
 
   /** A user's facts relevant to `query`, in a scope that names the user (none without one). */
   facts(scope: Scope, query: string, topK = this.settings.topK, minScore = this.settings.minScore, options: RecallOptions = {}) {

@@ -1,4 +1,4 @@
-import type { RetrievedMemory } from '../facts'
+import type { RecalledMemory } from '../recall'
 import type { ToolDefinition } from '../providers/types'
 
 const day = (date: Date) => date.toISOString().slice(0, 10)
@@ -8,11 +8,11 @@ const day = (date: Date) => date.toISOString().slice(0, 10)
  * caller from the message; the model chooses only the query, how many, and whether facts that are
  * no longer true count.
  */
-export function searchMemoriesTool(recall: (query: string, limit: number, history: boolean) => Promise<RetrievedMemory[]>): ToolDefinition {
+export function searchMemoriesTool(recall: (query: string, limit: number, history: boolean) => Promise<RecalledMemory[]>): ToolDefinition {
   return {
     name: 'search_memories',
     description:
-      'Search what is remembered about the current user (facts they stated: preferences, plans, their life). ' +
+      'Search what is remembered about the current user (facts they stated: preferences, plans, their life, and their own words). ' +
       '检索关于当前用户的长期记忆（其本人说过的事实：偏好、计划、经历）。',
     parameters: {
       type: 'object',
@@ -30,9 +30,10 @@ export function searchMemoriesTool(recall: (query: string, limit: number, histor
       const limit = Math.min(20, Math.max(1, Math.floor(Number(args?.limit) || 5)))
       const found = await recall(query, limit, args?.history === true)
       if (!found.length) return { text: 'Nothing is remembered about that.' }
-      const lines = found.map(
-        (memory) =>
-          `- ${memory.content} (${day(memory.validFrom ?? memory.createdAt)}${memory.validTo ? ` – ${day(memory.validTo)}` : ''})`,
+      const lines = found.map((memory) =>
+        memory.kind === 'message'
+          ? `- "${memory.content}" (their own words, ${day(memory.createdAt)})`
+          : `- ${memory.content} (${day(memory.validFrom ?? memory.createdAt)}${memory.validTo ? ` – ${day(memory.validTo)}` : ''})`,
       )
       return { text: lines.join('\n') }
     },

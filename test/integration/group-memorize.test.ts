@@ -181,20 +181,26 @@ describe('an index behind the database', () => {
       const [fact] = await h.app.database.get('memory_fact', { userId: 'alice' })
       // the database has the fact, the index not: as if the process died between the two writes
       await internalsOf(h.app.memory).index.delete('memories', [fact.id])
-      expect(await h.app.memory.retrieve('alice', '柯基', { platform: 'mock' })).toEqual([])
+      expect(await h.app.memory.retrieve('alice', '柯基', { platform: 'mock', factsOnly: true })).toEqual([])
       await h.stop()
 
       h = await boot({ memorize: { quietSeconds: 0 } }, undefined, { dir, keep: true })
       await h.app.memory.flushOutbox()
-      expect((await h.app.memory.retrieve('alice', '柯基', { platform: 'mock' })).map((m) => m.content).join()).toContain('豆豆')
+      expect((await h.app.memory.retrieve('alice', '柯基', { platform: 'mock', factsOnly: true })).map((m) => m.content).join()).toContain(
+        '豆豆',
+      )
       await h.stop()
 
       const data = join(dir, 'lancedb', 'memories.lance', 'data')
       for (const file of readdirSync(data)) writeFileSync(join(data, file), 'garbage')
       h = await boot({ memorize: { quietSeconds: 0 } }, undefined, { dir, keep: true })
       await h.app.memory.flushOutbox()
-      expect((await h.app.memory.retrieve('alice', '柯基', { platform: 'mock' })).map((m) => m.content).join()).toContain('豆豆')
-      expect((await h.app.memory.retrieve('bob', '杭州', { platform: 'mock' })).map((m) => m.content).join()).toContain('杭州')
+      expect((await h.app.memory.retrieve('alice', '柯基', { platform: 'mock', factsOnly: true })).map((m) => m.content).join()).toContain(
+        '豆豆',
+      )
+      expect((await h.app.memory.retrieve('bob', '杭州', { platform: 'mock', factsOnly: true })).map((m) => m.content).join()).toContain(
+        '杭州',
+      )
     } finally {
       await h?.stop()
       await removePlace(dir)
