@@ -83,10 +83,10 @@ export class Eraser {
     await capture.flush()
     await facts.remove(ids)
     await factIndex.remove(ids)
-    // the dialogue the fact came from: the user's lines and the bot's answers to them, except the
-    // messages another fact of the user still names (one message can state several facts)
-    const named = new Set((await facts.ofUser(owner.platform, owner.userId)).flatMap((row) => row.sourceIds))
-    const sources = rows.flatMap((row) => row.sourceIds).filter((id) => id.startsWith(`${owner.platform}:`) && !named.has(id))
+    // the dialogue the fact came from: the user's lines and the bot's answers to them, also a line
+    // another fact names (one message can state several facts): the line still says what was
+    // forgotten, and recall hands lines back; the other facts stay, without that line
+    const sources = [...new Set(rows.flatMap((row) => row.sourceIds))].filter((id) => id.startsWith(`${owner.platform}:`))
     if (sources.length) await this.eraseMessages(owner, await messages.byIds(sources))
     counters.inc('forget.facts', ids.length)
   }

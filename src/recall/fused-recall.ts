@@ -72,10 +72,21 @@ export class FusedRecall {
     )
     const byId = new Map(lines.map((line) => [line.row.id, line]))
     const covered = new Set<string>()
+    // a current fact found through the fact it closed is ranked with that one's words too ("住在哪" → 搬到上海)
+    const closedBy = new Map<string, string[]>()
+    for (const hit of hits) {
+      const next = rows.get(hit.id)?.supersededBy
+      if (hit.validTo && next) closedBy.set(next, [...(closedBy.get(next) ?? []), hit.content])
+    }
     const candidates: Candidate[] = found.map((fact) => {
       const own = sourcesOf(fact).map((row) => byId.get(row.id) ?? { row, similarity: 0 })
       for (const line of own) covered.add(line.row.id)
-      return { id: fact.id, text: [fact.content, ...own.map(keyOf)].join('\n'), similarity: fact.score, fact }
+      return {
+        id: fact.id,
+        text: [fact.content, ...(closedBy.get(fact.id) ?? []), ...own.map(keyOf)].join('\n'),
+        similarity: fact.score,
+        fact,
+      }
     })
     for (const line of lines) {
       if (!covered.has(line.row.id)) candidates.push({ id: line.row.id, text: keyOf(line), similarity: line.similarity, line })

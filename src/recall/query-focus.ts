@@ -25,7 +25,7 @@ export function asksWhen(query: string): boolean {
 }
 
 const DATED =
-  /\b(?:1[89]|20)\d{2}\b|\b(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b|\b(?:yesterday|tomorrow|tonight|last|next|ago|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)\b|\d{1,4}\s*[年月日号]|[一二三四五六七八九十]+月|(?:周|星期|礼拜)[一二三四五六日天末]|[昨今明前后]天|[去今明前]年|[上下这]个?(?:周|星期|月)|刚才|最近/i
+  /\b(?:1[89]|20)\d{2}\b|\b(?:jan(?:uary)?|feb(?:ruary)?|march|apr(?:il)?|june?|july?|aug(?:ust)?|sep(?:tember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\b|\b(?:in|on|of|early|late|mid)[\s-]+may\b|\bmay\s+\d|\d\s+may\b|\b(?:yesterday|tomorrow|tonight|last|next|ago|monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend)\b|\d{1,4}\s*[年月日号]|[一二三四五六七八九十]+月|(?:周|星期|礼拜)[一二三四五六日天末]|[昨今明前后]天|[去今明前]年|[上下这]个?(?:周|星期|月)|刚才|最近/i
 
 /** Whether a text says when: a date, a month, a weekday, or a time relative to when it was said. */
 export function saysWhen(text: string): boolean {

@@ -296,6 +296,16 @@ async function drive(context: BrowserContext, base: string, folder: string): Pro
     )
     await screenshot(page, 'sandbox-private-memory-profile.png')
 
+    // a question in the user's own words, in each language: the first memory recalled answers it
+    for (const [question, answer] of [
+      ['我的狗叫什么名字？', /豆豆|柯基|corgi/i],
+      ['what am I learning these days?', /guitar|吉他/i],
+    ] as const) {
+      const recalled = await sandbox.command(`/memory.recall ${question}`)
+      const first = recalled.split('\n').find((line) => /^\s*1\./.test(line)) ?? ''
+      check(`${a}, private: memory.recall ${question} answers first`, answer.test(first), recalled.replace(/\n/g, ' ⏎ '))
+    }
+
     await sandbox.selectUser(b)
     await sandbox.panel('group')
     const listB = await sandbox.command('/memory.list')

@@ -361,7 +361,9 @@ describe('ContextBuilder degradation', () => {
     const builder = new ContextBuilder(
       {
         store: slow,
-        search: async () => [{ id: 'test:c1:m1', text: 'first', similarity: 1, relevance: 1, createdAt: new Date(T0), userId: 'ann' }],
+        search: async () => [
+          { id: 'test:c1:m1', text: 'first', similarity: 1, relevance: 1, createdAt: new Date(T0), userId: 'ann', channelId: 'c1' },
+        ],
         counters,
         logger: quiet,
       },
