@@ -1,4 +1,4 @@
-import type { FactsPart, RetrievedMemory } from '../facts'
+import type { FactRow, FactsPart, RetrievedMemory } from '../facts'
 import { Reranker } from '../facts'
 import type { MessageRow, MessagesPart } from '../messages'
 import type { AskerScope, LineCandidate } from './line-candidates'
@@ -26,6 +26,8 @@ interface Candidate {
   similarity: number
   fact?: RetrievedMemory
   line?: LineCandidate
+  /** The listed facts a line came from, when several did. */
+  namedBy?: string[]
 }
 
 const sourceOf = (row: MessageRow): SourceLine => ({
@@ -70,27 +72,7 @@ export class FusedRecall {
     const lines = (await lineCandidates(messages, scope, query, gate, [...sourceRows.values()])).filter(
       (line) => sourceRows.has(line.row.id) || !outdated.has(line.row.id),
     )
-    const byId = new Map(lines.map((line) => [line.row.id, line]))
-    const covered = new Set<string>()
-    // a current fact found through the fact it closed is ranked with that one's words too ("住在哪" → 搬到上海)
-    const closedBy = new Map<string, string[]>()
-    for (const hit of hits) {
-      const next = rows.get(hit.id)?.supersededBy
-      if (hit.validTo && next) closedBy.set(next, [...(closedBy.get(next) ?? []), hit.content])
-    }
-    const candidates: Candidate[] = found.map((fact) => {
-      const own = sourcesOf(fact).map((row) => byId.get(row.id) ?? { row, similarity: 0 })
-      for (const line of own) covered.add(line.row.id)
-      return {
-        id: fact.id,
-        text: [fact.content, ...(closedBy.get(fact.id) ?? []), ...own.map(keyOf)].join('\n'),
-        similarity: fact.score,
-        fact,
-      }
-    })
-    for (const line of lines) {
-      if (!covered.has(line.row.id)) candidates.push({ id: line.row.id, text: keyOf(line), similarity: line.similarity, line })
-    }
+    const candidates = fuse(found, lines, sourcesOf, closedWords(hits, rows))
     if (!candidates.length) return []
 
     const names = [scope.userId, ...lines.filter((line) => line.row.userId === scope.userId).map((line) => line.row.userName)]
@@ -105,12 +87,61 @@ export class FusedRecall {
       .filter((candidate) => !lexicalOnly || candidate.relevance > 0)
       .sort((a, b) => b.relevance - a.relevance)
     const top = Math.max(0, ...ranked.map((candidate) => candidate.relevance))
-    return ranked.slice(0, options.topK).map((candidate) => {
+    const listed = new Set<string>()
+    const chosen: RecalledMemory[] = []
+    for (const candidate of ranked) {
+      if (chosen.length >= options.topK) break
+      // a line several facts came from is listed itself only when none of them is listed above it
+      if (candidate.namedBy?.some((id) => listed.has(id))) continue
+      listed.add(candidate.id)
       const relevance = top > 0 ? candidate.relevance / top : 0
-      if (candidate.fact) return { ...asFact(candidate.fact, sourcesOf(candidate.fact).map(sourceOf)), relevance }
-      return asLine(candidate.line!, relevance)
-    })
+      chosen.push(
+        candidate.fact
+          ? { ...asFact(candidate.fact, sourcesOf(candidate.fact).map(sourceOf)), relevance }
+          : asLine(candidate.line!, relevance),
+      )
+    }
+    return chosen
   }
+}
+
+/** The words of each closed fact, under the current fact that closed it. */
+function closedWords(hits: RetrievedMemory[], rows: Map<string, FactRow>): Map<string, string[]> {
+  const words = new Map<string, string[]>()
+  for (const hit of hits) {
+    const next = rows.get(hit.id)?.supersededBy
+    if (hit.validTo && next) words.set(next, [...(words.get(next) ?? []), hit.content])
+  }
+  return words
+}
+
+/**
+ * The candidates of one ranking: each fact with the lines only it came from (and, when it was found
+ * through a fact it closed, that one's words: "住在哪" → 搬到上海), and the lines no fact covers so.
+ * A line several facts came from is a candidate of its own: its words would lend every one of them
+ * what the others say ("我叫小明，是一名大学老师" is no answer to "叫什么名字" for the teacher fact).
+ */
+function fuse(
+  found: RetrievedMemory[],
+  lines: LineCandidate[],
+  sourcesOf: (fact: RetrievedMemory) => MessageRow[],
+  closed: Map<string, string[]>,
+): Candidate[] {
+  const byId = new Map(lines.map((line) => [line.row.id, line]))
+  const naming = new Map<string, string[]>()
+  for (const fact of found) for (const row of sourcesOf(fact)) naming.set(row.id, [...(naming.get(row.id) ?? []), fact.id])
+  const candidates: Candidate[] = found.map((fact) => {
+    const own = sourcesOf(fact)
+      .filter((row) => naming.get(row.id)!.length === 1)
+      .map((row) => byId.get(row.id) ?? { row, similarity: 0 })
+    return { id: fact.id, text: [fact.content, ...(closed.get(fact.id) ?? []), ...own.map(keyOf)].join('\n'), similarity: fact.score, fact }
+  })
+  for (const line of lines) {
+    const namedBy = naming.get(line.row.id)
+    if (namedBy?.length === 1) continue
+    candidates.push({ id: line.row.id, text: keyOf(line), similarity: line.similarity, line, ...(namedBy && { namedBy }) })
+  }
+  return candidates
 }
 
 function asFact(fact: RetrievedMemory, sources: SourceLine[]): RecalledMemory {

@@ -298,7 +298,7 @@ async function drive(context: BrowserContext, base: string, folder: string): Pro
 
     // a question in the user's own words, in each language: the first memory recalled answers it
     for (const [question, answer] of [
-      ['我的狗叫什么名字？', /豆豆|柯基|corgi/i],
+      ['我的柯基叫什么名字来着？', /豆豆/],
       ['what am I learning these days?', /guitar|吉他/i],
     ] as const) {
       const recalled = await sandbox.command(`/memory.recall ${question}`)
