@@ -4,6 +4,7 @@ import type { ChatTurn, LLM, ToolDefinition } from '../providers/types'
 import { clip } from '../text/clip'
 import type { Language } from '../text/language'
 import { countTokens } from '../text/token-count'
+import { offlineAnswer } from './offline-answer'
 import type { NodeResult, ReplyState } from './state'
 import { runToolLoop } from './tool-loop'
 
@@ -64,12 +65,7 @@ export function generateNode(ports: GeneratePorts, settings: GenerateSettings) {
     const tokensIn = prompt.reduce((sum, turn) => sum + countTokens(turn.content), 0)
     const { model } = ports
     if (!model) {
-      const context = state.recalled?.context
-      const memories = [
-        ...(context?.longTerm.map((memory) => memory.content) ?? []),
-        ...(context?.group?.map((memory) => memory.statement) ?? []),
-      ]
-      const related = context?.messages.filter((message) => message.messageId !== state.target.messageId).length ?? 0
+      const { memories, related } = offlineAnswer(state)
       return {
         update: { prompt, outcome: { kind: 'offline', memories, related } },
         chose: { code: 'offline', params: { memories: memories.length } },

@@ -2,7 +2,7 @@ import type { ReplyOutcome } from './state'
 import type { Language } from '../text/language'
 
 /** Renders a locale text (Koishi's `ctx.i18n` through `session.text`-like lookups). */
-export type Translate = (locale: string, path: string, params?: unknown[]) => string
+export type Translate = (locale: string, path: string, params?: unknown[] | Record<string, unknown>) => string
 
 const localeOf = (language: Language) => (language === 'zh' ? 'zh-CN' : 'en-US')
 
@@ -11,7 +11,7 @@ export function renderOutcome(outcome: ReplyOutcome, language: Language, t: Tran
   const locale = localeOf(language)
   if (outcome.kind === 'model') return outcome.text
   if (outcome.kind === 'failed') return t(locale, 'memory.chat.failed')
-  const tail = outcome.related ? '\n' + t(locale, 'memory.chat.context', [outcome.related]) : ''
+  const tail = outcome.related ? '\n' + t(locale, 'memory.chat.context', { count: outcome.related }) : ''
   if (!outcome.memories.length) return t(locale, 'memory.chat.nothing') + tail
   return t(locale, 'memory.chat.remembered', [outcome.memories.map((memory) => `- ${memory}`).join('\n')]) + tail
 }

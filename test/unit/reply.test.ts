@@ -274,9 +274,15 @@ describe('generate', () => {
     episodes: [],
   }
 
-  it('offline, answers with what the memory holds', async () => {
-    const result = await generateNode({ tools: () => [] }, settings)(state('周末去哪？', { recalled }))
+  it('offline, answers with what the memory holds that bears on the message', async () => {
+    const result = await generateNode({ tools: () => [] }, settings)(state('周末在成都去哪玩？', { recalled }))
     expect(result.update.outcome).toEqual({ kind: 'offline', memories: ['ann 住在成都'], related: 1 })
+    expect(result.chose).toEqual({ code: 'offline', params: { memories: 1 } })
+  })
+
+  it('offline, lists nothing for a message the memory does not bear on', async () => {
+    const result = await generateNode({ tools: () => [] }, settings)(state('今天天气不错', { recalled }))
+    expect(result.update.outcome).toEqual({ kind: 'offline', memories: [], related: 0 })
   })
 
   it('sends persona, memories, found text and the message in order, without the message twice, and cuts the reply', async () => {
@@ -382,7 +388,7 @@ describe('chat triggers', () => {
   })
 
   it('renders an apology and the offline answer in the user’s language, and picks the channel’s persona', () => {
-    const t = (locale: string, path: string, params?: unknown[]) => `${locale}:${path}:${JSON.stringify(params ?? [])}`
+    const t = (locale: string, path: string, params?: unknown) => `${locale}:${path}:${JSON.stringify(params ?? [])}`
     expect(renderOutcome({ kind: 'failed', error: 'stack' }, 'en', t)).toBe('en-US:memory.chat.failed:[]')
     expect(renderOutcome({ kind: 'offline', memories: ['a'], related: 0 }, 'zh', t)).toBe('zh-CN:memory.chat.remembered:["- a"]')
     const settings = { system: '', personas: [{ channel: 'p:c', prompt: '你是猫娘' }] }
