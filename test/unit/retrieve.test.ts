@@ -98,10 +98,19 @@ describe('Retriever', () => {
     expect(found.map((m) => [m.id, m.content])).toEqual([['a1', '小明喜欢吃四川火锅，尤其是牛油锅底。']])
   })
 
-  it('drops memories under the minimum score', async () => {
+  it('with a share of similarity, drops memories under the minimum score', async () => {
+    const { embedder, index } = await setup()
+    const logger = { debug() {}, info() {}, warn() {}, error() {} }
+    const blended = new Retriever({ embedder, index, table: 'm', counters: new Counters(), logger, lexicalShare: 0.3 })
+    expect(await blended.retrieve({ platform: 'qq', userId: 'alice' }, '火锅', 5, 0.99)).toEqual([])
+    expect((await blended.retrieve({ platform: 'qq', userId: 'alice' }, '火锅', 5, 0.05)).map((m) => m.id)).toContain('a1')
+  })
+
+  it('ranked by words alone, keeps what shares a word however little of the query that is, and drops what shares none', async () => {
     const { retriever } = await setup()
-    const found = await retriever.retrieve({ platform: 'qq', userId: 'alice' }, '火锅', 5, 0.99)
-    expect(found).toEqual([])
+    const found = await retriever.retrieve({ platform: 'qq', userId: 'alice' }, '我上次跟你说过我喜欢吃的那个东西是什么来着', 5, 0.99)
+    expect(found.map((m) => m.id)).toEqual(['a1'])
+    expect(await retriever.retrieve({ platform: 'qq', userId: 'alice' }, '天气怎么样', 5, 0)).toEqual([])
   })
 
   it('returns [] on failure and logs once per outage', async () => {
