@@ -143,6 +143,7 @@ describe('a model’s answer is held to the same rule by our code', () => {
     const turns = [say('我住在成都'), say('我住在哪里？'), say('我喜欢吃什么')]
     const draft = model(turns, {
       facts: [],
+      reason: '',
       entities: [
         { name: '成都', type: 'LOCATION', turns: [0] },
         { name: '哪里', type: 'ORGANIZATION', turns: [1] },
@@ -162,6 +163,7 @@ describe('a model’s answer is held to the same rule by our code', () => {
     const turns = [say('今天好累'), say('我是不是住在上海？'), say('Do I work at Google?')]
     const draft = model(turns, {
       facts: [],
+      reason: '',
       entities: [{ name: 'Google', type: 'ORGANIZATION' }],
       relations: [
         { subject: 'alice', predicate: '住在', object: '上海', turns: [1] },
