@@ -113,10 +113,15 @@ export async function recallKnowledge(
     sourceIds: row.sourceIds,
     score: 0,
   }))
-  // "where do I live": the asker's relations to an entity of the type asked for
+  // "where do I live", "where did Caroline move from": the relations of the asker (or of a person the
+  // question names) to an entity of the type asked for
+  const askedAbout = new Set([
+    ...(asker ? [asker.id] : []),
+    ...input.entities.filter((found) => found.named && found.entity.type === 'PERSON').map((found) => found.entity.id),
+  ])
   const answering = relationItems.filter((_, i) => {
     const row = relations[i]
-    return asker !== undefined && row.subjectId === asker.id && aim.types.includes(rows.get(row.objectId)?.type ?? 'OTHER')
+    return askedAbout.has(row.subjectId) && aim.types.includes(rows.get(row.objectId)?.type ?? 'OTHER')
   })
   addAimed(add, lexicalOrder(query, relationItems), lexicalFirst(query, answering))
   add(

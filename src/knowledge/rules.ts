@@ -102,6 +102,11 @@ function chineseClause(text: string, found: RuleFindings): void {
     const place = chineseEntities(`在${work[1]}${work[2]}`).some((entity) => entity.name === work[1] && entity.type === 'LOCATION')
     found.relations.push({ subject: SPEAKER, predicate: `在${work[2]}`, object: work[1], objectType: place ? 'LOCATION' : 'ORGANIZATION' })
   }
+  // 我上周去了趟苏州: a place the dictionary or the words know as one (not 我去了超市)
+  const went = new RegExp(`我(?:[^，,我]{0,6}?)(?:去了|去过|到了|飞到了?)(?:一?趟)?${ZH_PIECE}`, 'u').exec(text)
+  const wentTo = went && trimZh(went[1])
+  if (wentTo && chineseEntities(`去${wentTo}`).some((entity) => entity.name === wentTo && entity.type === 'LOCATION'))
+    found.relations.push({ subject: SPEAKER, predicate: '去过', object: wentTo, objectType: 'LOCATION' })
   const from = /我(?:来自|是)([\p{Script=Han}]{2,6}?)人?(?=[，。！？,.!?\s]|$)/u.exec(text)
   if (from && chineseEntities(from[1]).some((entity) => entity.type === 'LOCATION'))
     found.relations.push({ subject: SPEAKER, predicate: '来自', object: from[1], objectType: 'LOCATION' })
@@ -190,6 +195,17 @@ function englishClause(text: string, found: RuleFindings): void {
       predicate: work[1].startsWith('work') ? `work ${work[2]}` : 'study at',
       object: work[3],
       objectType: 'ORGANIZATION',
+    })
+  const went = new RegExp(
+    `\\bI(?:'ve| have)?\\s+(?:just\\s+|recently\\s+|finally\\s+|also\\s+)?(went|been|traveled|travelled|flew|drove|visited|moved from)\\s+(?:to\\s+|back to\\s+)?(?:the\\s+)?${CAP}`,
+    'u',
+  ).exec(text)
+  if (went)
+    found.relations.push({
+      subject: SPEAKER,
+      predicate: went[1] === 'moved from' ? 'moved from' : 'visited',
+      object: went[2],
+      objectType: 'LOCATION',
     })
   const from = new RegExp(`\\bI(?:'m| am) from\\s+${CAP}`, 'u').exec(text)
   if (from) found.relations.push({ subject: SPEAKER, predicate: 'is from', object: from[1], objectType: 'LOCATION' })

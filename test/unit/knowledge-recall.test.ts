@@ -64,7 +64,7 @@ const profile = {
 } as unknown as ProfileRow
 
 describe('recallKnowledge', () => {
-  it('keeps the facts ahead, adds the current relations and the preferences the query shares terms with, and leaves out closed ones', async () => {
+  it('keeps the facts in order, adds the current relations and the preferences the query shares terms with, and leaves out closed ones', async () => {
     const facts = [
       { text: 'alice住在上海。', sourceIds: ['f1'] },
       { text: 'alice是老师。', sourceIds: ['f2'] },
@@ -76,7 +76,9 @@ describe('recallKnowledge', () => {
       { facts, entities: [{ entity: alice, score: 1, named: true }], profile },
       10,
     )
-    expect(found.slice(0, 2).map((item) => item.text)).toEqual(['alice住在上海。', 'alice是老师。'])
+    // the facts keep their order; the relation that answers "where" about the person named comes with them
+    expect(found.filter((item) => item.kind === 'fact').map((item) => item.text)).toEqual(['alice住在上海。', 'alice是老师。'])
+    expect(found.slice(0, 3).map((item) => item.text)).toContain('alice 住在 上海')
     const texts = found.map((item) => item.text)
     expect(texts).toContain('alice 住在 上海')
     expect(texts).not.toContain('alice 住在 成都')
@@ -140,5 +142,16 @@ describe('recallKnowledge', () => {
     expect(questionAim('Who is my brother?')).toMatchObject({ types: ['PERSON', 'OTHER'], firstPerson: true })
     expect(questionAim('我喜欢吃什么')).toMatchObject({ likes: true, firstPerson: true })
     expect(questionAim('今天天气不错')).toEqual({ types: [], likes: false, firstPerson: false })
+  })
+
+  it('answers "where did <a named person> go" from that person’s relations', async () => {
+    const found = await recallKnowledge(
+      store,
+      scope,
+      'Where does alice work?',
+      { facts, entities: [{ entity: alice, score: 1, named: true }] },
+      5,
+    )
+    expect(found.slice(0, 2).map((item) => item.text)).toContain('alice 工作于 腾讯')
   })
 })

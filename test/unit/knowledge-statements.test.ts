@@ -72,6 +72,18 @@ const KINDS: { kind: string; statement: string; learns: string; not: string[] }[
     not: ["What's my cat called?", 'What is my cat called'],
   },
   {
+    kind: 'visited (zh)',
+    statement: '我上周去了趟苏州',
+    learns: 'alice 去过 苏州',
+    not: ['我去了哪里？', '我是不是去过苏州', '我想去苏州', '我去了超市'],
+  },
+  {
+    kind: 'visited (en)',
+    statement: 'I went to Paris last summer',
+    learns: 'alice visited Paris',
+    not: ['Did I go to Paris?', 'Where did I go last summer?', 'I wish I went to Paris', 'I went to the gym'],
+  },
+  {
     kind: 'likes (zh)',
     statement: '我喜欢吃火锅',
     learns: '喜欢 吃火锅',
