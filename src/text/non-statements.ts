@@ -12,7 +12,7 @@ const ZH_NOT_ASKING = /不怎么|没什么|没啥/u
 /** "I wonder where …", "tell me what …": an English clause that asks without opening with the question word. */
 const EN_ASKS = /\b(?:wonder|remind me|tell me|guess) (?:what|where|who|which|when|how|why|if|whether)\b/iu
 const ZH_HYPOTHETICAL = /如果|要是|假如|假设|万一|倘若|若是|假使|要不是|哪怕|的话$/u
-const EN_HYPOTHETICAL = /\b(?:if|suppose|supposing|imagine|unless)\b|\b(?:would|could|might)\b|'d\b/iu
+const EN_HYPOTHETICAL = /\b(?:if|suppose|supposing|imagine|unless)\b|\bwould\b|'d\b/iu
 /** Wishes and their negation: 想 as "want" (not 想起, 想念, 想法). */
 const ZH_WISH = /想(?!起|到|念|法|象|必|通)|希望|盼望|但愿|梦想|巴不得|不要|别(?!人|的|墅|针|扭)/u
 const EN_WISH = /\b(?:wish|wanna|hope|hoping|dream of|want(?:s|ed)? to|don't want|do not want|would like|would love)\b/iu
