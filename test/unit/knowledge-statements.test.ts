@@ -134,6 +134,7 @@ describe('questions, requests, hypotheticals and wishes never become knowledge',
     expect(nonStatementKind('我什么都吃')).toBeUndefined()
     expect(nonStatementKind('我和几个朋友去了北京')).toBeUndefined()
     expect(nonStatementKind('别人说我很内向')).toBeUndefined()
+    expect(nonStatementKind("I couldn't sleep")).toBeUndefined()
     expect(nonStatementKind('我今年几岁了')).toBe('question')
     expect(nonStatementKind('要是明天不下雨')).toBe('hypothetical')
     expect(nonStatementKind('帮我查一下天气')).toBe('request')
