@@ -1,7 +1,9 @@
 import type { Extraction, Turn } from '../facts'
 import type { Logger } from '../core/observability'
+import { statementsOf } from '../text/non-statements'
+import { isEntityName, isVagueValue } from './entity-names'
 import { namedEntities } from './named-entities'
-import { cleanName } from './names'
+import { cleanName, nameKey } from './names'
 import { canonicalPredicate } from './predicates'
 import type { Party } from './rules'
 import { ruleFindings, SPEAKER } from './rules'
@@ -69,7 +71,7 @@ export class KnowledgeExtractor {
   extract(turns: Turn[], extraction?: Extraction, defaultUserId?: string): Draft {
     try {
       const given = extraction && (extraction.entities?.length || extraction.relations?.length || extraction.preferences?.length)
-      return given ? fromModel(turns, extraction, defaultUserId) : offline(turns, defaultUserId)
+      return realNames(given ? fromModel(turns, extraction, defaultUserId) : offline(turns, defaultUserId))
     } catch (error) {
       this.logger.warn('could not read knowledge from a dialogue: %s', (error as Error).message)
       return empty()
@@ -79,7 +81,7 @@ export class KnowledgeExtractor {
   /** The entities and relations of a text no one in particular says (`textKnowledge`). Never throws. */
   extractText(text: string): Draft {
     try {
-      return textKnowledge(text)
+      return realNames(textKnowledge(text))
     } catch (error) {
       this.logger.warn('could not read knowledge from a text: %s', (error as Error).message)
       return empty()
@@ -98,7 +100,7 @@ export function textKnowledge(text: string): Draft {
     if (!draft.entities.some((one) => one.name === name))
       draft.entities.push({ name, type, aliases: [], description: '', confidence, turns: [0] })
   }
-  for (const named of namedEntities(text)) entity(named.name, named.type, CONFIDENCE.nlp)
+  for (const named of namedEntities(statementsOf(text))) entity(named.name, named.type, CONFIDENCE.nlp)
   for (const relation of ruleFindings(text).relations) {
     const { subject, object } = relation
     if (subject === SPEAKER || object === SPEAKER || subject === object) continue
@@ -145,7 +147,7 @@ function offline(turns: Turn[], defaultUserId?: string): Draft {
   for (const [i, speaker] of bySpeaker) {
     const text = turns[i].content
     const found = ruleFindings(text)
-    for (const named of namedEntities(text)) {
+    for (const named of namedEntities(statementsOf(text))) {
       // the speaker is their own entity, under the name shown, with the one they introduced as an alias
       if (named.name === speaker.name || named.name === found.selfName) continue
       draft.entities.push({ ...named, aliases: [], description: '', confidence: CONFIDENCE.nlp, turns: [i] })
@@ -157,6 +159,8 @@ function offline(turns: Turn[], defaultUserId?: string): Draft {
       return value
     }
     for (const relation of found.relations) {
+      // what a rule types (住在 X is a place) wins over the tagger's guess for the same name
+      draft.entities = draft.entities.filter((one) => one.userId || one.name !== relation.object || !one.turns.includes(i))
       const subject = party(relation.subject, 'PERSON')
       const object = party(relation.object, relation.objectType)
       draft.relations.push({ subject, predicate: canonicalPredicate(relation.predicate), object, confidence: CONFIDENCE.rule, turns: [i] })
@@ -174,6 +178,11 @@ function fromModel(turns: Turn[], extraction: Extraction, defaultUserId?: string
   const draft = empty()
   const bySpeaker = speakers(turns, defaultUserId)
   const validTurns = (list: number[] | undefined) => (list ?? []).filter((i) => Number.isInteger(i) && i >= 0 && i < turns.length)
+  const stated = statedBy(turns)
+  const speakerNames = new Set([...bySpeaker.values()].map((one) => one.name))
+  // every name the model gives must be one the dialogue states, not one it only asks about
+  const said = (cited: number[] | undefined, ...names: string[]) =>
+    stated(validTurns(cited)) && names.every((name) => speakerNames.has(name) || stated(validTurns(cited), name))
   const speakerNamed = (name: string | undefined) => {
     const wanted = name && cleanName(name)
     for (const [i, speaker] of bySpeaker) if (!wanted || speaker.name === wanted) return { ...speaker, turn: i }
@@ -181,7 +190,7 @@ function fromModel(turns: Turn[], extraction: Extraction, defaultUserId?: string
   }
   for (const entity of extraction.entities ?? []) {
     const name = cleanName(String(entity.name ?? ''))
-    if (!name) continue
+    if (!name || !said(entity.turns, name)) continue
     const speaker = entity.type === 'PERSON' ? [...bySpeaker.values()].find((one) => one.name === name) : undefined
     draft.entities.push({
       name,
@@ -196,7 +205,7 @@ function fromModel(turns: Turn[], extraction: Extraction, defaultUserId?: string
   for (const relation of extraction.relations ?? []) {
     const [subject, object] = [cleanName(String(relation.subject ?? '')), cleanName(String(relation.object ?? ''))]
     const predicate = String(relation.predicate ?? '').trim()
-    if (!subject || !object || !predicate || subject === object) continue
+    if (!subject || !object || !predicate || subject === object || !said(relation.turns, subject, object)) continue
     // a speaker named as an end is an entity even when the model did not list them
     for (const end of [subject, object]) {
       const speaker = speakerNamed(end)
@@ -222,11 +231,40 @@ function fromModel(turns: Turn[], extraction: Extraction, defaultUserId?: string
   for (const preference of extraction.preferences ?? []) {
     const [key, value] = [String(preference.key ?? '').trim(), String(preference.value ?? '').trim()]
     const speaker = preference.about || bySpeaker.size <= 1 ? speakerNamed(preference.about) : undefined
-    if (!key || !value || !speaker) continue
+    if (!key || !value || !speaker || isVagueValue(value) || !said(preference.turns, value)) continue
     // a profile is built from the user's own words: turns cited must be theirs
     const own = validTurns(preference.turns).filter((i) => bySpeaker.get(i)?.userId === speaker.userId)
     if (preference.turns?.length && !own.length) continue
     draft.preferences.push({ userId: speaker.userId, userName: speaker.name, key, value, confidence: CONFIDENCE.model, turns: own })
   }
   return draft
+}
+
+/**
+ * Whether the cited turns (all turns when none are cited) state anything, and, with a name, whether
+ * they state it: a name the dialogue says only in a question, a request, a hypothetical or a wish is
+ * refused; one it does not say word for word (a translation, a fuller name) is taken from a statement.
+ */
+function statedBy(turns: Turn[]): (cited: number[], name?: string) => boolean {
+  const statements = turns.map((turn) => nameKey(statementsOf(turn.content)))
+  const raw = turns.map((turn) => nameKey(turn.content))
+  return (cited, name) => {
+    const which = cited.length ? cited : turns.map((_, i) => i)
+    if (!which.some((i) => statements[i])) return false
+    if (name === undefined) return true
+    const key = nameKey(name)
+    return which.some((i) => statements[i].includes(key)) || !turns.some((_, i) => raw[i].includes(key))
+  }
+}
+
+/** The draft without what names nothing (哪里, this, 吉他 taken for a place): the speakers stay. */
+function realNames(draft: Draft): Draft {
+  const speakerNames = new Set(draft.entities.filter((entity) => entity.userId).map((entity) => entity.name))
+  const real = (name: string) => speakerNames.has(name) || isEntityName(name)
+  return {
+    ...draft,
+    entities: draft.entities.filter((entity) => entity.userId || isEntityName(entity.name)),
+    relations: draft.relations.filter((relation) => real(relation.subject) && real(relation.object)),
+    preferences: draft.preferences.filter((preference) => !isVagueValue(preference.value)),
+  }
 }

@@ -16,6 +16,8 @@ const CANONICAL: Record<string, string> = {
   在上学: '就读于',
   就读于: '就读于',
   来自: '来自',
+  去过: '去过',
+  去了: '去过',
   'live in': 'lives in',
   'lives in': 'lives in',
   'living in': 'lives in',

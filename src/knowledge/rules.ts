@@ -1,3 +1,5 @@
+import { statementsOf } from '../text/non-statements'
+import { isEntityName, isVagueValue } from './entity-names'
 import { chineseEntities } from './named-entities'
 import type { EntityType } from './types'
 
@@ -40,7 +42,8 @@ const KIN_EN =
   'brother|sister|father|mother|dad|mom|mum|son|daughter|husband|wife|boyfriend|girlfriend|friend|roommate|colleague|teacher|boss'
 const TRAITS_ZH = '内向|外向|开朗|安静|害羞|宅|社恐|急躁|耐心|乐观|悲观|懒'
 const TRAITS_EN = 'introverted|extroverted|shy|outgoing|lazy|patient|impatient|optimistic|pessimistic|organized|messy|curious'
-const NOT_VALUES = new Set(['你', '他', '她', '它', '你们', '他们', '这个', '那个', 'it', 'you', 'him', 'her', 'them', 'that', 'this'])
+const PETS_ZH = '猫|猫咪|小猫|狗|狗狗|小狗|兔子|仓鼠|鹦鹉|乌龟|金鱼|宠物'
+const PETS_EN = 'cat|dog|puppy|kitten|hamster|rabbit|bunny|parrot|bird|turtle|fish|pet'
 
 const trimZh = (text: string) => text.replace(HAN_END, '')
 
@@ -74,9 +77,14 @@ export function chineseClauses(text: string): string[] {
   return clauses
 }
 
-/** What a Chinese line says of its speaker, clause by clause. */
+/** What a Chinese line says of its speaker, clause by clause, and the names of their pets (我养了一只猫，叫咪咪). */
 function chinese(text: string, found: RuleFindings): void {
   for (const clause of chineseClauses(text)) chineseClause(clause, found)
+  const pet = new RegExp(
+    `我(?:的|家的?|养了?(?:一只|一条|只|条|个)?)(${PETS_ZH})[，,]?(?:叫|名叫|名字叫|取名叫?)([\\p{Script=Han}A-Za-z]{1,6})`,
+    'u',
+  ).exec(text)
+  if (pet) found.relations.push({ subject: SPEAKER, predicate: pet[1], object: trimZh(pet[2]), objectType: 'OTHER' })
 }
 
 /** What one Chinese clause says of its speaker. */
@@ -90,7 +98,15 @@ function chineseClause(text: string, found: RuleFindings): void {
   }
   // 我在腾讯工作, and 我住在上海，在腾讯工作 (the subject left out after a comma)
   const work = /(?:我|^|[，,；;])(?:现在|目前)?在([^，。！？、；,.!?;\s]{1,12}?)(工作|上班|读书|上学)/u.exec(text)
-  if (work) found.relations.push({ subject: SPEAKER, predicate: `在${work[2]}`, object: work[1], objectType: 'ORGANIZATION' })
+  if (work) {
+    const place = chineseEntities(`在${work[1]}${work[2]}`).some((entity) => entity.name === work[1] && entity.type === 'LOCATION')
+    found.relations.push({ subject: SPEAKER, predicate: `在${work[2]}`, object: work[1], objectType: place ? 'LOCATION' : 'ORGANIZATION' })
+  }
+  // 我上周去了趟苏州: a place the dictionary or the words know as one (not 我去了超市)
+  const went = new RegExp(`我(?:[^，,我]{0,6}?)(?:去了|去过|到了|飞到了?)(?:一?趟)?${ZH_PIECE}`, 'u').exec(text)
+  const wentTo = went && trimZh(went[1])
+  if (wentTo && chineseEntities(`去${wentTo}`).some((entity) => entity.name === wentTo && entity.type === 'LOCATION'))
+    found.relations.push({ subject: SPEAKER, predicate: '去过', object: wentTo, objectType: 'LOCATION' })
   const from = /我(?:来自|是)([\p{Script=Han}]{2,6}?)人?(?=[，。！？,.!?\s]|$)/u.exec(text)
   if (from && chineseEntities(from[1]).some((entity) => entity.type === 'LOCATION'))
     found.relations.push({ subject: SPEAKER, predicate: '来自', object: from[1], objectType: 'LOCATION' })
@@ -99,14 +115,15 @@ function chineseClause(text: string, found: RuleFindings): void {
     const object = lastParty(kin[1])
     if (subject !== object) found.relations.push({ subject, predicate: kin[3], object, objectType: 'PERSON' })
   }
-  for (const kin of text.matchAll(new RegExp(`我的(${KIN_ZH})(?:是|叫)([\\p{Script=Han}A-Za-z]{2,8})`, 'gu')))
-    found.relations.push({ subject: SPEAKER, predicate: kin[1], object: trimZh(kin[2]), objectType: 'PERSON' })
+  // 我的哥哥是小明, 我哥哥叫小明 (我哥哥是医生 says what he does, not his name)
+  for (const kin of text.matchAll(new RegExp(`我(?:的(${KIN_ZH})(?:是|叫)|(${KIN_ZH})叫)([\\p{Script=Han}A-Za-z]{2,8})`, 'gu')))
+    found.relations.push({ subject: SPEAKER, predicate: kin[1] ?? kin[2], object: trimZh(kin[3]), objectType: 'PERSON' })
   const like = /我(?:也|真的|最|很|特别|非常|超|超级|还|一直)?(不再喜欢|不喜欢|不爱|讨厌|喜欢|热爱|爱)([^，。！？、；,.!?;\s]{1,15})/u.exec(
     text,
   )
   if (like) {
     const value = trimZh(like[2])
-    if (value && !NOT_VALUES.has(value)) {
+    if (value && !isVagueValue(value)) {
       const verb = like[1]
       if (verb === '不再喜欢') found.preferences.push({ key: '喜欢', value, stopped: true })
       else found.preferences.push({ key: /^(不|讨厌)/.test(verb) ? '不喜欢' : '喜欢', value })
@@ -179,6 +196,17 @@ function englishClause(text: string, found: RuleFindings): void {
       object: work[3],
       objectType: 'ORGANIZATION',
     })
+  const went = new RegExp(
+    `\\bI(?:'ve| have)?\\s+(?:just\\s+|recently\\s+|finally\\s+|also\\s+)?(went|been|traveled|travelled|flew|drove|visited|moved from)\\s+(?:to\\s+|back to\\s+)?(?:the\\s+)?${CAP}`,
+    'u',
+  ).exec(text)
+  if (went)
+    found.relations.push({
+      subject: SPEAKER,
+      predicate: went[1] === 'moved from' ? 'moved from' : 'visited',
+      object: went[2],
+      objectType: 'LOCATION',
+    })
   const from = new RegExp(`\\bI(?:'m| am) from\\s+${CAP}`, 'u').exec(text)
   if (from) found.relations.push({ subject: SPEAKER, predicate: 'is from', object: from[1], objectType: 'LOCATION' })
   for (const kin of text.matchAll(new RegExp(`${CAP} is (my|\\p{Lu}[\\p{L}-]*'s) (${KIN_EN})\\b`, 'gu')))
@@ -190,6 +218,8 @@ function englishClause(text: string, found: RuleFindings): void {
     })
   for (const kin of text.matchAll(new RegExp(`\\b[Mm]y (${KIN_EN})(?: is| named| called)? ${CAP}`, 'gu')))
     found.relations.push({ subject: SPEAKER, predicate: kin[1], object: kin[2], objectType: 'PERSON' })
+  const pet = new RegExp(`\\b[Mm]y (${PETS_EN})(?:'s name is| is called| is named| named| called|,)? ${CAP}`, 'u').exec(text)
+  if (pet) found.relations.push({ subject: SPEAKER, predicate: pet[1], object: pet[2], objectType: 'OTHER' })
   const like =
     /\bI\s+(?:really\s+|also\s+|do\s+|still\s+)?(love|like|enjoy|prefer|adore|hate|dislike|don't like|do not like|no longer like|can't stand)\s+([^.,!?;]{2,40}?)(?=\s+(?:and|but|because|so)\b|[.,!?;]|$)/i.exec(
       text,
@@ -199,7 +229,7 @@ function englishClause(text: string, found: RuleFindings): void {
     let value = like[2].trim()
     const anymore = /\s+any ?more$/i.test(value)
     value = value.replace(/\s+(?:any ?more|now|these days|too|as well|a lot|so much|very much)$/i, '')
-    if (value && !NOT_VALUES.has(value.toLowerCase())) {
+    if (value && !isVagueValue(value)) {
       if (anymore || verb === 'no longer like') found.preferences.push({ key: 'likes', value, stopped: true })
       else found.preferences.push({ key: /hate|dislike|don't|do not|can't/.test(verb) ? 'dislikes' : 'likes', value })
     }
@@ -210,11 +240,20 @@ function englishClause(text: string, found: RuleFindings): void {
   if (trait) found.traits.push(trait[1].toLowerCase())
 }
 
-/** Self-introductions, relations, preferences and traits one line states, by the rule patterns. */
-export function ruleFindings(text: string): RuleFindings {
+/**
+ * Self-introductions, relations, preferences and traits one line states, by the rule patterns: only its
+ * statements are read (a question, a request, a hypothetical or a wish states nothing), and a named
+ * party must be a name (住在哪里 names no place).
+ */
+export function ruleFindings(line: string): RuleFindings {
   const found: RuleFindings = { relations: [], preferences: [], traits: [] }
+  const text = statementsOf(line)
   if (/\p{Script=Han}/u.test(text)) chinese(text, found)
   if (/[A-Za-z]/.test(text)) english(text, found)
+  found.relations = found.relations.filter((relation) =>
+    [relation.subject, relation.object].every((party) => typeof party !== 'string' || isEntityName(party)),
+  )
+  if (found.selfName && !isEntityName(found.selfName)) delete found.selfName
   return distinct(found)
 }
 
