@@ -2,11 +2,11 @@
  * Structured knowledge on LoCoMo (issue 11): the conversations replayed as group chats of their two
  * speakers (as `bench:ltm` does, offline providers), then, for the questions of categories 1, 2 and 4
  * whose evidence turns are all by one speaker:
- *   - `recall@5`: one of the top 5 items of `ctx.memory.recallKnowledge(speaker, question)` (facts,
- *     the speaker's preferences, relations and entities of the group's knowledge) has an evidence turn
- *     among the messages it came from;
- *   - `baseline_recall@5`: the same for `ctx.memory.retrieve(speaker, question)` (facts alone), scored
- *     the same way, in the same run;
+ *   - `recall@5`: one of the top 5 items of `ctx.memory.recallKnowledge(speaker, question)` (the
+ *     memories of `retrieve`, the speaker's preferences, relations and entities of the group's
+ *     knowledge) has an evidence turn among the messages it came from;
+ *   - `baseline_recall@5`: the same for `ctx.memory.retrieve(speaker, question)` (facts and lines, no
+ *     knowledge), scored the same way, in the same run;
  * and counts the entities and relations stored per conversation; the same two scores on first-person
  * questions in private chats (`personal_recall@5`, `bench/lib/personal-set.ts`); and `entity_precision` (with recall,
  * per part) of the extractor on the labelled chat lines of test/fixtures/entities.jsonl (`bench/lib/entity-set.ts`).
@@ -56,7 +56,6 @@ async function main() {
         if (!CATEGORIES.includes(q.category) || !q.evidence.length || !q.evidence.every((id) => turnIndex.has(id))) return false
         return new Set(q.evidence.map((id) => conv.turns[turnIndex.get(id)!].speaker)).size === 1
       })
-      const facts = new Map((await app.database.get('memory_fact', { platform: 'mock', guildId: channel })).map((row) => [row.id, row]))
       let convRecall = 0
       let convBaseline = 0
       for (const q of questions) {
@@ -69,7 +68,7 @@ async function main() {
         recall.push(hit ? 1 : 0)
         convRecall += hit ? 1 : 0
         const found = await app.memory.retrieve(speaker, q.question, { ...where, minScore: 0 })
-        const baseHit = found.some((memory) => facts.get(memory.id)?.sourceIds.some((id) => evidence.has(id)))
+        const baseHit = found.some((memory) => memory.sources.some((line) => evidence.has(line.id)))
         baseline.push(baseHit ? 1 : 0)
         convBaseline += baseHit ? 1 : 0
       }
@@ -81,11 +80,11 @@ async function main() {
         'baseline_recall@5': round4(convBaseline / Math.max(1, questions.length)),
       }
       log(
-        `${conv.id}: ${convEntities} entities, ${convRelations} relations; recall@5 ${convRecall}, facts alone ${convBaseline} of ${questions.length}`,
+        `${conv.id}: ${convEntities} entities, ${convRelations} relations; recall@5 ${convRecall}, retrieve alone ${convBaseline} of ${questions.length}`,
       )
     }
     const personal = await personalRecall(app, PERSONAL_SET)
-    log(`first-person questions in private chats: recall@5 ${personal['recall@5']}, facts alone ${personal['baseline_recall@5']}`)
+    log(`first-person questions in private chats: recall@5 ${personal['recall@5']}, retrieve alone ${personal['baseline_recall@5']}`)
     const entitySet = entityScores(ENTITY_SET)
     writeResult(
       {
@@ -105,7 +104,7 @@ async function main() {
           questions: 'LoCoMo categories 1, 2 and 4 whose evidence turns are all by one speaker',
           'recall@5':
             'an evidence turn is among the sources of one of the top 5 items of recallKnowledge (facts, preferences, relations, entities)',
-          'baseline_recall@5': 'the same for retrieve (facts alone)',
+          'baseline_recall@5': 'the same for retrieve (facts and the speaker’s lines, no knowledge)',
           'personal_recall@5':
             'the same two scores on first-person questions asked in private chats after statements among small talk (test/fixtures/knowledge-questions.jsonl, written with the question aims in mind: not held out)',
           entity_precision:

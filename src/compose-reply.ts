@@ -68,7 +68,7 @@ export function composeReplier(ctx: Context, config: Config, memory: Memory, cou
         const known = new Set(state.recalled?.context?.longTerm.map((memory) => memory.content))
         const items = await recall.withKnowledge(personOf(state.target), query, config.retrieval.topK * 2)
         return items
-          .filter((item) => !known.has(item.text))
+          .filter((item) => !known.has(item.text) && item.text !== state.target.content)
           .map((item) => `- ${item.text}`)
           .join('\n')
       },

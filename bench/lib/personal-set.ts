@@ -38,7 +38,6 @@ export async function personalRecall(app: App, file: string): Promise<PersonalSc
       await app.memory.flush()
     }
     const messages = await app.database.get('memory_message', { platform: 'mock', userId, guildId: '' })
-    const facts = new Map((await app.database.get('memory_fact', { platform: 'mock', userId })).map((row) => [row.id, row]))
     for (const { question, evidence } of person.questions) {
       const wanted = new Set(messages.filter((row) => row.content === person.lines[evidence]).map((row) => row.id))
       const where = { platform: 'mock', guildId: '', topK: 5 }
@@ -47,7 +46,7 @@ export async function personalRecall(app: App, file: string): Promise<PersonalSc
       if (hit) byKind[hit.kind] = (byKind[hit.kind] ?? 0) + 1
       recalled += hit ? 1 : 0
       const found = await app.memory.retrieve(userId, question, { ...where, minScore: 0 })
-      baseline += found.some((memory) => facts.get(memory.id)?.sourceIds.some((id) => wanted.has(id))) ? 1 : 0
+      baseline += found.some((memory) => memory.sources.some((line) => wanted.has(line.id))) ? 1 : 0
       asked++
     }
   }

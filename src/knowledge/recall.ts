@@ -5,9 +5,9 @@ import type { FoundEntity } from './search'
 import { nameKey } from './names'
 import type { EntityRow, EntityType, KnowledgeScope, ProfileRow } from './types'
 
-/** One item a knowledge-aware recall returns: a fact, a preference of the user, a relation or an entity. */
+/** One item a knowledge-aware recall returns: a fact or a line of the user, a preference of theirs, a relation or an entity. */
 export interface RecalledItem {
-  kind: 'fact' | 'preference' | 'relation' | 'entity'
+  kind: 'fact' | 'message' | 'preference' | 'relation' | 'entity'
   text: string
   /** The messages it was drawn from. */
   sourceIds: string[]
@@ -16,8 +16,8 @@ export interface RecalledItem {
 }
 
 export interface RecallInput {
-  /** The user's facts for the query, best first (from `retrieve`). */
-  facts: { text: string; sourceIds: string[] }[]
+  /** The user's memories for the query, best first (from `retrieve`: facts and their own lines). */
+  facts: { kind?: 'fact' | 'message'; text: string; sourceIds: string[] }[]
   /** The scope's entities for the query, best first. */
   entities: FoundEntity[]
   /** The user's profile in the scope, when there is one. */
@@ -86,7 +86,7 @@ export async function recallKnowledge(
   const lists: { items: RecalledItem[]; weight: number }[] = []
   const add = (items: RecalledItem[], weight: number) => lists.push({ items, weight })
   add(
-    input.facts.map((fact) => ({ kind: 'fact' as const, text: fact.text, sourceIds: fact.sourceIds, score: 0 })),
+    input.facts.map((fact) => ({ kind: fact.kind ?? ('fact' as const), text: fact.text, sourceIds: fact.sourceIds, score: 0 })),
     1,
   )
 

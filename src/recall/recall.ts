@@ -86,16 +86,15 @@ export class Recall {
     return scope.userId ? this.deps.facts.retriever.retrieve(scope, query, topK, minScore, options) : Promise.resolve([])
   }
 
-  /** The user's facts, their preferences, the relations and entities the query names in the scope's knowledge, fused by rank. */
+  /** The user's memories (facts and lines), their preferences, the relations and entities the query names in the scope's knowledge, fused by rank. */
   async withKnowledge(
     scope: Scope & { platform: string; userId: string },
     query: string,
     topK = this.settings.topK,
   ): Promise<RecalledItem[]> {
-    const { facts, knowledge } = this.deps
+    const { knowledge } = this.deps
     try {
-      const found = await this.facts(scope, query, topK)
-      const rows = new Map((await facts.store.get(found.map((memory) => memory.id))).map((row) => [row.id, row]))
+      const found = await this.memories(scope, query, { topK })
       const user = personOf(scope)
       const where = knowledgeScope(user)
       const on = this.settings.knowledge
@@ -104,7 +103,7 @@ export class Recall {
         where,
         query,
         {
-          facts: found.map((memory) => ({ text: memory.content, sourceIds: rows.get(memory.id)?.sourceIds ?? [] })),
+          facts: found.map((memory) => ({ kind: memory.kind, text: memory.content, sourceIds: memory.sources.map((line) => line.id) })),
           entities: on ? await knowledge.knowledge.searchEntities(where, query, { limit: topK }) : [],
           profile: on ? await knowledge.knowledge.getUserProfile(user) : undefined,
         },
