@@ -1,6 +1,7 @@
 import { resolveRelativeDates } from '../text/dates'
 import type { Language } from '../text/language'
 import { detectLanguage } from '../text/language'
+import { isHypothetical, isRequest } from '../text/questions'
 import type { ExtractedFact, Extraction, ExtractOptions, MemoryJudge, Turn } from './judge'
 import type { FactCategory, LanguageRules } from './rules'
 import { CATEGORY_ORDER } from './rules'
@@ -45,10 +46,21 @@ function sentencesOf(content: string): string[] {
 
 interface FoundFact {
   name: string
+  /** Whom the speaker talks to in a chat between users: the nearest other speaker. */
+  addressee?: string
   statement: string
   language: Language
   categories: FactCategory[]
   turn: number
+}
+
+/** The other user nearest before a turn (else after it): whom "you" means in a chat between users; none with a bot alone. */
+function addresseeOf(conversation: Turn[], index: number): string | undefined {
+  const speaker = conversation[index].name?.trim()
+  const other = (turn: Turn | undefined) => turn?.role === 'user' && turn.name?.trim() && turn.name.trim() !== speaker
+  for (let i = index - 1; i >= 0; i--) if (other(conversation[i])) return conversation[i].name.trim()
+  for (let i = index + 1; i < conversation.length; i++) if (other(conversation[i])) return conversation[i].name.trim()
+  return undefined
 }
 
 function findFacts(conversation: Turn[]): FoundFact[] {
@@ -64,6 +76,8 @@ function findFacts(conversation: Turn[]): FoundFact[] {
       const rules = LANGUAGES[language]
       if (!rules.hasContentBeyondRequest(sentence)) continue
       const request = rules.asksToRemember(sentence)
+      // a request to the bot or a hypothetical says nothing of how the speaker's life is, nor what goes on with it
+      if (isRequest(sentence, language) || isHypothetical(sentence, language)) continue
       const statements = rules.statements(sentence)
       if (before && !request && !statements.some((statement) => statement.categories.length) && rules.continues?.(sentence)) {
         before.statement = `${before.statement.replace(/[\s.!…~]+$/, '')}; ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`
@@ -77,9 +91,16 @@ function findFacts(conversation: Turn[]): FoundFact[] {
             ? ['request', ...statement.categories]
             : []
           : statement.categories
-        if (!categories.length || !rules.hasContentBeyondRequest(statement.text)) continue
+        if (
+          !categories.length ||
+          !rules.hasContentBeyondRequest(statement.text) ||
+          isRequest(statement.text, language) ||
+          isHypothetical(statement.text, language)
+        )
+          continue
         previous = {
           name: turn.name?.trim() || '',
+          addressee: addresseeOf(conversation, index),
           statement: statement.text,
           language,
           categories: [...new Set(categories)],
@@ -100,7 +121,7 @@ export class RuleJudge implements MemoryJudge {
     const found = new Set<FactCategory>()
     for (const fact of findFacts(conversation)) {
       const rules = LANGUAGES[fact.language]
-      const rewritten = rules.rewrite(fact.statement, fact.name || rules.unnamed)
+      const rewritten = rules.rewrite(fact.statement, fact.name || rules.unnamed, fact.addressee)
       if (!rewritten) continue
       const resolved = resolveRelativeDates(rewritten, conversation[fact.turn].time ?? now, fact.language)
       // a date resolved at the head of a statement ("last month I…" → "in October 2026 …")

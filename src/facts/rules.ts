@@ -65,8 +65,12 @@ export interface LanguageRules {
   statements(sentence: string): Statement[]
   /** A sentence that goes on about what the sentence before said without naming it again, and joins that fact. */
   continues?(sentence: string): boolean
-  /** The statement in the third person with the speaker's name; empty when nothing is left of it. */
-  rewrite(statement: string, name: string): string
+  /**
+   * The statement in the third person with the speaker's name; empty when nothing is left of it. Where
+   * the third person would change the speaker's words (said to someone: "you"; a verb it cannot
+   * conjugate for sure), the words are kept, named: "Alice said: …", "Alice told Bob: …" (`addressee`).
+   */
+  rewrite(statement: string, name: string, addressee?: string): string
 }
 
 export function stripTrailingEmoji(text: string): string {

@@ -244,6 +244,10 @@ function enRange(from: Date, to: Date): string {
   return `${start}–${to.getDate()}, ${to.getFullYear()}`
 }
 
+/** What follows "'s" when it is "is" ("tomorrow's gonna be fun"), not a possessive ("tomorrow's meeting"). */
+const EN_IS_AFTER =
+  /^\s+(?:gonna|going|not|been|a|an|the|so|really|just|also|still|too|very|finally|already|probably|definitely|my|our|your|when|all)\b/i
+
 /** A preposition right before the expression: then none of ours is added ("by tomorrow", not "by on …"). */
 const EN_PREPOSITION_BEFORE = /\b(?:on|by|until|till|before|after|since|from|for|of|to|through|in|at|during|over)\s+$/i
 
@@ -258,6 +262,14 @@ function enOffset(word: string | undefined): number {
 function findEn(text: string, reference: Date): ResolvedDate[] {
   const found: ResolvedDate[] = []
   const add = (index: number, said: string, date: Date, precision: DatePrecision, phrase: (preposition: boolean) => string) => {
+    // "tonight's conversation", "last year's trip": a possessive names a thing, not a time to resolve;
+    // "tomorrow's gonna be fun" is "tomorrow is"
+    const after = text.slice(index + said.length)
+    if (/^['\u2019]s\b/.test(after)) {
+      if (!EN_IS_AFTER.test(after.slice(2))) return
+      found.push({ index, text: said + after.slice(0, 2), date, precision, replacement: `${phrase(false)} is` })
+      return
+    }
     const preposition = EN_PREPOSITION_BEFORE.test(text.slice(0, index))
     found.push({ index, text: said, date, precision, replacement: phrase(!preposition) })
   }
