@@ -52,6 +52,8 @@ interface FoundFact {
   language: Language
   categories: FactCategory[]
   turn: number
+  /** The question about the speaker this statement answers, when it says nothing on its own ("It was amazing!"). */
+  question?: string
 }
 
 /** The other user nearest before a turn (else after it): whom "you" means in a chat between users; none with a bot alone. */
@@ -63,10 +65,44 @@ function addresseeOf(conversation: Turn[], index: number): string | undefined {
   return undefined
 }
 
+/** The last question of the turn before, by someone else, that asks about the speaker ("How was your trip?"). */
+function questionBefore(conversation: Turn[], index: number): string | undefined {
+  const before = conversation[index - 1]
+  if (!before || (before.role === 'user' && before.name?.trim() === conversation[index].name?.trim())) return undefined
+  return sentencesOf(before.content ?? '')
+    .filter((sentence) => LANGUAGES[detectLanguage(sentence, 'zh')].asksAboutListener(sentence))
+    .at(-1)
+}
+
+/**
+ * A turn that states nothing of its own but answers a question about the speaker ("How was your
+ * trip?" → "It was amazing! Exploring the city was the best part."): its sentences of substance, kept
+ * in the speaker's words with the question they answer.
+ */
+function answerOf(conversation: Turn[], index: number): FoundFact | undefined {
+  const question = questionBefore(conversation, index)
+  if (!question) return undefined
+  const told = sentencesOf(conversation[index].content ?? '').filter((sentence) => {
+    const language = detectLanguage(sentence, 'zh')
+    return !isRequest(sentence, language) && !isHypothetical(sentence, language) && LANGUAGES[language].tellsInAnswer(sentence)
+  })
+  if (!told.length) return undefined
+  const language = detectLanguage(told.join(' '), 'zh')
+  return {
+    name: conversation[index].name?.trim() || '',
+    statement: told.slice(0, 2).join(language === 'zh' ? '' : ' '),
+    language,
+    categories: ['life'],
+    turn: index,
+    question,
+  }
+}
+
 function findFacts(conversation: Turn[]): FoundFact[] {
   const found: FoundFact[] = []
   conversation.forEach((turn, index) => {
     if (turn.role !== 'user') return
+    const foundBefore = found.length
     // the fact the previous sentence of this turn stated, which a sentence like "It was so powerful." goes on with
     let previous: FoundFact | undefined
     for (const sentence of sentencesOf(turn.content ?? '')) {
@@ -109,6 +145,10 @@ function findFacts(conversation: Turn[]): FoundFact[] {
         found.push(previous)
       }
     }
+    if (found.length === foundBefore) {
+      const answer = answerOf(conversation, index)
+      if (answer) found.push(answer)
+    }
   })
   return found
 }
@@ -121,7 +161,10 @@ export class RuleJudge implements MemoryJudge {
     const found = new Set<FactCategory>()
     for (const fact of findFacts(conversation)) {
       const rules = LANGUAGES[fact.language]
-      const rewritten = rules.rewrite(fact.statement, fact.name || rules.unnamed, fact.addressee)
+      const name = fact.name || rules.unnamed
+      const rewritten = fact.question
+        ? rules.answered(fact.question, fact.statement, name)
+        : rules.rewrite(fact.statement, name, fact.addressee)
       if (!rewritten) continue
       const resolved = resolveRelativeDates(rewritten, conversation[fact.turn].time ?? now, fact.language)
       // a date resolved at the head of a statement ("last month I…" → "in October 2026 …")

@@ -117,7 +117,7 @@ const EN_RULES: Rules = {
 
 /** The small talk and stances that name no fact, whatever rule they brush against. */
 const EN_STANCE =
-  /^(?:i (?:think|guess|mean|agree|see|know|don't know|'m not sure|am not sure|hope|wonder|feel like|suppose|bet)\b|i'm (?:just )?(?:kidding|joking)\b|i(?:'m| am) (?:so |very |really )?(?:tired|bored|hungry|sleepy|happy|sad|glad|sorry|fine|good|ok|okay)(?: (?:today|now|right now|tonight))?\b[\s.!]*$)/
+  /^(?:i (?:think|guess|mean|agree|see(?! (?:them|him|her|my|our)\b)|know(?! (?:how to|a bit|a little|some|(?:a )?few|several|\w+ languages?)\b)|don't know|'m not sure|am not sure|hope|wonder|feel like|suppose|bet)\b|i'm (?:just )?(?:kidding|joking)\b|i(?:'m| am) (?:so |very |really )?(?:tired|bored|hungry|sleepy|happy|sad|glad|sorry|fine|good|ok|okay)(?: (?:today|now|right now|tonight))?\b[\s.!]*$)/
 
 const EN_REQUEST_WRAPPER =
   /^(?:(?:please|pls|hey|ok|okay|also|and)[,\s]+)*(?:remember|don't forget|do not forget|keep in mind|note)(?:\s+that)?[,:]?\s+/i
@@ -232,7 +232,7 @@ function enCore(statement: string): string {
 
 /** A stance the speaker opens with: what follows is theirs only when it has a subject of its own ("I think I'll apply…"). */
 const EN_STANCE_LEAD =
-  /^(?:i (?:really |honestly |just |do |totally |kinda |still )?(?:think|guess|mean|agree|see|know|don't know|hope|wonder|feel like|suppose|bet|believe|reckon|figure|gotta say|have to say|must say|(?:just )?wanted to say|(?:always |often )?say|remember(?: when| the (?:day|time|first time)(?: when| that)?| how)?)|i'm (?:not )?(?:sure|pretty sure|certain|positive)|i(?: am|'m) (?:just )?(?:kidding|joking))\b(?: that)?[,\s]*/
+  /^(?:i (?:really |honestly |just |do |totally |kinda |still )?(?:think|guess|mean|agree|see(?! (?:them|him|her|my|our)\b)|know(?! (?:how to|a bit|a little|some|(?:a )?few|several|\w+ languages?)\b)|don't know|hope|wonder|feel like|suppose|bet|believe|reckon|figure|gotta say|have to say|must say|(?:just )?wanted to say|(?:always |often )?say|remember(?: when| the (?:day|time|first time)(?: when| that)?| how)?)|i'm (?:not )?(?:sure|pretty sure|certain|positive)|i(?: am|'m) (?:just )?(?:kidding|joking))\b(?: that)?[,\s]*/
 
 // ─────────────── any statement about the speaker's life ───────────────
 
@@ -249,7 +249,7 @@ const EN_OWN_SUBJECT =
 const EN_CHAT_MOVE = new RegExp(
   [
     "\\bi(?:'m| am)? (?:\\w+ ){0,2}(?:proud of (?:you|u)|happy for|glad (?:you|that you|to hear|for you|it)|sorry (?:you|for your|to hear|about your|that you|for you)|excited for (?:you|u)|rooting for|here for you|thinking of you|praying for|jealous|so impressed|really impressed)",
-    '\\bi (?:\\w+ ){0,2}(?:love|like|admire|appreciate|adore|respect|envy|miss|enjoy(?:ed)?) (?:your|you|this|these|how you|that you|the way you|it when you|how much you|hearing|seeing your|talking to you|chatting)',
+    '\\bi (?:\\w+ ){0,2}(?:love|like|admire|appreciate|adore|respect|envy|miss|enjoy(?:ed)?) (?:your|you|(?:this|these) (?:one|photo|pic|picture|shot|idea|song|video|look)s?\\b|(?:this|these)\\b(?! [a-z])|how you|that you|the way you|it when you|how much you|hearing|seeing your|talking to you|chatting)',
     '\\bi (?:\\w+ ){0,2}(?:hope|wish|bet|believe in|trust) (?:you|your|it|that|so|everything|things|all|we can|we get)',
     "\\bi (?:can(?:'t|not)?|could) (?:\\w+ )?(?:imagine|tell|relate|understand|picture|see (?:why|how|that|it|what|where))\\b",
     '\\bi (?:\\w+ )?(?:hear|feel|get|understand|agree with) (?:you|ya|that|it|what you|the same)',
@@ -269,7 +269,7 @@ const EN_CHAT_MOVE = new RegExp(
     '\\bwish i (?:could|had|was|were) (?:have )?(?:been|go|come|see|join|there)',
     "\\bi (?:\\w+ )?(?:need|have|ought|gotta|got|should|must) to (?:try|check|do|see|read|watch|visit|make) (?:that|it|this|them|those)\\b|\\bi(?:'ll| will) (?:\\w+ ){0,3}(?:check|look) (?:\\w+ ){0,2}(?:out|up)\\b",
     // a request inside a line: "…, tell me about your week!", "let me know how it goes"
-    '\\b(?:tell|show|send|give) me\\b|\\blet me know\\b|\\benough about me\\b',
+    '(?:^|[,.!]\\s*)(?:please |pls )?(?:tell|show|send|give) me\\b|\\blet me know\\b|\\benough about me\\b',
     '\\b(?:happy|glad) to help\\b|\\bexcited to (?:hear|see|read|try) (?:about )?(?:it|that|more|your|all)|\\blooking forward to (?:it|that|this|seeing|hearing|meeting|catching up)\\b',
   ].join('|'),
 )
@@ -326,7 +326,8 @@ function enStatements(sentence: string): Statement[] {
     let from = 0
     for (const m of piece.matchAll(cut)) {
       const before = piece.slice(from, m.index)
-      if (!/\b(?:i|i'm|i've|i'll|we|we're|my \w+ (?:is|are|was|has|lives|works))\b/i.test(before)) continue
+      // what comes before has a subject of its own: "I live in Seattle", "You've put a lot of work into this"
+      if (!/\b(?:i|i'm|i've|i'll|we|we're|you|you're|you've|he|she|they|my \w+ (?:is|are|was|has|lives|works))\b/i.test(before)) continue
       parts.push(before)
       from = m.index + m[0].length
     }
@@ -517,6 +518,8 @@ function verbAfterI(words: string): 'base' | 'stays' | 'unknown' {
     const tags = new Set(term.terms[0]?.tags ?? [])
     const word = term.text.toLowerCase()
     if (EN_ADVERBS.has(word) || tags.has('Adverb')) continue
+    // "I have been…", "I do love…": auxiliaries that still agree with the subject
+    if (word === 'have' || word === 'do' || word === 'am') return 'base'
     if (EN_MODALS.has(word) || EN_PAST.has(word) || EN_SAME_IN_PAST.has(word)) return 'stays'
     if (!tags.has('Verb')) return 'unknown'
     if (tags.has('PastTense') || tags.has('Modal') || tags.has('Auxiliary') || tags.has('Copula') || tags.has('Gerund')) return 'stays'
@@ -593,6 +596,22 @@ function rewriteEn(sentence: string, name: string, addressee?: string): string {
   return `${s.charAt(0).toUpperCase()}${s.slice(1)}.`
 }
 
+function tellsInAnswerEn(sentence: string): boolean {
+  const lower = normalizeEn(sentence.trim()).replace(EN_LEAD_ANSWER, '')
+  if (!lower || isEnQuestion(lower) || EN_CHAT_MOVE.test(lower) || EN_TO_LISTENER.test(lower) || EN_IMPERATIVE.test(lower)) return false
+  if (/\b(?:you|your|u|ur)\b/.test(lower)) return false
+  return enContentWords(lower) >= 3
+}
+
+/** Reactions an answer opens with ("Thanks!", "Definitely!"), dropped before it is judged. */
+const EN_LEAD_ANSWER =
+  /^(?:(?:thanks|thank you|yeah|yes|yep|yup|sure|definitely|absolutely|totally|oh|wow|haha|well|so|honestly|not really|no|nope)\b[\s,!.…~-]*)+/
+
+function answeredEn(question: string, answer: string, name: string): string {
+  const said = answer.trim().replace(/[\s,;:~…]+$/, '')
+  return `${name}, asked "${question.trim()}", said: ${said.charAt(0).toUpperCase()}${said.slice(1)}${/[.!]$/.test(said) ? '' : '.'}`
+}
+
 export const english: LanguageRules = {
   unnamed: 'The user',
   capitalised: true,
@@ -608,5 +627,8 @@ export const english: LanguageRules = {
   },
   statements: enStatements,
   continues: continuesEn,
+  tellsInAnswer: tellsInAnswerEn,
+  asksAboutListener: (sentence) => isEnQuestion(normalizeEn(sentence.trim())) && /\b(?:you|your|u|ur)\b/i.test(sentence),
+  answered: answeredEn,
   rewrite: rewriteEn,
 }

@@ -10,8 +10,9 @@ import { categoriesBy, stripTrailingEmoji } from './rules'
 
 /** A gap of a few characters inside one clause that does not switch to another person. */
 const ZH_GAP = '[^，。！？,.!?；;你他她它]{0,6}?'
+// longer words first: "爸妈" is one word, not "爸" then "妈"
 const ZH_KIN =
-  '(?:妈妈|爸爸|老妈|老爸|母亲|父亲|妈|爸|老婆|老公|妻子|丈夫|媳妇|爱人|女朋友|男朋友|女友|男友|对象|未婚妻|未婚夫|儿子|女儿|孩子|宝宝|哥哥|姐姐|弟弟|妹妹|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|表哥|表姐|表弟|表妹|堂哥|堂姐|同事|老板|领导|上司|室友|舍友|同学|朋友|好朋友|闺蜜|兄弟|邻居|家人|家里人|爸妈|父母)'
+  '(?:爸妈|家里人|妈妈|爸爸|老妈|老爸|母亲|父亲|妈|爸|老婆|老公|妻子|丈夫|媳妇|爱人|女朋友|男朋友|女友|男友|对象|未婚妻|未婚夫|儿子|女儿|孩子|宝宝|哥哥|姐姐|弟弟|妹妹|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|表哥|表姐|表弟|表妹|堂哥|堂姐|同事|老板|领导|上司|室友|舍友|同学|朋友|好朋友|闺蜜|兄弟|邻居|家人|父母)'
 const ZH_PET =
   '(?:猫咪|猫|狗狗|狗|小狗|小猫|柯基|金毛|哈士奇|泰迪|柴犬|边牧|拉布拉多|布偶|英短|美短|橘猫|仓鼠|兔子|鹦鹉|金鱼|乌龟|龙猫|宠物)'
 /** Colloquial one-character kinship terms, spelled out in a third-person statement. */
@@ -332,6 +333,12 @@ function rewriteZh(sentence: string, name: string, addressee?: string): string {
   return `${s}。`
 }
 
+function tellsInAnswerZh(sentence: string): boolean {
+  const core = sentence.replace(ZH_LEAD, '').replace(/[\s。！!；;…~～.,，]+$/, '')
+  if (!core || isZhQuestion(core) || ZH_TO_LISTENER.test(core) || ZH_MOMENT.test(core) || addressesListener(core)) return false
+  return zhContent(core) >= 4
+}
+
 export const chinese: LanguageRules = {
   unnamed: '用户',
   capitalised: false,
@@ -343,5 +350,8 @@ export const chinese: LanguageRules = {
     return ZH_SPEAKER.test(core) && !isZhQuestion(core)
   },
   statements: zhStatements,
+  tellsInAnswer: tellsInAnswerZh,
+  asksAboutListener: (sentence) => isZhQuestion(sentence) && /[你您]/.test(sentence),
+  answered: (question, answer, name) => `${name}被问到“${question.trim()}”时说：${stripTrailingEmoji(answer.trim())}。`,
   rewrite: rewriteZh,
 }

@@ -66,6 +66,16 @@ export interface LanguageRules {
   /** A sentence that goes on about what the sentence before said without naming it again, and joins that fact. */
   continues?(sentence: string): boolean
   /**
+   * Whether a sentence of an answer to a question about the speaker says something of substance of
+   * their own ("It was amazing, exploring the city was the best part"): no question, no request, no
+   * advice or plan for the listener, no reaction or small talk.
+   */
+  tellsInAnswer(sentence: string): boolean
+  /** A question about the listener ("How was your trip?", "你新工作怎么样？"), which the next speaker answers about themselves. */
+  asksAboutListener(sentence: string): boolean
+  /** The answer kept in the speaker's words, with the question it answers: `Alice, asked "…", said: …`. */
+  answered(question: string, answer: string, name: string): string
+  /**
    * The statement in the third person with the speaker's name; empty when nothing is left of it. Where
    * the third person would change the speaker's words (said to someone: "you"; a verb it cannot
    * conjugate for sure), the words are kept, named: "Alice said: …", "Alice told Bob: …" (`addressee`).

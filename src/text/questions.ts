@@ -22,6 +22,8 @@ export function isQuestion(sentence: string, language: Language = detectLanguage
   const lower = core.toLowerCase().replace(/[\u2018\u2019]/g, "'")
   // "When I was a kid, my dad…", "How I met my wife is a long story": a clause of the speaker's, not a question
   if (/^(?:when|where|how|what|while|since|after|before|once|if|as) (?:i|we|my|our|me)\b/.test(lower)) return false
+  // "Can't wait to try it", "Didn't expect that": the subject left out, not a question (no question mark)
+  if (/^(?:(?:so|and|but|hey|ok|okay|also)[,\s]+)?\w+n't\b/.test(lower)) return false
   return /^(?:(?:so|and|but|hey|ok|okay|also)[,\s]+)?(?:do|does|did|can|could|would|will|is|are|am|was|were|should|shall|have|has|what|what's|whats|who|who's|whom|whose|how|how's|why|where|where's|when|which|any idea|do you know|i wonder)\b/.test(
     lower,
   )

@@ -19,6 +19,11 @@ describe('the third person keeps the speaker’s words (English)', () => {
     expect(await factsOf(alone('I once went to Paris.'))).toEqual(['Alice once went to Paris.'])
   })
 
+  it('an auxiliary agrees with the name: "I have been learning" → "Alice has been learning"', async () => {
+    expect(await factsOf(alone('I have been learning pottery on weekends.'))).toEqual(['Alice has been learning pottery on weekends.'])
+    expect(await factsOf(alone('I do love a good burrito.'))).toEqual(['Alice does love a good burrito.'])
+  })
+
   it('a first-person reflexive keeps the words, named: no "Alice and others … ourselves"', async () => {
     expect(await factsOf(alone('We did the whole renovation ourselves.'))).toEqual(['Alice said: We did the whole renovation ourselves.'])
     expect(await factsOf(alone('I taught myself to code in 2019.'))).toEqual(['Alice said: I taught myself to code in 2019.'])
@@ -77,6 +82,10 @@ describe('the third person keeps the speaker’s words (Chinese)', () => {
     expect(await factsOf(alone('我妈说："我为你骄傲"'))).toEqual(['小明的妈妈说："我为你骄傲"。'])
   })
 
+  it('a kinship word is read whole: 我爸妈 → 小明的爸妈, not 小明的爸爸妈', async () => {
+    expect(await factsOf(alone('我爸妈下周来北京看我'))).toEqual(['小明的爸妈2023年10月16日至22日那周来北京看小明。'])
+  })
+
   it('what the speaker will do for the listener is said to someone, no fact of theirs', async () => {
     expect(await factsOf(alone('我明天带你去吃火锅'))).toEqual([])
     expect(await factsOf(alone('我养的鹦鹉会说你好'))).toEqual(['小明养的鹦鹉会说你好。'])
@@ -88,5 +97,47 @@ describe('the third person keeps the speaker’s words (Chinese)', () => {
       { role: 'user', name: '小美', content: '我昨天带你说的那只猫去打了疫苗', time: sunday },
     ]
     expect(await factsOf(group)).toEqual(['小美对阿杰说：我2023年10月14日（周六）带你说的那只猫去打了疫苗。'])
+  })
+})
+
+describe('an answer to a question about the speaker is kept with its question, in their words', () => {
+  it('English: "How was your trip?" → "It was amazing…" is kept; small talk and advice in reply are not', async () => {
+    const trip: Turn[] = [
+      { role: 'user', name: 'Bob', content: 'How was your trip to Lisbon?', time: sunday },
+      {
+        role: 'user',
+        name: 'Alice',
+        content: 'Thanks! It was amazing. Exploring the old town and trying all the pastries was the best part.',
+        time: sunday,
+      },
+    ]
+    expect(await factsOf(trip)).toEqual([
+      // "It was amazing." alone says too little to be kept
+      'Alice, asked "How was your trip to Lisbon?", said: Exploring the old town and trying all the pastries was the best part.',
+    ])
+    const advice: Turn[] = [
+      { role: 'user', name: 'Bob', content: 'What should I cook tonight, any ideas for you?', time: sunday },
+      { role: 'user', name: 'Alice', content: 'You should try a simple pasta with garlic and olive oil.', time: sunday },
+    ]
+    expect(await factsOf(advice)).toEqual([])
+    const thanks: Turn[] = [
+      { role: 'user', name: 'Bob', content: 'Did you like it?', time: sunday },
+      { role: 'user', name: 'Alice', content: 'Yes, thanks so much!', time: sunday },
+    ]
+    expect(await factsOf(thanks)).toEqual([])
+  })
+
+  it('Chinese: "你新工作怎么样？" → an answer of substance is kept with the question', async () => {
+    const job: Turn[] = [
+      { role: 'user', name: '阿杰', content: '你新工作怎么样？', time: sunday },
+      { role: 'user', name: '小美', content: '挺好的，同事都很照顾新人，就是通勤要一个半小时。', time: sunday },
+    ]
+    expect(await factsOf(job)).toEqual(['小美被问到“你新工作怎么样？”时说：挺好的，同事都很照顾新人，就是通勤要一个半小时。'])
+  })
+
+  it('a line opened by a negative auxiliary without a question mark states, it does not ask', async () => {
+    expect(await factsOf(alone("Can't wait to start my new job at the library on Monday."))).toEqual([
+      "Alice can't wait to start Alice's new job at the library on Monday, October 16, 2023.",
+    ])
   })
 })
