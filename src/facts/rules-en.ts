@@ -628,7 +628,8 @@ export const english: LanguageRules = {
   statements: enStatements,
   continues: continuesEn,
   tellsInAnswer: tellsInAnswerEn,
-  asksAboutListener: (sentence) => isEnQuestion(normalizeEn(sentence.trim())) && /\b(?:you|your|u|ur)\b/i.test(sentence),
+  // in a chat of two, what the other asks ("How was your trip?", "What kind are they?") the speaker answers of their own
+  asksAboutListener: (sentence) => isEnQuestion(normalizeEn(sentence.trim())),
   answered: answeredEn,
   rewrite: rewriteEn,
 }

@@ -351,7 +351,7 @@ export const chinese: LanguageRules = {
   },
   statements: zhStatements,
   tellsInAnswer: tellsInAnswerZh,
-  asksAboutListener: (sentence) => isZhQuestion(sentence) && /[你您]/.test(sentence),
+  asksAboutListener: isZhQuestion,
   answered: (question, answer, name) => `${name}被问到“${question.trim()}”时说：${stripTrailingEmoji(answer.trim())}。`,
   rewrite: rewriteZh,
 }

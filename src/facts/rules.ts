@@ -71,7 +71,7 @@ export interface LanguageRules {
    * advice or plan for the listener, no reaction or small talk.
    */
   tellsInAnswer(sentence: string): boolean
-  /** A question about the listener ("How was your trip?", "你新工作怎么样？"), which the next speaker answers about themselves. */
+  /** A question to the listener ("How was your trip?", "What kind are they?", "你新工作怎么样？"), which the next speaker answers of their own. */
   asksAboutListener(sentence: string): boolean
   /** The answer kept in the speaker's words, with the question it answers: `Alice, asked "…", said: …`. */
   answered(question: string, answer: string, name: string): string

@@ -127,6 +127,14 @@ describe('an answer to a question about the speaker is kept with its question, i
     expect(await factsOf(thanks)).toEqual([])
   })
 
+  it('a question without "you" about what the speaker shows is answered of their own too', async () => {
+    const flowers: Turn[] = [
+      { role: 'user', name: 'Bob', content: 'Those flowers look great! What kind are they?', time: sunday },
+      { role: 'user', name: 'Alice', content: "They're called Peruvian lilies. Haha!", time: sunday },
+    ]
+    expect(await factsOf(flowers)).toEqual(['Alice, asked "What kind are they?", said: They\'re called Peruvian lilies.'])
+  })
+
   it('Chinese: "你新工作怎么样？" → an answer of substance is kept with the question', async () => {
     const job: Turn[] = [
       { role: 'user', name: '阿杰', content: '你新工作怎么样？', time: sunday },
