@@ -308,6 +308,23 @@ function findEn(text: string, reference: Date): ResolvedDate[] {
     const label = `${EN_MONTHS[month]} ${date.getFullYear()}`
     add(m.index, m[0], date, 'month', (own) => (own ? `in ${label}` : label))
   }
+  // "in September", "since March", "by June" without a year: the nearest one, after the day said for a plan, before it for
+  // the past; a birthday, an anniversary or a habit recurs and keeps no year
+  if (!habitual && !/\b(?:birthdays?|anniversar(?:y|ies)|every|each)\b/i.test(text)) {
+    for (const m of text.matchAll(
+      new RegExp(`\\b(?:in|since|until|till|by|during|(?:early|late|mid)(?:-|\\s+))\\s*(${months})\\b(?!\\s*(?:\\d|of\\s+\\d))`, 'g'),
+    )) {
+      const month = EN_MONTHS.indexOf(m[1])
+      const current = reference.getMonth()
+      let year = reference.getFullYear()
+      // "since March" always looks back
+      const before = past || /^since/i.test(m[0])
+      if (before && month > current) year--
+      else if (!before && month < current) year++
+      const at = m.index + m[0].length - m[1].length
+      add(at, m[1], new Date(year, month, 1), 'month', () => `${m[1]} ${year}`)
+    }
+  }
   // this summer, next winter
   for (const m of text.matchAll(/\b(this\s+coming|coming|this|next|last)\s+(spring|summer|fall|autumn|winter)\b/gi)) {
     const season = m[2].toLowerCase()

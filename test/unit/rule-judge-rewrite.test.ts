@@ -149,3 +149,20 @@ describe('an answer to a question about the speaker is kept with its question, i
     ])
   })
 })
+
+describe('a month said without its year gets the nearest one', () => {
+  const july = new Date(2026, 6, 2, 9, 15)
+  it.each([
+    ["We're moving to Austin in September.", "We're moving to Austin in September 2026."],
+    ['I started a new job in March.', 'I started a new job in March 2026.'],
+    ['I have been vegetarian since March.', 'I have been vegetarian since March 2026.'],
+    ['The course starts in early October.', 'The course starts in early October 2026.'],
+    ['I may go in May.', 'I may go in May 2027.'],
+    // a birthday or a habit recurs; a year or a day already said stays
+    ['My birthday is in September.', 'My birthday is in September.'],
+    ['I go skiing in January every year.', 'I go skiing in January every year.'],
+    ['I met her in May 2019.', 'I met her in May 2019.'],
+  ])('%s → %s', (said, resolved) => {
+    expect(resolveRelativeDates(said, july, 'en')).toBe(resolved)
+  })
+})
