@@ -322,7 +322,8 @@ const EN_IMPERATIVE =
 function enStatements(sentence: string): Statement[] {
   const parts: string[] = []
   for (const piece of sentence.split(/;\s*|\s+[-–—]+\s+/).map(withoutQuestionTail)) {
-    const cut = /(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:i|i'm|i've|i'll|my|we|we're|our)\b)/gi
+    // "…, and I…", "… but my…"; after a bare comma only a new promise or plan ("I plan to return on July 20, I'll bring…")
+    const cut = /(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:i|i'm|i've|i'll|my|we|we're|our)\b)|,\s*(?=(?:i'll|i will|we'll|we will)\b)/gi
     let from = 0
     for (const m of piece.matchAll(cut)) {
       const before = piece.slice(from, m.index)

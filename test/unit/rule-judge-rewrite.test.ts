@@ -166,3 +166,11 @@ describe('a month said without its year gets the nearest one', () => {
     expect(resolveRelativeDates(said, july, 'en')).toBe(resolved)
   })
 })
+
+describe('a promise to the listener after a comma is cut off the statement before it', () => {
+  it("I plan to return on July 20, I'll bring you a souvenir → the plan alone", async () => {
+    expect(await factsOf(alone("I plan to return on July 20, I'll definitely bring you some kind of souvenir!"))).toEqual([
+      'Alice plans to return on July 20.',
+    ])
+  })
+})
