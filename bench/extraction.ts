@@ -14,7 +14,7 @@
  */
 import { readFileSync } from 'node:fs'
 import * as path from 'node:path'
-import { RuleJudge } from '../src/facts/rule-judge'
+import { RuleJudge } from '../src/facts'
 import { log, revision, runInfo, writeResult } from './lib/app'
 import { parseArgs } from './lib/args'
 import type { LabelledLine, LineResult } from './lib/extraction'

@@ -1,4 +1,4 @@
-import type { Turn } from '../../src/facts/judge'
+import type { Turn } from '../../src/facts'
 
 /** One labelled line of test/fixtures/extraction.jsonl: what a careful reader would store of it. */
 export interface LabelledLine {
