@@ -1,3 +1,5 @@
+import { isQuestion } from '../text/questions'
+
 /**
  * Offline contradiction (design §4.3): a statement about a person read as claims on single-valued
  * predicates — where they live, where they work, their occupation, age, diet, relationship status and
@@ -25,7 +27,8 @@ interface Pattern {
 const ZH_SUBJECT = '^[^，,。的和与跟他她们]{1,12}?'
 const EN_SUBJECT = '^(?:[A-Z][\\w.-]*)(?: [A-Z][\\w.-]*){0,2} (?:now |currently |still |also |recently |finally |just )*'
 
-const ZH_NOT_NOW = /以前|之前|曾经|小时候|过去|原来|当年|那时|打算|准备|计划|想要?|要去|将要|会去|希望|梦想|如果|假如|可能|也许/
+const ZH_NOT_NOW =
+  /以前|之前|曾经|小时候|过去|原来|当年|那时|打算|准备|计划|想要?|要去|将要|会去|希望|梦想|如果|假如|要是|万一|假设|倘若|可能|也许/
 const EN_NOT_NOW =
   /\b(?:used to|will|would|plans? to|planning|is going to|are going to|wants? to|hopes? to|might|may|could|if|dreams? of|considering|thinking (?:about|of)|years ago|as a (?:kid|child)|when (?:he|she|they) (?:was|were)|back in|before)\b/i
 
@@ -80,11 +83,14 @@ const EN_PATTERNS: Pattern[] = [
   { key: 'school', pattern: new RegExp(`${EN_SUBJECT}(?:studies|is studying|is a student) at ${EN_NAME}`) },
 ]
 
+const QUESTION_WORD = /^(?:哪|什么|啥|谁|几|多少|怎么)|^(?:where|what|which|who|whom|whose|how)\b/i
+
 /** The claims a statement makes on single-valued predicates, at most one per key. */
 export function claimsOf(statement: string): Claim[] {
   const text = statement.trim().replace(/[\u2018\u2019]/g, "'")
   const zh = /[\u4e00-\u9fff]/.test(text)
-  if ((zh ? ZH_NOT_NOW : EN_NOT_NOW).test(text)) return []
+  // "小明住在哪里" asks where: it claims nothing and closes nothing
+  if ((zh ? ZH_NOT_NOW : EN_NOT_NOW).test(text) || isQuestion(text, zh ? 'zh' : 'en')) return []
   const claims: Claim[] = []
   for (const { key, pattern, value, negated } of zh ? ZH_PATTERNS : EN_PATTERNS) {
     if (claims.some((claim) => claim.key === key)) continue
@@ -96,8 +102,9 @@ export function claimsOf(statement: string): Claim[] {
         ?.trim()
         .toLowerCase()
         .replace(/[.!]+$/, '')
-    // "搬到了新家" names no place
-    if (said && !/^(?:新|一|这|那|附近)/.test(said)) claims.push({ key, value: said, negated: negated ?? false })
+    // "搬到了新家" names no place, "住在哪里" / "lives in what" asks for one
+    if (said && !/^(?:新|一|这|那|附近)/.test(said) && !QUESTION_WORD.test(said))
+      claims.push({ key, value: said, negated: negated ?? false })
   }
   return claims
 }

@@ -10,6 +10,7 @@ import type { ExtractedFact, Extraction, ExtractOptions, KnownFact, MemoryJudge,
 import { readKnowledge } from './knowledge-answer'
 import type { JudgePrompts } from './prompts'
 import { fillPrompt } from './prompts'
+import { drawnOnlyFromQuestions } from './question-evidence'
 
 export interface LlmJudgeOptions {
   counters?: Counters
@@ -246,7 +247,8 @@ export class LlmJudge implements MemoryJudge {
     for (const item of answer.facts) {
       const statement = cleanStatement(item.statement)
       if (!/[\p{L}\p{N}]/u.test(statement) || seen.has(statement)) continue
-      if (isQuestion(statement, detectLanguage(statement, language))) {
+      // a fact told only by a question, a request or a hypothetical of the user is no fact, whatever the prompt said
+      if (isQuestion(statement, detectLanguage(statement, language)) || drawnOnlyFromQuestions(statement, conversation)) {
         questions++
         continue
       }

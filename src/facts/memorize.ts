@@ -9,6 +9,7 @@ import { isCurrent, validSince } from './table'
 import type { Extraction, KnownFact, MemoryJudge, Turn } from './judge'
 import type { Claim } from './contradiction'
 import { claimsOf, contradicts } from './contradiction'
+import { drawnOnlyFromQuestions, turnsOnlyAsk } from './question-evidence'
 import { prefilter } from './prefilter'
 import type { KeyedLock } from '../core/keyed-lock'
 
@@ -110,6 +111,11 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
   )
   const stored: StoredFact[] = []
   for (const [i, { statement, turns, about, replaces, validFrom }] of extracted.entries()) {
+    // whatever the judge said, a question, a request or a hypothetical is no memory and closes nothing
+    if (turns?.length ? turnsOnlyAsk(dialogue.turns, turns) : drawnOnlyFromQuestions(statement, dialogue.turns)) {
+      counters.inc('memorize.question-dropped')
+      continue
+    }
     const owner = factOwner(dialogue, turns, about)
     if (!owner) {
       // a fact whose person cannot be told is stored for nobody rather than for the wrong user

@@ -1,6 +1,7 @@
 import { resolveRelativeDates } from '../text/dates'
 import type { Language } from '../text/language'
 import { detectLanguage } from '../text/language'
+import { isHypothetical, isRequest } from '../text/questions'
 import type { ExtractedFact, Extraction, ExtractOptions, MemoryJudge, Turn } from './judge'
 import type { FactCategory, LanguageRules } from './rules'
 import { CATEGORY_ORDER } from './rules'
@@ -45,16 +46,63 @@ function sentencesOf(content: string): string[] {
 
 interface FoundFact {
   name: string
+  /** Whom the speaker talks to in a chat between users: the nearest other speaker. */
+  addressee?: string
   statement: string
   language: Language
   categories: FactCategory[]
   turn: number
+  /** The question about the speaker this statement answers, when it says nothing on its own ("It was amazing!"). */
+  question?: string
+}
+
+/** The other user nearest before a turn (else after it): whom "you" means in a chat between users; none with a bot alone. */
+function addresseeOf(conversation: Turn[], index: number): string | undefined {
+  const speaker = conversation[index].name?.trim()
+  const other = (turn: Turn | undefined) => turn?.role === 'user' && turn.name?.trim() && turn.name.trim() !== speaker
+  for (let i = index - 1; i >= 0; i--) if (other(conversation[i])) return conversation[i].name.trim()
+  for (let i = index + 1; i < conversation.length; i++) if (other(conversation[i])) return conversation[i].name.trim()
+  return undefined
+}
+
+/** The last question of the turn before, by someone else, that asks about the speaker ("How was your trip?"). */
+function questionBefore(conversation: Turn[], index: number): string | undefined {
+  const before = conversation[index - 1]
+  if (!before || (before.role === 'user' && before.name?.trim() === conversation[index].name?.trim())) return undefined
+  return sentencesOf(before.content ?? '')
+    .filter((sentence) => LANGUAGES[detectLanguage(sentence, 'zh')].asksAboutListener(sentence))
+    .at(-1)
+}
+
+/**
+ * A turn that states nothing of its own but answers a question about the speaker ("How was your
+ * trip?" → "It was amazing! Exploring the city was the best part."): its sentences of substance, kept
+ * in the speaker's words with the question they answer.
+ */
+function answerOf(conversation: Turn[], index: number): FoundFact | undefined {
+  const question = questionBefore(conversation, index)
+  if (!question) return undefined
+  const told = sentencesOf(conversation[index].content ?? '').filter((sentence) => {
+    const language = detectLanguage(sentence, 'zh')
+    return !isRequest(sentence, language) && !isHypothetical(sentence, language) && LANGUAGES[language].tellsInAnswer(sentence)
+  })
+  if (!told.length) return undefined
+  const language = detectLanguage(told.join(' '), 'zh')
+  return {
+    name: conversation[index].name?.trim() || '',
+    statement: told.slice(0, 2).join(language === 'zh' ? '' : ' '),
+    language,
+    categories: ['life'],
+    turn: index,
+    question,
+  }
 }
 
 function findFacts(conversation: Turn[]): FoundFact[] {
   const found: FoundFact[] = []
   conversation.forEach((turn, index) => {
     if (turn.role !== 'user') return
+    const foundBefore = found.length
     // the fact the previous sentence of this turn stated, which a sentence like "It was so powerful." goes on with
     let previous: FoundFact | undefined
     for (const sentence of sentencesOf(turn.content ?? '')) {
@@ -64,6 +112,8 @@ function findFacts(conversation: Turn[]): FoundFact[] {
       const rules = LANGUAGES[language]
       if (!rules.hasContentBeyondRequest(sentence)) continue
       const request = rules.asksToRemember(sentence)
+      // a request to the bot or a hypothetical says nothing of how the speaker's life is, nor what goes on with it
+      if (isRequest(sentence, language) || isHypothetical(sentence, language)) continue
       const statements = rules.statements(sentence)
       if (before && !request && !statements.some((statement) => statement.categories.length) && rules.continues?.(sentence)) {
         before.statement = `${before.statement.replace(/[\s.!…~]+$/, '')}; ${sentence.charAt(0).toLowerCase()}${sentence.slice(1)}`
@@ -77,9 +127,16 @@ function findFacts(conversation: Turn[]): FoundFact[] {
             ? ['request', ...statement.categories]
             : []
           : statement.categories
-        if (!categories.length || !rules.hasContentBeyondRequest(statement.text)) continue
+        if (
+          !categories.length ||
+          !rules.hasContentBeyondRequest(statement.text) ||
+          isRequest(statement.text, language) ||
+          isHypothetical(statement.text, language)
+        )
+          continue
         previous = {
           name: turn.name?.trim() || '',
+          addressee: addresseeOf(conversation, index),
           statement: statement.text,
           language,
           categories: [...new Set(categories)],
@@ -87,6 +144,10 @@ function findFacts(conversation: Turn[]): FoundFact[] {
         }
         found.push(previous)
       }
+    }
+    if (found.length === foundBefore) {
+      const answer = answerOf(conversation, index)
+      if (answer) found.push(answer)
     }
   })
   return found
@@ -100,7 +161,10 @@ export class RuleJudge implements MemoryJudge {
     const found = new Set<FactCategory>()
     for (const fact of findFacts(conversation)) {
       const rules = LANGUAGES[fact.language]
-      const rewritten = rules.rewrite(fact.statement, fact.name || rules.unnamed)
+      const name = fact.name || rules.unnamed
+      const rewritten = fact.question
+        ? rules.answered(fact.question, fact.statement, name)
+        : rules.rewrite(fact.statement, name, fact.addressee)
       if (!rewritten) continue
       const resolved = resolveRelativeDates(rewritten, conversation[fact.turn].time ?? now, fact.language)
       // a date resolved at the head of a statement ("last month I…" → "in October 2026 …")

@@ -1,3 +1,4 @@
+import nlp from 'compromise'
 import { isQuestion } from '../text/questions'
 import type { FactCategory, LanguageRules, Rules, Statement } from './rules'
 import { categoriesBy, stripTrailingEmoji } from './rules'
@@ -13,7 +14,7 @@ const EN_SPEAKER = /\b(?:i|i'm|i've|i'll|i'd|me|my|mine|we|we're|we'll|we've|our
 const EN_KIN =
   '(?:wife|husband|girlfriend|boyfriend|partner|fianc[eé]e?|mom|mum|mother|mommy|dad|father|daddy|parents?|son|daughter|kids?|children|child|baby|brother|sister|siblings?|grandma|grandmother|grandpa|grandfather|grandparents?|aunt|uncle|cousin|niece|nephew|friends?|best friend|bff|colleagues?|coworkers?|co-workers?|boss|manager|roommate|flatmate|classmate|neighbou?r|family|in-laws)'
 const EN_PET =
-  '(?:dogs?|cats?|pupp(?:y|ies)|kittens?|pets?|rabbits?|bunn(?:y|ies)|hamsters?|guinea pigs?|parrots?|birds?|fish|goldfish|turtles?|tortoises?|horses?|snakes?|lizards?|retrievers?|labradors?|labs?|corgis?|poodles?|huskies|husky|beagles?|bulldogs?|terriers?|shepherds?|chihuahuas?|pugs?|dachshunds?|tabby|persian)'
+  '(?:dogs?|cats?|pupp(?:y|ies)|pups?|doggos?|pooch(?:es)?|kitty|kitties|fur ?bab(?:y|ies)|kittens?|pets?|rabbits?|bunn(?:y|ies)|hamsters?|guinea pigs?|parrots?|birds?|fish|goldfish|turtles?|tortoises?|horses?|snakes?|lizards?|retrievers?|labradors?|labs?|corgis?|poodles?|huskies|husky|beagles?|bulldogs?|terriers?|shepherds?|chihuahuas?|pugs?|dachshunds?|tabby|persian)'
 const EN_MONTH =
   '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)'
 const EN_DAYS = 'monday|tuesday|wednesday|thursday|friday|saturday|sunday|weekend'
@@ -86,9 +87,13 @@ const EN_RULES: Rules = {
         .slice(m.index + m[0].length)
         .replace(/[^a-z0-9' ]+/g, ' ')
         .trim()
-      return !EN_OBJECT_FREE.test(rest) && !/^(?:your|you|this|these)\b/.test(rest)
+      // "I love this series" names what they like; "I love this", "I love this photo" react to what is in front of them
+      return (
+        !EN_OBJECT_FREE.test(rest) &&
+        !/^(?:your|you)\b|^(?:this|these|that)(?: (?:one|photo|pic|picture|shot|idea|place|song|video|look|color|colour))?s?$/.test(rest)
+      )
     }
-    return /\bi(?: am|'m) not (?:a|much of a) (?:big )?fan of\b|\bmy (?:favou?rite|fave)\b|\bis my (?:favou?rite|fave)\b|\bi(?: am|'m) (?:a )?(?:vegetarian|vegan|pescatarian)\b|\bi(?: am|'m) (?:afraid|scared) of\b/.test(
+    return /\bi(?: am|'m) not (?:a|much of a) (?:big )?fan of\b|\bmy (?:favou?rite|fave)s?\b|\bis my (?:favou?rite|fave)\b|\bi(?: am|'m) (?:a )?(?:vegetarian|vegan|pescatarian)\b|\bi(?: am|'m) (?:afraid|scared) of\b/.test(
       s,
     )
   },
@@ -112,7 +117,7 @@ const EN_RULES: Rules = {
 
 /** The small talk and stances that name no fact, whatever rule they brush against. */
 const EN_STANCE =
-  /^(?:i (?:think|guess|mean|agree|see|know|don't know|'m not sure|am not sure|hope|wonder|feel like|suppose|bet)\b|i'm (?:just )?(?:kidding|joking)\b|i(?:'m| am) (?:so |very |really )?(?:tired|bored|hungry|sleepy|happy|sad|glad|sorry|fine|good|ok|okay)(?: (?:today|now|right now|tonight))?\b[\s.!]*$)/
+  /^(?:i (?:think|guess|mean|agree|see(?! (?:them|him|her|my|our)\b)|know(?! (?:how to|a bit|a little|some|(?:a )?few|several|\w+ languages?)\b)|don't know|'m not sure|am not sure|hope|wonder|feel like|suppose|bet)\b|i'm (?:just )?(?:kidding|joking)\b|i(?:'m| am) (?:so |very |really )?(?:tired|bored|hungry|sleepy|happy|sad|glad|sorry|fine|good|ok|okay)(?: (?:today|now|right now|tonight))?\b[\s.!]*$)/
 
 const EN_REQUEST_WRAPPER =
   /^(?:(?:please|pls|hey|ok|okay|also|and)[,\s]+)*(?:remember|don't forget|do not forget|keep in mind|note)(?:\s+that)?[,:]?\s+/i
@@ -151,13 +156,14 @@ const EN_THEIRS =
 
 /** Past forms and present participles a chat line may start with, the speaker left out ("Went to…", "Been painting…"). */
 const EN_PARTICIPLES =
-  'planning|thinking|hoping|trying|working|heading|getting|starting|learning|reading|training|saving|looking|taking|writing|painting|studying|preparing|helping|moving|visiting|volunteering|researching|considering|spending|building|making|teaching|practicing|practising|cooking|baking|running|playing|traveling|travelling|organizing|organising|decorating|renovating|applying|doing'
+  'planning|thinking|hoping|trying|working|heading|getting|starting|learning|reading|training|saving|looking|taking|writing|painting|studying|preparing|helping|moving|visiting|volunteering|researching|considering|spending|building|making|teaching|practicing|practising|cooking|baking|running|playing|traveling|travelling|organizing|organising|decorating|renovating|applying|doing|' +
+  'counting|adding|going|watching|listening|enjoying|loving|feeling|missing|waiting|finishing|hanging|joining|attending|celebrating|exploring|walking|hiking|camping|gaming|coding|designing|drawing|singing|dancing|shopping|fixing|packing|unpacking|recovering|struggling|staying|driving|riding|swimming|climbing|fishing|gardening|knitting|sewing|crafting|mentoring|coaching|competing|recording|filming|launching|selling|buying|investing|hosting|taking'
 const EN_UNSAID_SUBJECT = new RegExp(
   `^((?:(?:just|finally|also|recently|already|actually|literally|totally|still|currently|lately|really|even|then|only|officially)\\s+)*)(been|${EN_PARTICIPLES}|[a-z]+)\\b`,
   'i',
 )
 const EN_GERUND_SUBJECT =
-  /^\s+(?:(?:really|always|truly|just|honestly|totally|definitely|actually|usually|often|never)\s+)*[a-z]+s\b|\b(?:is|was|are|were|has|have|can|will|makes?|helps?|gives?|keeps?|brings?|opens?|means?|takes?|feels?|gets?|teaches?|changes?)\b/i
+  /^\s+(?:(?:really|always|truly|just|honestly|totally|definitely|actually|usually|often|never)\s+)*[a-z]+s\b|\b(?:is|was|are|were|has|have|can|will|makes?|helps?|gives?|keeps?|brings?|opens?|means?|takes?|feels?|gets?|teaches?|changes?|sounds?|seems?|looks?)\b/i
 const EN_NOT_PAST = new Set([
   'need',
   'feed',
@@ -182,12 +188,17 @@ function unsaidSubject(clause: string): string | undefined {
   if (!m) return undefined
   const word = m[2].toLowerCase()
   if (word === 'been') return "I've"
+  // "Love hearing the leaves crunch", "Can't seem to find a place": not "Enjoy your trip!" (said to the listener)
+  if (/^(?:love|hate|prefer|miss|need)$/.test(word) || (word === 'can' && /^can(?:'t|not)\b/.test(clause.slice(m[1].length))))
+    return /^\s+(?:your|yourself|you|it|this|that|them)\b/.test(clause.slice(m[0].length).replace(/^'t|^not/, '')) ? undefined : 'I'
   if (new RegExp(`^(?:${EN_PARTICIPLES})$`).test(word)) {
     // "Traveling really opens your mind", "Reading helps me relax": the participle is the subject
     const after = clause.slice(m[0].length).split(',')[0]
     return EN_GERUND_SUBJECT.test(after) ? undefined : "I'm"
   }
-  const past = EN_PAST.has(word) || (/^[a-z]{3,}ed$/.test(word) && !/eed$/.test(word) && !EN_NOT_PAST.has(word))
+  const past = EN_PAST.has(word) || (/^[a-z]{2,}ed$/.test(word) && !/eed$/.test(word) && !EN_NOT_PAST.has(word))
+  // "Roasted chicken is one of my favorites": an adjective of the subject, not a verb
+  if (past && /^\s+(?:[\w'-]+\s+){0,3}(?:is|are|was|were)\b/.test(clause.slice(m[0].length))) return undefined
   return past && !['said', 'thought', 'used', 'meant', 'felt', 'knew'].includes(word) ? 'I' : undefined
 }
 
@@ -221,7 +232,7 @@ function enCore(statement: string): string {
 
 /** A stance the speaker opens with: what follows is theirs only when it has a subject of its own ("I think I'll apply…"). */
 const EN_STANCE_LEAD =
-  /^(?:i (?:really |honestly |just |do |totally |kinda |still )?(?:think|guess|mean|agree|see|know|don't know|hope|wonder|feel like|suppose|bet|believe|reckon|figure|gotta say|have to say|must say|(?:just )?wanted to say|(?:always |often )?say|remember(?: when| the (?:day|time|first time)(?: when| that)?| how)?)|i'm (?:not )?(?:sure|pretty sure|certain|positive)|i(?: am|'m) (?:just )?(?:kidding|joking))\b(?: that)?[,\s]*/
+  /^(?:i (?:really |honestly |just |do |totally |kinda |still )?(?:think|guess|mean|agree|see(?! (?:them|him|her|my|our)\b)|know(?! (?:how to|a bit|a little|some|(?:a )?few|several|\w+ languages?)\b)|don't know|hope|wonder|feel like|suppose|bet|believe|reckon|figure|gotta say|have to say|must say|(?:just )?wanted to say|(?:always |often )?say|remember(?: when| the (?:day|time|first time)(?: when| that)?| how)?)|i'm (?:not )?(?:sure|pretty sure|certain|positive)|i(?: am|'m) (?:just )?(?:kidding|joking))\b(?: that)?[,\s]*/
 
 // ─────────────── any statement about the speaker's life ───────────────
 
@@ -238,7 +249,7 @@ const EN_OWN_SUBJECT =
 const EN_CHAT_MOVE = new RegExp(
   [
     "\\bi(?:'m| am)? (?:\\w+ ){0,2}(?:proud of (?:you|u)|happy for|glad (?:you|that you|to hear|for you|it)|sorry (?:you|for your|to hear|about your|that you|for you)|excited for (?:you|u)|rooting for|here for you|thinking of you|praying for|jealous|so impressed|really impressed)",
-    '\\bi (?:\\w+ ){0,2}(?:love|like|admire|appreciate|adore|respect|envy|miss|enjoy(?:ed)?) (?:your|you|this|these|how you|that you|the way you|it when you|how much you|hearing|seeing your|talking to you|chatting)',
+    '\\bi (?:\\w+ ){0,2}(?:love|like|admire|appreciate|adore|respect|envy|miss|enjoy(?:ed)?) (?:your|you|(?:this|these) (?:one|photo|pic|picture|shot|idea|song|video|look)s?\\b|(?:this|these)\\b(?! [a-z])|how you|that you|the way you|it when you|how much you|hearing|seeing your|talking to you|chatting)',
     '\\bi (?:\\w+ ){0,2}(?:hope|wish|bet|believe in|trust) (?:you|your|it|that|so|everything|things|all|we can|we get)',
     "\\bi (?:can(?:'t|not)?|could) (?:\\w+ )?(?:imagine|tell|relate|understand|picture|see (?:why|how|that|it|what|where))\\b",
     '\\bi (?:\\w+ )?(?:hear|feel|get|understand|agree with) (?:you|ya|that|it|what you|the same)',
@@ -257,6 +268,8 @@ const EN_CHAT_MOVE = new RegExp(
     "^we (?:should|could|gotta|must|oughta|all)\\b|^if i (?:were|was) you\\b|\\bcan(?:'t|not) believe (?:it|that|how|you|what|this)\\b",
     '\\bwish i (?:could|had|was|were) (?:have )?(?:been|go|come|see|join|there)',
     "\\bi (?:\\w+ )?(?:need|have|ought|gotta|got|should|must) to (?:try|check|do|see|read|watch|visit|make) (?:that|it|this|them|those)\\b|\\bi(?:'ll| will) (?:\\w+ ){0,3}(?:check|look) (?:\\w+ ){0,2}(?:out|up)\\b",
+    // a request inside a line: "…, tell me about your week!", "let me know how it goes"
+    '(?:^|[,.!]\\s*)(?:please |pls )?(?:tell|show|send|give) me\\b|\\blet me know\\b|\\benough about me\\b',
     '\\b(?:happy|glad) to help\\b|\\bexcited to (?:hear|see|read|try) (?:about )?(?:it|that|more|your|all)|\\blooking forward to (?:it|that|this|seeing|hearing|meeting|catching up)\\b',
   ].join('|'),
 )
@@ -287,9 +300,19 @@ function enContentWords(text: string): number {
  */
 function enLife(core: string): string | undefined {
   const lower = normalizeEn(core)
-  if (EN_CHAT_MOVE.test(lower) || !(EN_OWN_SUBJECT.test(lower) || EN_THEIRS.test(lower))) return undefined
-  return enContentWords(lower) >= 2 ? core : undefined
+  if (EN_CHAT_MOVE.test(lower)) return undefined
+  if (EN_OWN_SUBJECT.test(lower) || EN_THEIRS.test(lower)) return enContentWords(lower) >= 2 ? core : undefined
+  // what something is or does to the speaker: "Video games give me so much joy", "The photo is from a forest near my
+  // hometown", "Roasted chicken is one of my favorites"; not an imperative ("Let me know how it goes")
+  if (EN_SPEAKER_ELSEWHERE.test(lower) && !EN_IMPERATIVE.test(lower)) return enContentWords(lower) >= 3 ? core : undefined
+  return undefined
 }
+
+/** The speaker as an object or an owner further on in the clause ("…brings me joy", "…near my hometown", "…with us"). */
+const EN_SPEAKER_ELSEWHERE = /\b(?:me|us|mine|myself|ourselves)\b|\b(?:my|our)\b(?! (?:god|gosh|goodness|bad|pleasure|lord|heart goes)\b)/
+/** A clause that tells the listener to do something, or addresses them. */
+const EN_IMPERATIVE =
+  /^(?:let|tell|send|show|give|keep|check|come|join|take|get|call|text|help|wish|pray|remind|ask|look|see|trust|don't|do|please|thank|thanks|enjoy|have|try|go|stay|say|hit|hmu|dm|follow|count|make sure|feel free|you|your|u|ur)\b/
 
 /**
  * The statements of one English sentence: cut at ";" and before "and I", "but I", "so my"… when what
@@ -298,12 +321,14 @@ function enLife(core: string): string | undefined {
  */
 function enStatements(sentence: string): Statement[] {
   const parts: string[] = []
-  for (const piece of sentence.split(/;\s*/)) {
-    const cut = /(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:i|i'm|i've|i'll|my|we|we're|our)\b)/gi
+  for (const piece of sentence.split(/;\s*|\s+[-–—]+\s+/).map(withoutQuestionTail)) {
+    // "…, and I…", "… but my…"; after a bare comma only a new promise or plan ("I plan to return on July 20, I'll bring…")
+    const cut = /(?:,\s*|\s+)(?:and|but|so|plus)\s+(?=(?:i|i'm|i've|i'll|my|we|we're|our)\b)|,\s*(?=(?:i'll|i will|we'll|we will)\b)/gi
     let from = 0
     for (const m of piece.matchAll(cut)) {
       const before = piece.slice(from, m.index)
-      if (!/\b(?:i|i'm|i've|i'll|we|we're|my \w+ (?:is|are|was|has|lives|works))\b/i.test(before)) continue
+      // what comes before has a subject of its own: "I live in Seattle", "You've put a lot of work into this"
+      if (!/\b(?:i|i'm|i've|i'll|we|we're|you|you're|you've|he|she|they|my \w+ (?:is|are|was|has|lives|works))\b/i.test(before)) continue
       parts.push(before)
       from = m.index + m[0].length
     }
@@ -314,6 +339,24 @@ function enStatements(sentence: string): Statement[] {
     .filter(Boolean)
     .map(enStatement)
 }
+
+/** A statement with a question to the listener tacked on ("I'm looking to branch out, any ideas?"): the statement alone. */
+function withoutQuestionTail(piece: string): string {
+  if (!/[?？]\s*$/.test(piece)) return piece
+  const m =
+    /^(.*\b(?:i|i'm|i've|my|we|our)\b.*?)(?:,|\s[-–—])\s+(?:(?:and|but|so|or)\s+)?(?:any|anything|got any|what|how|do|did|have|are|is|was|can|could|would|will|wanna|want|right|huh|you|who|where|when|why|which|isn't|aren't|don't)\b[^,]*$/i.exec(
+      piece,
+    )
+  return m ? m[1] : piece
+}
+
+/**
+ * What the speaker tells the listener to do or will do for them ("you should apply", "I'll pick you up
+ * at 8"): said to someone, no fact of the speaker's life. A past told with "you" in it stays ("I went to
+ * the café you recommended").
+ */
+const EN_TO_LISTENER =
+  /\b(?:you|u)(?:'re|'ll|'d| are| will| would| should| could| can| must| need| have to| gotta|'ve got to) |^(?:you|your)\b|\bi(?:'ll| will| am going to|'m going to|'m gonna| can| could) (?:\w+ ){0,3}(?:you|u|ya)\b/
 
 /** One English statement: its core, and the kinds of fact it states (none for a question, a stance or a chat move). */
 function enStatement(part: string): Statement {
@@ -329,7 +372,7 @@ function enStatement(part: string): Statement {
     core = rest
     lower = normalizeEn(rest)
   }
-  if (EN_CHAT_MOVE.test(lower)) return none
+  if (EN_CHAT_MOVE.test(lower) || EN_TO_LISTENER.test(lower)) return none
   core = withSubject(core)
   const categories = enCategories(core)
   if (categories.length) return { text: core, categories }
@@ -444,7 +487,10 @@ const EN_ADVERBS = new Set([
 /** Verbs whose past is their base form. */
 const EN_SAME_IN_PAST = new Set(['quit', 'put', 'cut', 'hit', 'set', 'let', 'hurt', 'shut', 'spread', 'read', 'cost', 'split', 'upset'])
 
-const EN_SUBJECT_VERB = new RegExp(`\\bI((?:\\s+(?:${[...EN_ADVERBS].join('|')}))*)\\s+([a-z]+)\\b`, 'gi')
+const EN_SUBJECT_VERB = new RegExp(
+  `\\bI((?:\\s+(?:${[...EN_ADVERBS].join('|')}|[a-z]+ly(?<!\\b(?:fly|rely|apply|reply|supply|ally|bully)))\\b)*)\\s+([a-z]+)\\b`,
+  'gi',
+)
 
 /** Third person singular present of a base-form verb: like → likes, go → goes, study → studies, have → has. */
 export function thirdPerson(verb: string): string {
@@ -461,11 +507,52 @@ export function thirdPerson(verb: string): string {
   return `${verb}s`
 }
 
-function rewriteEn(sentence: string, name: string): string {
-  let s = sentence
+/** Second-person words: said to someone, the clause cannot be put in the third person without knowing who. */
+const EN_SECOND_PERSON = /\b(?:you|your|yours|yourself|yourselves|ya|y'all)\b/i
+/** First-person reflexives ("I taught myself", "we did it ourselves"): no third-person form without a gender. */
+const EN_REFLEXIVE = /\b(?:myself|ourselves)\b/i
+
+/** What "I" is followed by: a base verb to conjugate, a form that stays (past, modal, auxiliary), or a word we cannot tell. */
+function verbAfterI(words: string): 'base' | 'stays' | 'unknown' {
+  const terms = nlp(`I ${words}`).terms().json() as { text: string; terms: { tags: string[] }[] }[]
+  for (const term of terms.slice(1)) {
+    const tags = new Set(term.terms[0]?.tags ?? [])
+    const word = term.text.toLowerCase()
+    if (EN_ADVERBS.has(word) || tags.has('Adverb')) continue
+    // "I have been…", "I do love…": auxiliaries that still agree with the subject
+    if (word === 'have' || word === 'do' || word === 'am') return 'base'
+    if (EN_MODALS.has(word) || EN_PAST.has(word) || EN_SAME_IN_PAST.has(word)) return 'stays'
+    if (!tags.has('Verb')) return 'unknown'
+    if (tags.has('PastTense') || tags.has('Modal') || tags.has('Auxiliary') || tags.has('Copula') || tags.has('Gerund')) return 'stays'
+    return tags.has('Infinitive') || tags.has('PresentTense') ? 'base' : 'unknown'
+  }
+  return 'unknown'
+}
+
+/** The speaker's own words, named: "Alice said: I completely understand." / "Alice told Bob: I'll pick you up at 8." */
+function saidForm(clause: string, name: string, addressee: string | undefined): string {
+  const words = stripTrailingEmoji(clause.replace(/[\s,.;:!?~…]+$/, ''))
+  if (!words) return ''
+  return `${name} ${addressee ? `told ${addressee}` : 'said'}: ${words.charAt(0).toUpperCase()}${words.slice(1)}.`
+}
+
+/** The parts of a statement outside quotes (what the speaker says in their own voice), rewritten; quotes kept as said. */
+const EN_QUOTED = /("[^"]*"|\u201c[^\u201d]*\u201d)/g
+
+function outsideQuotes(text: string, rewrite: (part: string) => string): string {
+  return text
+    .split(EN_QUOTED)
+    .map((part, i) => (i % 2 ? part : rewrite(part)))
+    .join('')
+}
+
+function rewriteEn(sentence: string, name: string, addressee?: string): string {
+  const said = sentence
     .replace(/[\u2018\u2019]/g, "'")
     .trim()
     .replace(EN_REQUEST_WRAPPER, '')
+  const unquoted = said.replace(EN_QUOTED, ' ')
+  if (EN_SECOND_PERSON.test(unquoted) || EN_REFLEXIVE.test(unquoted)) return saidForm(said, name, addressee)
   const possessive = name.endsWith('s') ? `${name}'` : `${name}'s`
   const replacements: [RegExp, string | ((...m: string[]) => string)][] = [
     [/\bI(?:'m| am)\b/gi, `${name} is`],
@@ -485,23 +572,45 @@ function rewriteEn(sentence: string, name: string): string {
     [/\bus\b/gi, `${name} and others`],
     [/\bmy\b/gi, possessive],
     [/\bmine\b/gi, possessive],
-    [/\bmyself\b/gi, name],
     [/\bme\b/gi, name],
   ]
-  for (const [pattern, replacement] of replacements) s = s.replace(pattern, replacement as string)
-  // I [adverbs] verb → Name [adverbs] verb-s
   // quit, put, read…: past unless the statement tells a habit ("I quit my job in March", "I read every night")
-  const habit = /\b(?:every|usually|often|always|sometimes|daily|weekly|each|most|never)\b/i.test(s)
-  s = s.replace(EN_SUBJECT_VERB, (whole, adverbs: string, verb: string) => {
-    if (EN_ADVERBS.has(verb.toLowerCase())) return whole
-    const said = EN_SAME_IN_PAST.has(verb.toLowerCase()) && !habit ? verb : thirdPerson(verb)
-    return [name, ...adverbs.trim().split(/\s+/).filter(Boolean), said].join(' ')
+  const habit = /\b(?:every|usually|often|always|sometimes|daily|weekly|each|most|never)\b/i.test(said)
+  let unsure = false
+  let s = outsideQuotes(said, (part) => {
+    let out = part
+    for (const [pattern, replacement] of replacements) out = out.replace(pattern, replacement as string)
+    // I [adverbs] verb → Name [adverbs] verb-s, when the word is surely a verb
+    out = out.replace(EN_SUBJECT_VERB, (whole, adverbs: string, verb: string, offset: number, all: string) => {
+      const kind = verbAfterI(all.slice(offset + 2, offset + whole.length + 30))
+      if (kind === 'unknown') unsure = true
+      if (kind !== 'base') return whole.replace(/^I\b/i, name)
+      const conjugated = EN_SAME_IN_PAST.has(verb.toLowerCase()) && !habit ? verb : thirdPerson(verb)
+      return [name, ...adverbs.trim().split(/\s+/).filter(Boolean), conjugated].join(' ')
+    })
+    return out.replace(/\bI\b/gi, name)
   })
-  s = s.replace(/\bI\b/gi, name)
+  if (unsure) return saidForm(said, name, addressee)
   s = stripTrailingEmoji(s.replace(/[\s,.;:!?~…]+$/, '').replace(/(?:[\s,]+(?:lol|lmao|haha\w*|hehe\w*|xd|omg|:\)|:D))+$/i, ''))
   if (!s) return ''
   if (!s.includes(name)) s = `${name} mentioned that ${s.charAt(0).toLowerCase()}${s.slice(1)}`
   return `${s.charAt(0).toUpperCase()}${s.slice(1)}.`
+}
+
+function tellsInAnswerEn(sentence: string): boolean {
+  const lower = normalizeEn(sentence.trim()).replace(EN_LEAD_ANSWER, '')
+  if (!lower || isEnQuestion(lower) || EN_CHAT_MOVE.test(lower) || EN_TO_LISTENER.test(lower) || EN_IMPERATIVE.test(lower)) return false
+  if (/\b(?:you|your|u|ur)\b/.test(lower)) return false
+  return enContentWords(lower) >= 3
+}
+
+/** Reactions an answer opens with ("Thanks!", "Definitely!"), dropped before it is judged. */
+const EN_LEAD_ANSWER =
+  /^(?:(?:thanks|thank you|yeah|yes|yep|yup|sure|definitely|absolutely|totally|oh|wow|haha|well|so|honestly|not really|no|nope)\b[\s,!.…~-]*)+/
+
+function answeredEn(question: string, answer: string, name: string): string {
+  const said = answer.trim().replace(/[\s,;:~…]+$/, '')
+  return `${name}, asked "${question.trim()}", said: ${said.charAt(0).toUpperCase()}${said.slice(1)}${/[.!]$/.test(said) ? '' : '.'}`
 }
 
 export const english: LanguageRules = {
@@ -519,5 +628,9 @@ export const english: LanguageRules = {
   },
   statements: enStatements,
   continues: continuesEn,
+  tellsInAnswer: tellsInAnswerEn,
+  // in a chat of two, what the other asks ("How was your trip?", "What kind are they?") the speaker answers of their own
+  asksAboutListener: (sentence) => isEnQuestion(normalizeEn(sentence.trim())),
+  answered: answeredEn,
   rewrite: rewriteEn,
 }

@@ -10,8 +10,9 @@ import { categoriesBy, stripTrailingEmoji } from './rules'
 
 /** A gap of a few characters inside one clause that does not switch to another person. */
 const ZH_GAP = '[^，。！？,.!?；;你他她它]{0,6}?'
+// longer words first: "爸妈" is one word, not "爸" then "妈"
 const ZH_KIN =
-  '(?:妈妈|爸爸|老妈|老爸|母亲|父亲|妈|爸|老婆|老公|妻子|丈夫|媳妇|爱人|女朋友|男朋友|女友|男友|对象|未婚妻|未婚夫|儿子|女儿|孩子|宝宝|哥哥|姐姐|弟弟|妹妹|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|表哥|表姐|表弟|表妹|堂哥|堂姐|同事|老板|领导|上司|室友|舍友|同学|朋友|好朋友|闺蜜|兄弟|邻居|家人|家里人|爸妈|父母)'
+  '(?:爸妈|家里人|妈妈|爸爸|老妈|老爸|母亲|父亲|妈|爸|老婆|老公|妻子|丈夫|媳妇|爱人|女朋友|男朋友|女友|男友|对象|未婚妻|未婚夫|儿子|女儿|孩子|宝宝|哥哥|姐姐|弟弟|妹妹|哥|姐|弟|妹|爷爷|奶奶|外公|外婆|姥姥|姥爷|叔叔|阿姨|舅舅|表哥|表姐|表弟|表妹|堂哥|堂姐|同事|老板|领导|上司|室友|舍友|同学|朋友|好朋友|闺蜜|兄弟|邻居|家人|父母)'
 const ZH_PET =
   '(?:猫咪|猫|狗狗|狗|小狗|小猫|柯基|金毛|哈士奇|泰迪|柴犬|边牧|拉布拉多|布偶|英短|美短|橘猫|仓鼠|兔子|鹦鹉|金鱼|乌龟|龙猫|宠物)'
 /** Colloquial one-character kinship terms, spelled out in a third-person statement. */
@@ -243,17 +244,25 @@ function zhLife(head: string): boolean {
  * belong to the statement before them ("我喜欢吃火锅，尤其是麻辣的"); leading clauses that say nothing
  * are dropped ("哈哈，对了，我下周…").
  */
+/** The listener named outside quotes and greetings ("我养的鹦鹉会说你好" names nobody). */
+function addressesListener(text: string): boolean {
+  return /[你您]|咱们/.test(text.replace(ZH_QUOTE, '').replace(/[你您]好/g, ''))
+}
+
 function zhStatements(sentence: string): Statement[] {
   const statements: { text: string; head: string; aboutSpeaker: boolean }[] = []
   // clauses before the first statement that set its time or name something of the speaker's
   let lead = ''
   let dropped = ''
-  for (const raw of sentence.split(/(?<=[，,、：:])/)) {
+  // "我妈说：…" is one clause: what follows the colon is what was said
+  for (const raw of sentence.split(/(?<=[，,、]|(?<![说道问讲])[：:])/)) {
     const clause = raw.trim()
     if (!clause) continue
     const bare = clause.replace(ZH_REQUEST_WRAPPER, '').replace(ZH_CONJUNCTION, '').replace(ZH_LEAD, '')
     if (!bare) continue
     const last = statements.at(-1)
+    // a question to the listener tacked on ("我最近在学吉他，你呢？"): the statement stands without it
+    if (last && isZhQuestion(bare) && (/[你您]/.test(bare) || /^(?:呢|吗|对吧|是吧|好吧|对不对)/.test(bare))) continue
     // "…，是我生病时画的" goes on with what came before, and "家里那只布偶猫已经三岁了，是我的宝贝" is
     // about what the clause before names
     if (/^(?:就)?是我/.test(bare) && (last || lead || dropped)) {
@@ -282,27 +291,52 @@ function zhStatements(sentence: string): Statement[] {
     else dropped = bare
   }
   return statements.map(({ text, head }) => {
+    // what the speaker will do for the listener or tells them to do ("我明天带你去吃火锅", "你应该去试试"): said to someone
+    if (addressesListener(text) && !/[了过]/.test(text)) return { text, categories: [] }
     const categories = zhCategories(text)
     if (categories.length) return { text, categories }
     return { text, categories: ZH_SPEAKER.test(text) && zhLife(head) ? ['life'] : [] }
   })
 }
 
-function rewriteZh(sentence: string, name: string): string {
-  let s = sentence.replace(ZH_REQUEST_WRAPPER, '').replace(ZH_LEAD, '')
-  s = s.replace(/(?:我们|咱们)家|咱家/g, `${name}家`)
-  s = s.replace(/(?:咱们|我们)/g, `${name}他们`)
-  s = s.replace(/我的/g, `${name}的`)
-  // 我妈 → 小明的妈妈, 我女朋友的生日 → 小明女朋友的生日 (no doubled 的)
-  s = s.replace(new RegExp(`我(${ZH_KIN})(的)?`, 'g'), (_m, kin: string, de?: string) =>
-    de ? `${name}${ZH_KIN_FULL[kin] ?? kin}的` : `${name}的${ZH_KIN_FULL[kin] ?? kin}`,
-  )
-  s = s.replace(/我/g, name)
+/** Quoted words ("我妈说："我为你骄傲""): someone else's voice, kept as said. */
+const ZH_QUOTE = /(\u201c[^\u201d]*\u201d|「[^」]*」|"[^"]*")/g
+
+function outsideQuotesZh(text: string, rewrite: (part: string) => string): string {
+  return text
+    .split(ZH_QUOTE)
+    .map((part, i) => (i % 2 ? part : rewrite(part)))
+    .join('')
+}
+
+function rewriteZh(sentence: string, name: string, addressee?: string): string {
+  const said = sentence.replace(ZH_REQUEST_WRAPPER, '').replace(ZH_LEAD, '')
+  if (addressesListener(said)) {
+    // said to someone: "你" cannot be retold without knowing who, so the words are kept, named
+    const words = stripTrailingEmoji(said.replace(/[\s，,。.！!？?；;：:~～…]+$/u, ''))
+    return words ? `${name}${addressee ? `对${addressee}` : ''}说：${words}。` : ''
+  }
+  let s = outsideQuotesZh(said, (part) => {
+    let out = part.replace(/(?:我们|咱们)家|咱家/g, `${name}家`)
+    out = out.replace(/(?:咱们|我们)/g, `${name}他们`)
+    out = out.replace(/我的/g, `${name}的`)
+    // 我妈 → 小明的妈妈, 我女朋友的生日 → 小明女朋友的生日 (no doubled 的)
+    out = out.replace(new RegExp(`我(${ZH_KIN})(的)?`, 'g'), (_m, kin: string, de?: string) =>
+      de ? `${name}${ZH_KIN_FULL[kin] ?? kin}的` : `${name}的${ZH_KIN_FULL[kin] ?? kin}`,
+    )
+    return out.replace(/我/g, name)
+  })
   s = s.replace(/(?<!哗)[\s，,。.！!？?；;：:~～…哦喔啊呀啦哈嘛]+$/u, '')
   s = stripTrailingEmoji(s)
   if (!s) return ''
   if (!s.includes(name)) s = `${name}${s}`
   return `${s}。`
+}
+
+function tellsInAnswerZh(sentence: string): boolean {
+  const core = sentence.replace(ZH_LEAD, '').replace(/[\s。！!；;…~～.,，]+$/, '')
+  if (!core || isZhQuestion(core) || ZH_TO_LISTENER.test(core) || ZH_MOMENT.test(core) || addressesListener(core)) return false
+  return zhContent(core) >= 4
 }
 
 export const chinese: LanguageRules = {
@@ -316,5 +350,8 @@ export const chinese: LanguageRules = {
     return ZH_SPEAKER.test(core) && !isZhQuestion(core)
   },
   statements: zhStatements,
+  tellsInAnswer: tellsInAnswerZh,
+  asksAboutListener: isZhQuestion,
+  answered: (question, answer, name) => `${name}被问到“${question.trim()}”时说：${stripTrailingEmoji(answer.trim())}。`,
   rewrite: rewriteZh,
 }

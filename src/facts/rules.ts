@@ -65,8 +65,22 @@ export interface LanguageRules {
   statements(sentence: string): Statement[]
   /** A sentence that goes on about what the sentence before said without naming it again, and joins that fact. */
   continues?(sentence: string): boolean
-  /** The statement in the third person with the speaker's name; empty when nothing is left of it. */
-  rewrite(statement: string, name: string): string
+  /**
+   * Whether a sentence of an answer to a question about the speaker says something of substance of
+   * their own ("It was amazing, exploring the city was the best part"): no question, no request, no
+   * advice or plan for the listener, no reaction or small talk.
+   */
+  tellsInAnswer(sentence: string): boolean
+  /** A question to the listener ("How was your trip?", "What kind are they?", "你新工作怎么样？"), which the next speaker answers of their own. */
+  asksAboutListener(sentence: string): boolean
+  /** The answer kept in the speaker's words, with the question it answers: `Alice, asked "…", said: …`. */
+  answered(question: string, answer: string, name: string): string
+  /**
+   * The statement in the third person with the speaker's name; empty when nothing is left of it. Where
+   * the third person would change the speaker's words (said to someone: "you"; a verb it cannot
+   * conjugate for sure), the words are kept, named: "Alice said: …", "Alice told Bob: …" (`addressee`).
+   */
+  rewrite(statement: string, name: string, addressee?: string): string
 }
 
 export function stripTrailingEmoji(text: string): string {

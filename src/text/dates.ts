@@ -244,6 +244,10 @@ function enRange(from: Date, to: Date): string {
   return `${start}–${to.getDate()}, ${to.getFullYear()}`
 }
 
+/** What follows "'s" when it is "is" ("tomorrow's gonna be fun"), not a possessive ("tomorrow's meeting"). */
+const EN_IS_AFTER =
+  /^\s+(?:gonna|going|not|been|a|an|the|so|really|just|also|still|too|very|finally|already|probably|definitely|my|our|your|when|all)\b/i
+
 /** A preposition right before the expression: then none of ours is added ("by tomorrow", not "by on …"). */
 const EN_PREPOSITION_BEFORE = /\b(?:on|by|until|till|before|after|since|from|for|of|to|through|in|at|during|over)\s+$/i
 
@@ -258,6 +262,14 @@ function enOffset(word: string | undefined): number {
 function findEn(text: string, reference: Date): ResolvedDate[] {
   const found: ResolvedDate[] = []
   const add = (index: number, said: string, date: Date, precision: DatePrecision, phrase: (preposition: boolean) => string) => {
+    // "tonight's conversation", "last year's trip": a possessive names a thing, not a time to resolve;
+    // "tomorrow's gonna be fun" is "tomorrow is"
+    const after = text.slice(index + said.length)
+    if (/^['\u2019]s\b/.test(after)) {
+      if (!EN_IS_AFTER.test(after.slice(2))) return
+      found.push({ index, text: said + after.slice(0, 2), date, precision, replacement: `${phrase(false)} is` })
+      return
+    }
     const preposition = EN_PREPOSITION_BEFORE.test(text.slice(0, index))
     found.push({ index, text: said, date, precision, replacement: phrase(!preposition) })
   }
@@ -295,6 +307,23 @@ function findEn(text: string, reference: Date): ResolvedDate[] {
     const date = periodOf(month, enOffset(m[1]), reference)
     const label = `${EN_MONTHS[month]} ${date.getFullYear()}`
     add(m.index, m[0], date, 'month', (own) => (own ? `in ${label}` : label))
+  }
+  // "in September", "since March", "by June" without a year: the nearest one, after the day said for a plan, before it for
+  // the past; a birthday, an anniversary or a habit recurs and keeps no year
+  if (!habitual && !/\b(?:birthdays?|anniversar(?:y|ies)|every|each)\b/i.test(text)) {
+    for (const m of text.matchAll(
+      new RegExp(`\\b(?:in|since|until|till|by|during|(?:early|late|mid)(?:-|\\s+))\\s*(${months})\\b(?!\\s*(?:\\d|of\\s+\\d))`, 'g'),
+    )) {
+      const month = EN_MONTHS.indexOf(m[1])
+      const current = reference.getMonth()
+      let year = reference.getFullYear()
+      // "since March" always looks back
+      const before = past || /^since/i.test(m[0])
+      if (before && month > current) year--
+      else if (!before && month < current) year++
+      const at = m.index + m[0].length - m[1].length
+      add(at, m[1], new Date(year, month, 1), 'month', () => `${m[1]} ${year}`)
+    }
   }
   // this summer, next winter
   for (const m of text.matchAll(/\b(this\s+coming|coming|this|next|last)\s+(spring|summer|fall|autumn|winter)\b/gi)) {

@@ -225,7 +225,7 @@ describe('RuleJudge (casual chat between friends)', () => {
     [
       'Alice',
       'I quit my job at the bank in March to start my own bakery.',
-      ["Alice quit Alice's job at the bank in March to start Alice's own bakery."],
+      ["Alice quit Alice's job at the bank in March 2026 to start Alice's own bakery."],
     ],
     ['Alice', "I didn't get the job, sadly.", ["Alice didn't get the job, sadly."]],
     ['Alice', "I think I'll apply to grad school next year.", ['Alice will apply to grad school in 2027.']],
