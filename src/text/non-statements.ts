@@ -1,5 +1,5 @@
 import { detectLanguage } from './language'
-import { isQuestion } from './questions'
+import { isHypothetical, isQuestion, isRequest } from './questions'
 
 /**
  * What a line states, without what it asks, asks for, supposes or wishes: knowledge is learnt only from
@@ -11,15 +11,9 @@ const ZH_ASKS = /(?:哪|什么|啥|谁|怎么|怎样|如何|为什么|为啥|多
 const ZH_NOT_ASKING = /不怎么|没什么|没啥/u
 /** "I wonder where …", "tell me what …": an English clause that asks without opening with the question word. */
 const EN_ASKS = /\b(?:wonder|remind me|tell me|guess) (?:what|where|who|which|when|how|why|if|whether)\b/iu
-const ZH_HYPOTHETICAL = /如果|要是|假如|假设|万一|倘若|若是|假使|要不是|哪怕|的话$/u
-const EN_HYPOTHETICAL = /\b(?:if|suppose|supposing|imagine|unless)\b|\bwould\b|'d\b/iu
 /** Wishes and their negation: 想 as "want" (not 想起, 想念, 想法). */
 const ZH_WISH = /想(?!起|到|念|法|象|必|通)|希望|盼望|但愿|梦想|巴不得|不要|别(?!人|的|墅|针|扭)/u
 const EN_WISH = /\b(?:wish|wanna|hope|hoping|dream of|want(?:s|ed)? to|don't want|do not want|would like|would love)\b/iu
-const ZH_REQUEST =
-  /^(?:请|麻烦|帮我|帮忙|给我|替我|告诉我|提醒我|推荐|查一下|搜一下|讲个|讲一个|说个|唱首|来首|来个|你(?:帮|给|替|来|去|能|可以|会|告诉)|能不能|可不可以|可以帮)/u
-const EN_REQUEST =
-  /^(?:(?:hey|ok|okay|so)[,\s]+)?(?:please|pls|can you|could you|would you|will you|tell me|show me|help me|remind me|recommend|suggest|find me|look up|search|give me|let me know|write me|translate|explain)\b|\bplease\b/iu
 /** "记住：…", "remember that …": a request to remember states what follows it. */
 const REMEMBER =
   /^(?:(?:请|麻烦你?|你)?(?:帮我)?记(?:住|一下|好)[:：,，\s]*|(?:please\s+)?(?:remember|note|keep in mind)(?:\s+that)?[:,]?\s+)/iu
@@ -34,11 +28,12 @@ export function nonStatementKind(clause: string): NonStatementKind | undefined {
   const text = clause.trim()
   if (!text) return undefined
   const zh = /\p{Script=Han}/u.test(text)
-  if (zh ? ZH_HYPOTHETICAL.test(text) : EN_HYPOTHETICAL.test(text)) return 'hypothetical'
-  if (zh ? ZH_REQUEST.test(text) : EN_REQUEST.test(text)) return 'request'
+  const language = detectLanguage(text, zh ? 'zh' : 'en')
   if (zh ? ZH_WISH.test(text) : EN_WISH.test(text)) return 'wish'
+  if (isHypothetical(text, language)) return 'hypothetical'
+  if (isRequest(text, language)) return 'request'
   const asks = zh ? ZH_ASKS.test(text) && !ZH_NOT_ASKING.test(text) : EN_ASKS.test(text)
-  if (asks || isQuestion(text, detectLanguage(text, zh ? 'zh' : 'en'))) return 'question'
+  if (asks || isQuestion(text, language)) return 'question'
   return undefined
 }
 
