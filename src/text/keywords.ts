@@ -1,7 +1,7 @@
 import { cjkSearchWords, cjkWords } from './segment'
 import { slotTerm } from './slots'
 import { stem } from './stem'
-import { isStopword } from './stopwords'
+import { isQuestionWord, isStopword } from './stopwords'
 import { isAllCjk, pieces } from './tokens'
 import { baseForm } from './word-forms'
 
@@ -34,7 +34,9 @@ function pushLatin(raw: string, out: string[], slots = false) {
 /**
  * Terms for lexical matching (BM25): the content terms (with the dictionary words inside long Chinese
  * words, 圣诞节 → 圣诞; a word that fills a slot as its slot's term, so 名字 and 叫 meet), plus the
- * characters and character bigrams of each run of CJK text, each kind marked so it never equals a word. Characters of function words (的, 什么, 哪里 …) yield none, and a bigram never spans one.
+ * characters and character bigrams of each run of CJK text, each kind marked so it never equals a word.
+ * Characters of question words (什么, 哪里 …) and function characters (的, 了 …) yield none, and a
+ * bigram never spans one.
  * Chinese is segmented differently in different sentences ("订好位子" / "订位"); shared characters
  * and bigrams still match, and their rarity in the channel says how much.
  */
@@ -53,15 +55,19 @@ export function matchTerms(text: string): string[] {
   return out
 }
 
-/** Characters and bigrams of a CJK run, none from a function word or a function-word character. */
+/**
+ * Characters and bigrams of a CJK run, none from a question word (什么 yields no 什) or a function-word
+ * character. The characters of other function words still count: a word the list drops can share a
+ * character with what the answer says (一起 / 起).
+ */
 function pushNgrams(run: string, out: string[]) {
   const chars: string[] = []
   const content: boolean[] = []
   for (const word of cjkWords(run)) {
-    const stop = isStopword(word)
+    const question = isQuestionWord(word)
     for (const ch of word) {
       chars.push(ch)
-      content.push(!stop && !isStopword(ch))
+      content.push(!question && !isStopword(ch))
     }
   }
   for (let i = 0; i < chars.length; i++) {

@@ -37,7 +37,20 @@ const ZH = `
 然而 于是 因此 那就 就是 还有 比如 例如 等 等等 之类 之后 之前 以后 以前 时候 的话 一 二 两 好 对 嗯嗯
 `
 
-const STOPWORDS: ReadonlySet<string> = new Set([...EN.split(/\s+/), ...ZH.split(/\s+/)].filter(Boolean))
+/** Question words: what a question asks for, never what its answer says. All are stopwords too. */
+const QUESTION = `
+what when where which who whom whose why how
+什么 什么样 为什么 为啥 啥 咋 咋样 怎么 怎么样 怎样 如何 干嘛 干啥 哪 哪里 哪儿 哪些 哪个 谁 几 多少
+`
+
+const QUESTION_WORDS: ReadonlySet<string> = new Set(QUESTION.split(/\s+/).filter(Boolean))
+
+const STOPWORDS: ReadonlySet<string> = new Set([...EN.split(/\s+/), ...ZH.split(/\s+/), ...QUESTION_WORDS].filter(Boolean))
+
+/** True for a question word of English or Chinese (already lowercased and NFKC-normalised). */
+export function isQuestionWord(word: string): boolean {
+  return QUESTION_WORDS.has(word)
+}
 
 /** True for an English or Chinese function word (already lowercased and NFKC-normalised). */
 export function isStopword(word: string): boolean {
