@@ -1,4 +1,4 @@
-import { cjkSearchWords, cjkWords } from './segment'
+import { cjkWords } from './segment'
 import { slotTerm } from './slots'
 import { stem } from './stem'
 import { isQuestionWord, isStopword } from './stopwords'
@@ -32,8 +32,8 @@ function pushLatin(raw: string, out: string[], slots = false) {
 }
 
 /**
- * Terms for lexical matching (BM25): the content terms (with the dictionary words inside long Chinese
- * words, 圣诞节 → 圣诞; a word that fills a slot as its slot's term, so 名字 and 叫 meet), plus the
+ * Terms for lexical matching (BM25): the content terms (a word that fills a slot as its slot's term,
+ * so 名字 and 叫 meet), plus the
  * characters and character bigrams of each run of CJK text, each kind marked so it never equals a word.
  * Characters of question words (什么, 哪里 …) and function characters (的, 了 …) yield none, and a
  * bigram never spans one.
@@ -47,23 +47,22 @@ export function matchTerms(text: string): string[] {
       pushLatin(piece.text, out, true)
       continue
     }
-    for (const word of cjkSearchWords(piece.text)) {
-      if (!isStopword(word)) out.push(slotTerm(word) ?? word)
-    }
-    pushNgrams(piece.text, out)
+    const words = cjkWords(piece.text)
+    for (const word of words) if (!isStopword(word)) out.push(slotTerm(word) ?? word)
+    pushNgrams(words, out)
   }
   return out
 }
 
 /**
- * Characters and bigrams of a CJK run, none from a question word (什么 yields no 什) or a function-word
+ * Characters and bigrams of a CJK run's words (the parts of a long word among them: 元旦晚会 → 晚会), none from a question word (什么 yields no 什) or a function-word
  * character. The characters of other function words still count: a word the list drops can share a
  * character with what the answer says (一起 / 起).
  */
-function pushNgrams(run: string, out: string[]) {
+function pushNgrams(words: string[], out: string[]) {
   const chars: string[] = []
   const content: boolean[] = []
-  for (const word of cjkWords(run)) {
+  for (const word of words) {
     const question = isQuestionWord(word)
     for (const ch of word) {
       chars.push(ch)

@@ -19,11 +19,6 @@ export function cjkWords(run: string): string[] {
   return segmenter().cut(run, false)
 }
 
-/** `cjkWords` plus the dictionary words inside the long ones (圣诞节 → 圣诞, 圣诞节), as search engines index them. */
-export function cjkSearchWords(run: string): string[] {
-  return segmenter().cutForSearch(run, false)
-}
-
 /** Words of a run of Chinese text with jieba's part-of-speech tags (its HMM on: unknown words are tagged `x`). */
 export function cjkTags(run: string): { word: string; tag: string }[] {
   return segmenter().tag(run, true)

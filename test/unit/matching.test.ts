@@ -27,8 +27,8 @@ describe('Chinese segmentation for matching', () => {
     expect(terms).not.toContain('养了')
   })
 
-  it('indexes the words inside long words and matches a nickname by its characters', () => {
-    expect(matchTerms('元旦晚会')).toEqual(expect.arrayContaining(['元旦', '晚会', '元旦晚会']))
+  it('matches the parts of long words and a nickname by their characters', () => {
+    expect(shared(matchTerms('元旦晚会我要表演魔术'), matchTerms('圣诞晚会上跳舞'))).toEqual(expect.arrayContaining(['\u0001晚']))
     expect(shared(matchTerms('咪咪今天吃了什么'), matchTerms('alice养了一只猫，叫咪咪'))).toEqual(expect.arrayContaining(['咪咪']))
   })
 })
