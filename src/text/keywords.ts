@@ -1,4 +1,3 @@
-import { cjkWords } from './segment'
 import { slotTerm } from './slots'
 import { stem } from './stem'
 import { isQuestionWord, isStopword } from './stopwords'
@@ -8,8 +7,8 @@ import { baseForm } from './word-forms'
 export { stem } from './stem'
 
 /**
- * Content terms of a text, CJK-aware: Latin words by `Intl.Segmenter`, Chinese by jieba's dictionary
- * (`cjkWords`), without function words of English and Chinese (question words among them), without
+ * Content terms of a text, CJK-aware: the words of `Intl.Segmenter` (Chinese split by its dictionary),
+ * without function words of English and Chinese (question words among them), without
  * tokens that carry no letter or digit of meaning (single Latin letters), possessives folded
  * ("caroline's" → "caroline"), irregular forms to their base (`baseForm`: went → go) and English
  * inflections folded by `stem` so "paintings", "painted" and "painting" meet.
@@ -18,7 +17,7 @@ export function contentTerms(text: string): string[] {
   const out: string[] = []
   for (const piece of pieces(text)) {
     if (!piece.cjk) pushLatin(piece.text, out)
-    else for (const word of cjkWords(piece.text)) if (!isStopword(word)) out.push(word)
+    else for (const word of piece.words) if (!isStopword(word)) out.push(word)
   }
   return out
 }
@@ -47,7 +46,7 @@ export function matchTerms(text: string): string[] {
       pushLatin(piece.text, out, true)
       continue
     }
-    const words = cjkWords(piece.text)
+    const { words } = piece
     for (const word of words) if (!isStopword(word)) out.push(slotTerm(word) ?? word)
     pushNgrams(words, out)
   }

@@ -85,9 +85,11 @@ export interface Tokens {
 export interface Piece {
   text: string
   cjk: boolean
+  /** The words of a CJK run; a word outside CJK text is its own. */
+  words: string[]
 }
 
-/** The words outside CJK text and the runs of CJK text, in their order. */
+/** The words outside CJK text and the runs of CJK text (with their words), in their order. */
 export function pieces(text: string): Piece[] {
   const out: Piece[] = []
   if (!text) return out
@@ -96,8 +98,10 @@ export function pieces(text: string): Piece[] {
     if (!s.isWordLike) continue
     const cjk = isAllCjk(s.segment)
     const last = out[out.length - 1]
-    if (cjk && last?.cjk && s.index === runEnd) last.text += s.segment
-    else out.push({ text: s.segment, cjk })
+    if (cjk && last?.cjk && s.index === runEnd) {
+      last.text += s.segment
+      last.words.push(s.segment)
+    } else out.push({ text: s.segment, cjk, words: [s.segment] })
     if (cjk) runEnd = s.index + s.segment.length
   }
   return out

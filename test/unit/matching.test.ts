@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { contentTerms, matchTerms } from '../../src/text/keywords'
 import { nameTerms } from '../../src/text/names'
-import { cjkWords } from '../../src/text/segment'
 import { slotTerm } from '../../src/text/slots'
 import { baseForm } from '../../src/text/word-forms'
 
@@ -18,16 +17,8 @@ describe('question words', () => {
   })
 })
 
-describe('Chinese segmentation for matching', () => {
-  it('splits function characters off words, so a question and its fact share them', () => {
-    expect(cjkWords('alice养了一只猫')).toEqual(['alice', '养', '了', '一只', '猫'])
-    const terms = contentTerms('我的猫养了三年')
-    expect(terms).toContain('养')
-    expect(terms).not.toContain('我的')
-    expect(terms).not.toContain('养了')
-  })
-
-  it('matches the parts of long words and a nickname by their characters', () => {
+describe('Chinese nicknames and parts of words', () => {
+  it('match by the word and by their characters', () => {
     expect(shared(matchTerms('元旦晚会我要表演魔术'), matchTerms('圣诞晚会上跳舞'))).toEqual(expect.arrayContaining(['\u0001晚']))
     expect(shared(matchTerms('咪咪今天吃了什么'), matchTerms('alice养了一只猫，叫咪咪'))).toEqual(expect.arrayContaining(['咪咪']))
   })
