@@ -1,6 +1,7 @@
 import type { ChannelRef } from '../messages'
 import type { TermStatsView } from '../text/bm25'
 import { contentTerms, matchTerms } from '../text/keywords'
+import { nameTerms } from '../text/names'
 import { hashedStats, HashedQuery } from '../text/term-hashes'
 import { normalizeText } from '../text/tokens'
 import { analyzeMessage } from './analyzer'
@@ -40,16 +41,16 @@ export function scoreCandidates(
   const mentions = new Set([...targetFeatures.mentions, ...people])
   // a name that stands for a participant is a mention, not a keyword: "what did Caroline say"
   // should not favour every message that greets Caroline
-  const nameTerms = new Set(people.flatMap((name) => contentTerms(name)))
-  const query = queryTerms(target.content, nameTerms)
+  const participantTerms = new Set(people.flatMap((name) => matchTerms(name)))
+  const query = queryTerms(target.content, participantTerms)
   const ideal = query.reduce((sum, term) => sum + stats.idf(term), 0)
   const targetScoring: ScoringFeatures = { ...targetFeatures, mentions: [...mentions], time: target.time }
 
   const lexical = new Map<string, number>()
   let bestLexical = 0
-  const matcher = new HashedQuery(query, stats)
+  const match = lexicalMatch(query, nameTerms(target.content), stats)
   for (const candidate of pool) {
-    const value = matcher.score(featuresOf(candidate, texts).terms)
+    const value = match(featuresOf(candidate, texts).terms)
     lexical.set(candidate.row.id, value)
     bestLexical = Math.max(bestLexical, value)
   }
@@ -155,6 +156,28 @@ export function termStatsFor(
   texts: TextFeatureCache,
 ): TermStatsView {
   return termStats?.view(channel) ?? hashedStats(pool.map((candidate) => featuresOf(candidate, texts).terms))
+}
+
+/** Share of the BM25 of the names of people in the target that counts for a candidate matching nothing else of it. */
+const NAME_ONLY = 0.3
+
+/**
+ * BM25 of a candidate's terms for the query, where the names of other people than the participants
+ * (`names`) count fully only beside a match of another query term: "What did Jean go through?" should
+ * favour what is said about what Jean went through, not every line that names Jean.
+ */
+function lexicalMatch(query: string[], names: Set<string>, stats: TermStatsView): (doc: Int32Array) => number {
+  const words = new HashedQuery(
+    query.filter((term) => !names.has(term)),
+    stats,
+  )
+  const named = query.filter((term) => names.has(term))
+  if (!named.length) return (doc) => words.score(doc)
+  const byName = new HashedQuery(named, stats)
+  return (doc) => {
+    const score = words.score(doc)
+    return score + (score > 0 ? 1 : NAME_ONLY) * byName.score(doc)
+  }
 }
 
 /** The target's terms for lexical matching, without the names of the people it refers to. */

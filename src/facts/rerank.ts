@@ -2,6 +2,7 @@ import { Lru } from '../core/lru'
 import type { TermCounts } from '../text/bm25'
 import { bm25, countTerms, termStatsOf } from '../text/bm25'
 import { matchTerms } from '../text/keywords'
+import { nameTerms } from '../text/names'
 
 /**
  * Reranks the candidates of a hybrid search (design §4.4's retrieval: vector + keyword) by a blend of
@@ -16,8 +17,14 @@ import { matchTerms } from '../text/keywords'
  *
  * A multi-line query (a stretch of conversation) weighs each line `LINE_DECAY` times the next one:
  * the last lines say what the talk is about now.
+ *
+ * Names do not outweigh what is asked: the BM25 of the names of people in the query (`nameTerms`)
+ * counts fully only for a memory that also matches some other word of it, else `NAME_ONLY` of it.
+ * Every fact about Alice holds "Alice"; for "Which bonds are in Alice's portfolio?" a short "Alice is
+ * my colleague" must not outrank the fact about her bonds, while "Alice" still sets her facts above others.
  */
 export const LINE_DECAY = 0.85
+export const NAME_ONLY = 0.3
 
 export interface Rerankable {
   id: string
@@ -30,15 +37,21 @@ export function defaultLexicalShare(embedder: { lexical?: boolean }): number {
   return embedder.lexical ? 1 : 0.3
 }
 
-/** Query terms weighted by line: the last line 1, each earlier line `LINE_DECAY` of the next. */
-export function queryTerms(query: string): Map<string, number> {
+/** Query terms weighted by line (the last line 1, each earlier line `LINE_DECAY` of the next), names apart. */
+export function queryTerms(query: string): { words: Map<string, number>; names: Map<string, number> } {
   const lines = query.split(/\r?\n/).filter((line) => line.trim())
-  const weights = new Map<string, number>()
+  const words = new Map<string, number>()
+  const names = new Map<string, number>()
   lines.forEach((line, i) => {
+    const named = nameTerms(line)
     const weight = Math.pow(LINE_DECAY, lines.length - 1 - i)
-    for (const term of matchTerms(line)) weights.set(term, Math.max(weights.get(term) ?? 0, weight))
+    for (const term of matchTerms(line)) {
+      const into = named.has(term) ? names : words
+      into.set(term, Math.max(into.get(term) ?? 0, weight))
+    }
   })
-  return weights
+  for (const term of names.keys()) words.delete(term)
+  return { words, names }
 }
 
 export class Reranker {
@@ -55,7 +68,11 @@ export class Reranker {
     const terms = queryTerms(query)
     const docs = hits.map((hit) => this.terms(hit.text))
     const stats = termStatsOf(docs.map((doc) => doc.list))
-    const lexical = docs.map((doc) => bm25(terms, doc.counts, stats))
+    const lexical = docs.map((doc) => {
+      const words = bm25(terms.words, doc.counts, stats)
+      const names = terms.names.size ? bm25(terms.names, doc.counts, stats) : 0
+      return words + (words > 0 ? names : NAME_ONLY * names)
+    })
     const bestLexical = Math.max(0, ...lexical)
     const similarities = hits.map((hit) => hit.similarity)
     const low = Math.min(...similarities)

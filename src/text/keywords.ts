@@ -1,82 +1,78 @@
-import { isStopword } from './stopwords'
-import { isAllCjk, tokenize, words } from './tokens'
+import { slotTerm } from './slots'
+import { stem } from './stem'
+import { isQuestionWord, isStopword } from './stopwords'
+import { isAllCjk, pieces } from './tokens'
+import { baseForm } from './word-forms'
+
+export { stem } from './stem'
 
 /**
- * Content terms of a text, CJK-aware: the words of `words()` (Intl.Segmenter, so Chinese is split by
- * dictionary, not on spaces), without function words of English and Chinese, without tokens that
- * carry no letter or digit of meaning (single Latin letters), possessives folded ("caroline's" →
- * "caroline") and English inflections folded by `stem` so "paintings", "painted" and "painting" meet.
+ * Content terms of a text, CJK-aware: the words of `Intl.Segmenter` (Chinese split by its dictionary),
+ * without function words of English and Chinese (question words among them), without
+ * tokens that carry no letter or digit of meaning (single Latin letters), possessives folded
+ * ("caroline's" → "caroline"), irregular forms to their base (`baseForm`: went → go) and English
+ * inflections folded by `stem` so "paintings", "painted" and "painting" meet.
  */
 export function contentTerms(text: string): string[] {
-  return termsOf(words(text))
-}
-
-/** `contentTerms` of a text's `words()`. */
-function termsOf(words: string[]): string[] {
   const out: string[] = []
-  for (const raw of words) {
-    let word = raw
-    if (!isAllCjk(word)) {
-      word = word.replace(/'s$/, '').replace(/'$/, '')
-      if (!word || isStopword(word) || isStopword(raw)) continue
-      if (word.length < 2 && !/\d/.test(word)) continue
-      word = stem(word)
-    } else if (isStopword(word)) continue
-    out.push(word)
+  for (const piece of pieces(text)) {
+    if (!piece.cjk) pushLatin(piece.text, out)
+    else for (const word of piece.words) if (!isStopword(word)) out.push(word)
   }
   return out
 }
 
+/** The term of a Latin word, if it is one, pushed to `out`. */
+function pushLatin(raw: string, out: string[], slots = false) {
+  const word = raw.replace(/'s$/, '').replace(/'$/, '')
+  if (!word || isStopword(word) || isStopword(raw)) return
+  if (word.length < 2 && !/\d/.test(word)) return
+  out.push((slots && slotTerm(word)) || stem(baseForm(word)))
+}
+
 /**
- * Terms for lexical matching (BM25): the content terms, plus the characters and character bigrams
- * of each run of CJK text (none with a function-word character such as 的 / 了 / 吗), marked so they
- * never equal a word.
+ * Terms for lexical matching (BM25): the content terms (a word that fills a slot as its slot's term,
+ * so 名字 and 叫 meet), plus the
+ * characters and character bigrams of each run of CJK text, each kind marked so it never equals a word.
+ * Characters of question words (什么, 哪里 …) and function characters (的, 了 …) yield none, and a
+ * bigram never spans one.
  * Chinese is segmented differently in different sentences ("订好位子" / "订位"); shared characters
  * and bigrams still match, and their rarity in the channel says how much.
  */
 export function matchTerms(text: string): string[] {
-  const { words, cjkRuns } = tokenize(text)
-  const out = termsOf(words)
-  for (const run of cjkRuns) {
-    const chars = [...run]
-    for (let i = 0; i < chars.length; i++) {
-      if (isStopword(chars[i])) continue
-      out.push(`\u0001${chars[i]}`)
-      if (i + 1 < chars.length && !isStopword(chars[i + 1])) out.push(`\u0002${chars[i]}${chars[i + 1]}`)
+  const out: string[] = []
+  for (const piece of pieces(text)) {
+    if (!piece.cjk) {
+      pushLatin(piece.text, out, true)
+      continue
     }
+    const { words } = piece
+    for (const word of words) if (!isStopword(word)) out.push(slotTerm(word) ?? word)
+    pushNgrams(words, out)
   }
   return out
 }
 
-const VOWEL = /[aeiouy]/
-
 /**
- * A light English stemmer: plural and verb endings (-s, -es, -ies, -ing, -ed), doubled final
- * consonants after -ing/-ed, and a final silent e, so inflections of one word share a stem
- * ("parties" / "party", "running" / "run", "loved" / "loving" / "love"). It never produces a stem
- * shorter than three letters and leaves non-Latin words alone. Not a linguistic stemmer: it only has
- * to map a word and its inflections to the same key.
+ * Characters and bigrams of a CJK run's words (the parts of a long word among them: 元旦晚会 → 晚会), none from a question word (什么 yields no 什) or a function-word
+ * character. The characters of other function words still count: a word the list drops can share a
+ * character with what the answer says (一起 / 起).
  */
-export function stem(word: string): string {
-  if (word.length <= 3 || !/^[a-z]+$/.test(word)) return word
-  let w = word
-  if (w.endsWith('ies') && w.length > 4) w = w.slice(0, -3) + 'y'
-  else if (w.endsWith('sses')) w = w.slice(0, -2)
-  else if (w.endsWith('s') && !w.endsWith('ss') && !w.endsWith('us') && !w.endsWith('is')) w = w.slice(0, -1)
-
-  let stripped = false
-  if (w.endsWith('ied') && w.length > 4) w = w.slice(0, -3) + 'y'
-  else if (w.endsWith('ing') && w.length - 3 >= 3 && VOWEL.test(w.slice(0, -3))) {
-    w = w.slice(0, -3)
-    stripped = true
-  } else if (w.endsWith('ed') && w.length - 2 >= 3 && VOWEL.test(w.slice(0, -2))) {
-    w = w.slice(0, -2)
-    stripped = true
+function pushNgrams(words: string[], out: string[]) {
+  const chars: string[] = []
+  const content: boolean[] = []
+  for (const word of words) {
+    const question = isQuestionWord(word)
+    for (const ch of word) {
+      chars.push(ch)
+      content.push(!question && !isStopword(ch))
+    }
   }
-  if (stripped && w.length > 3 && w[w.length - 1] === w[w.length - 2] && !/[lsz]/.test(w[w.length - 1])) w = w.slice(0, -1)
-  if (w.endsWith('y') && w.length > 3) w = w.slice(0, -1) + 'i'
-  if (w.endsWith('e') && w.length > 3) w = w.slice(0, -1)
-  return w
+  for (let i = 0; i < chars.length; i++) {
+    if (!content[i]) continue
+    out.push(`\u0001${chars[i]}`)
+    if (content[i + 1]) out.push(`\u0002${chars[i]}${chars[i + 1]}`)
+  }
 }
 
 export interface Keyword {

@@ -81,6 +81,32 @@ export interface Tokens {
   cjkRuns: string[]
 }
 
+/** A word outside CJK text, or a maximal run of CJK text (see `Tokens.cjkRuns`). */
+export interface Piece {
+  text: string
+  cjk: boolean
+  /** The words of a CJK run; a word outside CJK text is its own. */
+  words: string[]
+}
+
+/** The words outside CJK text and the runs of CJK text (with their words), in their order. */
+export function pieces(text: string): Piece[] {
+  const out: Piece[] = []
+  if (!text) return out
+  let runEnd = -1
+  for (const s of segmenter.segment(normalizeText(text))) {
+    if (!s.isWordLike) continue
+    const cjk = isAllCjk(s.segment)
+    const last = out[out.length - 1]
+    if (cjk && last?.cjk && s.index === runEnd) {
+      last.text += s.segment
+      last.words.push(s.segment)
+    } else out.push({ text: s.segment, cjk, words: [s.segment] })
+    if (cjk) runEnd = s.index + s.segment.length
+  }
+  return out
+}
+
 /** Words and CJK runs in one pass over the segmenter (what the lexical embedder needs). */
 export function tokenize(text: string): Tokens {
   const result: Tokens = { words: [], cjkRuns: [] }

@@ -231,6 +231,22 @@ describe('ContextBuilder candidates', () => {
   })
 })
 
+describe('ContextBuilder names', () => {
+  it('does not let the name of someone talked about outweigh what is asked about them', async () => {
+    const rows = [
+      row('m1', 'ann', 'Maria says hi', 0),
+      row('m2', 'bob', 'Maria is my colleague', 1),
+      row('m3', 'ann', 'She keeps most of her savings in treasury bonds from the bank', 2),
+      row('m4', 'bob', 'the weather is nice today', 3),
+      row('m5', 'ann', 'we should grab lunch on friday', 4),
+    ]
+    const { builder } = await setup(rows, { scorer: new RelevanceScorer({ threshold: 0 }) })
+    const built = await builder.build(target('eve', 'Which bonds does Maria hold?', 600))
+    const [first] = [...built.messages].sort((a, b) => b.score - a.score)
+    expect(first.messageId).toBe('m3')
+  })
+})
+
 describe('ContextBuilder budget and sections', () => {
   it('never exceeds the token budget, whatever the budget', async () => {
     const rows: MessageRow[] = []

@@ -6,14 +6,20 @@ const hit = (id: string, text: string, similarity: number) => ({ id, text, simil
 
 describe('queryTerms', () => {
   it('weighs the last line 1 and each earlier line LINE_DECAY of the next', () => {
-    const weights = queryTerms('cats purr\n\nhorses gallop\ndogs bark')
+    const weights = queryTerms('cats purr\n\nhorses gallop\ndogs bark').words
     expect(weights.get(matchTerms('dogs')[0])).toBe(1)
     expect(weights.get(matchTerms('horses')[0])).toBeCloseTo(LINE_DECAY)
     expect(weights.get(matchTerms('cats')[0])).toBeCloseTo(LINE_DECAY ** 2)
   })
 
   it('keeps the heaviest weight of a term said on several lines', () => {
-    expect(queryTerms('dogs\ncats\ndogs').get(matchTerms('dogs')[0])).toBe(1)
+    expect(queryTerms('dogs\ncats\ndogs').words.get(matchTerms('dogs')[0])).toBe(1)
+  })
+
+  it('keeps the names of people apart from the words', () => {
+    const { words, names } = queryTerms("Which bonds are in Alice's portfolio?")
+    expect([...names.keys()]).toEqual(matchTerms('Alice'))
+    expect([...words.keys()].sort()).toEqual([...matchTerms('bonds portfolio')].sort())
   })
 })
 
@@ -27,6 +33,36 @@ describe('Reranker', () => {
     const ranked = new Reranker().rerank('Bart说：我在晚会上要表演魔术，好开心！', hits, 1)
     expect(ranked[0].id).toBe('rare')
     expect(ranked[0].relevance).toBe(1)
+  })
+
+  it('does not let the name of the person asked about outweigh what is asked', () => {
+    const english = [
+      hit('colleague', 'Alice Chen is my colleague', 0.5),
+      hit('classmate', 'Alice Chen is my classmate', 0.5),
+      hit('boyfriend', 'Alice Chen is my boyfriend', 0.5),
+      hit('answer', 'Most of her savings sit in long-dated treasury bonds that she bought through her bank during the pandemic', 0.5),
+      hit('hiking', 'Bob goes hiking in the mountains every weekend', 0.5),
+      hit('move', 'The user moved to Chengdu in 2021', 0.5),
+      hit('car', 'Carol bought a new car', 0.5),
+    ]
+    expect(new Reranker().rerank("Which bonds are in Alice Chen's portfolio?", english, 1)[0].id).toBe('answer')
+    const chinese = [
+      hit('colleague', '小红是我的同事', 0.5),
+      hit('classmate', '小红是我的同学', 0.5),
+      hit('answer', '她去年买了不少国债和地方政府债券，打算长期持有', 0.5),
+      hit('other', '我每个周末都去爬山', 0.5),
+    ]
+    expect(new Reranker().rerank('小红的投资组合里有哪些债券？', chinese, 1)[0].id).toBe('answer')
+    // without anything else to go by, the facts about the person named still come first
+    const ranked = new Reranker().rerank('What about Alice Chen?', english, 1)
+    expect(ranked.slice(0, 3).map((h) => h.id)).toEqual(expect.arrayContaining(['colleague', 'classmate', 'boyfriend']))
+  })
+
+  it('finds the fact that fills the slot a question asks about (叫 answers 名字)', () => {
+    const hits = [hit('school', 'alice的妹妹在北京上学', 0.5), hit('name', 'alice的妹妹叫小雨', 0.5)]
+    expect(new Reranker().rerank('我妹妹的名字是什么？', hits, 1)[0].id).toBe('name')
+    const cats = [hit('food', 'Ann feeds her cat twice a day', 0.5), hit('name', 'Ann has a cat called Mimi', 0.5)]
+    expect(new Reranker().rerank("What is my cat's name?", cats, 1)[0].id).toBe('name')
   })
 
   it('favours what the last lines of a conversation are about', () => {
