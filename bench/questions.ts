@@ -184,7 +184,8 @@ class ScenarioRun {
 /** Every memory item with the messages it was drawn from: facts and the knowledge tables. */
 async function sourcedItems(app: App): Promise<SourcedItem[]> {
   const items: SourcedItem[] = []
-  for (const fact of await app.database.get('memory_fact', {})) items.push({ kind: 'fact', id: fact.id, sourceIds: fact.sourceIds })
+  for (const fact of await app.database.get('memory_fact', {}))
+    items.push({ kind: 'fact', id: fact.id, sourceIds: fact.sourceIds, text: fact.content })
   for (const entity of await app.database.get('memory_entity', {}))
     items.push({ kind: 'entity', id: entity.id, sourceIds: entity.sourceIds })
   for (const relation of await app.database.get('memory_relation', {}))
@@ -294,6 +295,7 @@ async function main() {
       'baseline_recall@3': all['baseline_recall@3'],
       questions_stored: stored.total,
       questions_stored_by_kind: stored.byKind,
+      questions_stored_examples: stored.examples,
       facts_closed_by_questions: asked.reduce((sum, o) => sum + o.closed.length, 0),
       relations_closed_by_questions: asked.reduce((sum, o) => sum + o.closedRelations.length, 0),
       cases: asked.length,

@@ -34,18 +34,25 @@ export interface SourcedItem {
   kind: string
   id: string
   sourceIds: string[]
+  /** What the item says, for the report. */
+  text?: string
 }
 
 /** The items drawn from any of the `questions` (message row ids), counted per kind. */
-export function storedFrom(items: SourcedItem[], questions: ReadonlySet<string>): { total: number; byKind: Record<string, number> } {
+export function storedFrom(
+  items: SourcedItem[],
+  questions: ReadonlySet<string>,
+): { total: number; byKind: Record<string, number>; examples: string[] } {
   const byKind: Record<string, number> = {}
+  const examples: string[] = []
   let total = 0
   for (const item of items) {
     if (!item.sourceIds.some((id) => questions.has(id))) continue
     byKind[item.kind] = (byKind[item.kind] ?? 0) + 1
+    if (item.text !== undefined) examples.push(`${item.kind}: ${item.text}`)
     total++
   }
-  return { total, byKind }
+  return { total, byKind, examples }
 }
 
 /** A row that can be closed: a fact (`validTo`, `supersededBy`) or a relation (`validTo`). */

@@ -23,12 +23,16 @@ describe('bench:questions scoring', () => {
 
   it('counts the items drawn from a question, by kind', () => {
     const items = [
-      { kind: 'fact', id: 'f1', sourceIds: ['q1'] },
-      { kind: 'fact', id: 'f2', sourceIds: ['s1'] },
+      { kind: 'fact', id: 'f1', sourceIds: ['q1'], text: 'Ann住哪来着。' },
+      { kind: 'fact', id: 'f2', sourceIds: ['s1'], text: 'Ann住在成都。' },
       { kind: 'entity', id: 'e1', sourceIds: ['s1', 'q2'] },
       { kind: 'relation', id: 'r1', sourceIds: [] },
     ]
-    expect(storedFrom(items, new Set(['q1', 'q2']))).toEqual({ total: 2, byKind: { fact: 1, entity: 1 } })
+    expect(storedFrom(items, new Set(['q1', 'q2']))).toEqual({
+      total: 2,
+      byKind: { fact: 1, entity: 1 },
+      examples: ['fact: Ann住哪来着。'],
+    })
   })
 
   it('names the rows closed since the snapshot: open before, or new and closed', () => {
