@@ -6,9 +6,6 @@ import { isHypothetical, isQuestion, isRequest } from './questions'
  * statements (a question, a request to the bot, a hypothetical or a wish says nothing true of the speaker).
  */
 
-/** Question words anywhere in a Chinese clause, unless indefinite (什么都, 谁也, 不怎么, 多少有点). */
-const ZH_ASKS = /(?:哪|什么|啥|谁|怎么|怎样|如何|为什么|为啥|多少|多大|多久|多远|几(?:岁|点|号|月|年级|天|次|位|口))(?!都|也|有点|有些)/u
-const ZH_NOT_ASKING = /不怎么|没什么|没啥/u
 /** "I wonder where …", "tell me what …": an English clause that asks without opening with the question word. */
 const EN_ASKS = /\b(?:wonder|remind me|tell me|guess) (?:what|where|who|which|when|how|why|if|whether)\b/iu
 /** Wishes and their negation: 想 as "want" (not 想起, 想念, 想法). */
@@ -32,7 +29,7 @@ export function nonStatementKind(clause: string): NonStatementKind | undefined {
   if (zh ? ZH_WISH.test(text) : EN_WISH.test(text)) return 'wish'
   if (isHypothetical(text, language)) return 'hypothetical'
   if (isRequest(text, language)) return 'request'
-  const asks = zh ? ZH_ASKS.test(text) && !ZH_NOT_ASKING.test(text) : EN_ASKS.test(text)
+  const asks = !zh && EN_ASKS.test(text)
   if (asks || isQuestion(text, language)) return 'question'
   return undefined
 }

@@ -2,6 +2,16 @@ import type { Language } from './language'
 import { detectLanguage } from './language'
 
 /**
+ * A question word anywhere in a Chinese clause: a question need not end in a mark or a particle ("我用的
+ * 什么手机", "我儿子多大了", "我每月还多少房贷"). Unless it is indefinite: 什么都吃, 谁也, 不怎么, 多少有点, 水果
+ * 什么的; "几" only before a measure that asks (几个朋友 is "a few friends").
+ */
+const ZH_ASKS =
+  /(?:哪|什么|啥|谁|怎么|怎样|如何|为什么|为啥|多少|多大|多久|多远|多高|多重|干嘛|几(?:岁|点|号|月|年级|天|次|位|口|公里|块钱|个月))(?!都|也|有点|有些)/u
+const ZH_NOT_ASKING =
+  /不怎么|没什么|没啥|什么都|什么也|谁都|谁也|哪都|哪儿都|哪里都|哪怕|多少有点|多少还|(?<![干做搞是])什么的|不知道|不记得|忘了/u
+
+/**
  * Whether a sentence asks rather than states: a question mark, a Chinese question particle or
  * A-not-A form (吗, 呢, 是不是, 有没有…), a question word, or an English sentence opened by an
  * auxiliary or a wh-word. A question the user asks about themselves ("我的生日是哪天？",
@@ -16,7 +26,8 @@ export function isQuestion(sentence: string, language: Language = detectLanguage
       /(?:是不是|有没有|能不能|可不可以|要不要|会不会|对不对|好不好|行不行|记不记得|知不知道)/.test(core) ||
       /(?:^|[，,])(?:你|请问)?(?:为什么|为啥|怎么|怎样|如何|什么时候|多少|几点|几号|哪里|哪儿|哪个|哪天|谁)/.test(core) ||
       /(?:是|叫|在|有|喜欢|吃|做|去|住|养|学|买)(?:什么|啥|哪|谁|几)/.test(core) ||
-      /几点|几号|几岁|哪天|哪年|哪儿|为什么|为啥/.test(core)
+      /几点|几号|几岁|哪天|哪年|哪儿|为什么|为啥/.test(core) ||
+      (ZH_ASKS.test(core) && !ZH_NOT_ASKING.test(core))
     )
   }
   const lower = core.toLowerCase().replace(/[\u2018\u2019]/g, "'")

@@ -194,3 +194,26 @@ describe('memorize: a question never closes or supersedes a fact', () => {
     expect(facts.rows.get('f1')).toMatchObject({ validTo: null })
   })
 })
+
+describe('a Chinese question without a mark or a particle', () => {
+  it('asks with a question word anywhere in it, and is no fact', async () => {
+    const judge = new RuleJudge()
+    for (const line of [
+      '我用的什么手机',
+      '我儿子多大了',
+      '我每月还多少房贷',
+      '我要考什么证来着',
+      '我考研要考哪个学校',
+      '我是干什么工作的',
+    ]) {
+      expect(isQuestion(line), line).toBe(true)
+      const { facts } = await judge.extract([{ role: 'user', name: 'Ann', content: line }], { now: new Date(2026, 10, 28) })
+      expect(facts, line).toEqual([])
+    }
+  })
+
+  it('states with an indefinite one', () => {
+    for (const line of ['我什么都吃', '我和几个朋友去了北京', '我不怎么喝酒', '我喜欢苹果香蕉什么的', '我忘了放哪了', '我谁也不认识'])
+      expect(isQuestion(line), line).toBe(false)
+  })
+})
