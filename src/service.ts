@@ -149,9 +149,9 @@ export class MemoryService extends Service {
   }
 
   /**
-   * What the memory knows for `query` (design §4.7): the user's facts, their preferences, and the
-   * relations and entities the query names in the group's (or the private chat's) knowledge, best
-   * first, each with the messages it came from. Never throws.
+   * What the memory knows for `query` (design §4.7): the user's memories (facts and lines), their
+   * preferences, and the relations of the entities the query names in the group's (or the private
+   * chat's) knowledge, best first, each with the messages it came from. Never throws.
    */
   recallKnowledge(user: string | Session, query: string, options: RetrieveOptions = {}): Promise<RecalledItem[]> {
     const scope =

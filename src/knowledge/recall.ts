@@ -5,9 +5,9 @@ import type { FoundEntity } from './search'
 import { nameKey } from './names'
 import type { EntityRow, EntityType, KnowledgeScope, ProfileRow } from './types'
 
-/** One item a knowledge-aware recall returns: a fact or a line of the user, a preference of theirs, a relation or an entity. */
+/** One item a knowledge-aware recall returns: a fact or a line of the user, a preference of theirs, or a relation. */
 export interface RecalledItem {
-  kind: 'fact' | 'message' | 'preference' | 'relation' | 'entity'
+  kind: 'fact' | 'message' | 'preference' | 'relation'
   text: string
   /** The messages it was drawn from. */
   sourceIds: string[]
@@ -124,19 +124,6 @@ export async function recallKnowledge(
     return askedAbout.has(row.subjectId) && aim.types.includes(rows.get(row.objectId)?.type ?? 'OTHER')
   })
   addAimed(add, lexicalOrder(query, relationItems), lexicalFirst(query, answering))
-  add(
-    // only entities the query names: a neighbour by vector alone says little about the question
-    input.entities
-      .filter((found) => found.named)
-      .map(({ entity }) => ({
-        kind: 'entity' as const,
-        text: entity.description ? `${entity.name}: ${entity.description}` : entity.name,
-        sourceIds: entity.sourceIds,
-        score: 0,
-      })),
-    KNOWLEDGE_WEIGHT,
-  )
-
   const fused = new Map<string, RecalledItem>()
   for (const { items, weight } of lists) {
     items.forEach((item, rank) => {

@@ -86,7 +86,7 @@ export class Recall {
     return scope.userId ? this.deps.facts.retriever.retrieve(scope, query, topK, minScore, options) : Promise.resolve([])
   }
 
-  /** The user's memories (facts and lines), their preferences, the relations and entities the query names in the scope's knowledge, fused by rank. */
+  /** The user's memories (facts and lines), their preferences, the relations of the entities the query names in the scope's knowledge, fused by rank. */
   async withKnowledge(
     scope: Scope & { platform: string; userId: string },
     query: string,
