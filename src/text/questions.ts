@@ -27,7 +27,8 @@ export function isQuestion(sentence: string, language: Language = detectLanguage
       /(?:^|[，,])(?:你|请问)?(?:为什么|为啥|怎么|怎样|如何|什么时候|多少|几点|几号|哪里|哪儿|哪个|哪天|谁)/.test(core) ||
       /(?:是|叫|在|有|喜欢|吃|做|去|住|养|学|买)(?:什么|啥|哪|谁|几)/.test(core) ||
       /几点|几号|几岁|哪天|哪年|哪儿|为什么|为啥/.test(core) ||
-      (ZH_ASKS.test(core) && !ZH_NOT_ASKING.test(core))
+      (ZH_ASKS.test(core) && !ZH_NOT_ASKING.test(core)) ||
+      /(?<![前这近好十过几])几年了?$/.test(core)
     )
   }
   const lower = core.toLowerCase().replace(/[\u2018\u2019]/g, "'")

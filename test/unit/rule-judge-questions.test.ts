@@ -213,7 +213,16 @@ describe('a Chinese question without a mark or a particle', () => {
   })
 
   it('states with an indefinite one', () => {
-    for (const line of ['我什么都吃', '我和几个朋友去了北京', '我不怎么喝酒', '我喜欢苹果香蕉什么的', '我忘了放哪了', '我谁也不认识'])
+    for (const line of [
+      '我什么都吃',
+      '我和几个朋友去了北京',
+      '我不怎么喝酒',
+      '我喜欢苹果香蕉什么的',
+      '我忘了放哪了',
+      '我谁也不认识',
+      '我在北京待了好几年',
+      '前几年我去过西藏',
+    ])
       expect(isQuestion(line), line).toBe(false)
   })
 })
