@@ -2,8 +2,10 @@ import type { MessageHit, MessageRow, MessagesPart } from '../messages'
 import type { Scope } from '../scope'
 import { isQuestion } from '../text/questions'
 
-/** Lines of the chat fetched from the index per search, for the reranker. */
+/** Lines of the asker fetched from the index, for the reranker. */
 const LINES_SEARCHED = 40
+/** Lines of a guild fetched from the index, anyone's: the asker's and those they may have answered. */
+const GUILD_LINES_SEARCHED = 60
 /** Turns after another's line where the asker's answer to it is looked for. */
 const ANSWER_REACH = 2
 /** Longest pause between a line and the answer to it. */
@@ -38,15 +40,17 @@ export async function lineCandidates(
   extra: MessageRow[],
 ): Promise<LineCandidate[]> {
   const { index, store } = messages
-  const own = { platform: scope.platform, userId: scope.userId, ...(scope.guildId !== undefined && { guildId: scope.guildId }) }
-  const [mine, heard] = await Promise.all([
-    index.searchWithin(own, query, { limit: LINES_SEARCHED }),
-    scope.guildId ? index.searchWithin({ platform: scope.platform, guildId: scope.guildId }, query, { limit: LINES_SEARCHED }) : [],
-  ])
+  // in a guild one search finds the asker's lines and the lines of others they may have answered
+  const where = scope.guildId
+    ? { platform: scope.platform, guildId: scope.guildId }
+    : { platform: scope.platform, userId: scope.userId, ...(scope.guildId !== undefined && { guildId: scope.guildId }) }
+  const found = await index.searchWithin(where, query, { limit: scope.guildId ? GUILD_LINES_SEARCHED : LINES_SEARCHED })
+  const mine = found.filter((hit) => hit.userId === scope.userId)
+  const heard = found.filter((hit) => hit.userId !== scope.userId)
   const kept = (hit: MessageHit) => hit.similarity >= minScore
   const similarity = new Map<string, number>()
   for (const hit of mine.filter(kept)) similarity.set(hit.id, hit.similarity)
-  const others = heard.filter((hit) => kept(hit) && hit.userId !== scope.userId)
+  const others = heard.filter(kept)
   for (const hit of others) similarity.set(hit.id, hit.similarity)
   const rows = new Map(extra.map((row) => [row.id, row]))
   for (const row of await store.byIds([...similarity.keys()].filter((id) => !rows.has(id)))) rows.set(row.id, row)
