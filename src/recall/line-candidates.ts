@@ -44,7 +44,10 @@ export async function lineCandidates(
   const where = scope.guildId
     ? { platform: scope.platform, guildId: scope.guildId }
     : { platform: scope.platform, userId: scope.userId, ...(scope.guildId !== undefined && { guildId: scope.guildId }) }
-  const found = await index.searchWithin(where, query, { limit: scope.guildId ? GUILD_LINES_SEARCHED : LINES_SEARCHED })
+  // an index that is down leaves the facts (the retriever says so, once per outage)
+  const found = await index
+    .searchWithin(where, query, { limit: scope.guildId ? GUILD_LINES_SEARCHED : LINES_SEARCHED })
+    .catch(() => [] as MessageHit[])
   const mine = found.filter((hit) => hit.userId === scope.userId)
   const heard = found.filter((hit) => hit.userId !== scope.userId)
   const kept = (hit: MessageHit) => hit.similarity >= minScore
