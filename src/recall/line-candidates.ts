@@ -48,13 +48,7 @@ export async function lineCandidates(
   const found = await index
     .searchWithin(where, query, { limit: scope.guildId ? GUILD_LINES_SEARCHED : LINES_SEARCHED })
     .catch(() => [] as MessageHit[])
-  const mine = found.filter((hit) => hit.userId === scope.userId)
-  const heard = found.filter((hit) => hit.userId !== scope.userId)
-  const kept = (hit: MessageHit) => hit.similarity >= minScore
-  const similarity = new Map<string, number>()
-  for (const hit of mine.filter(kept)) similarity.set(hit.id, hit.similarity)
-  const others = heard.filter(kept)
-  for (const hit of others) similarity.set(hit.id, hit.similarity)
+  const similarity = new Map(found.filter((hit) => hit.similarity >= minScore).map((hit) => [hit.id, hit.similarity]))
   const rows = new Map(extra.map((row) => [row.id, row]))
   for (const row of await store.byIds([...similarity.keys()].filter((id) => !rows.has(id)))) rows.set(row.id, row)
   const candidates = new Map<string, LineCandidate>()
