@@ -2,15 +2,9 @@ import { beforeEach, describe, expect, it } from 'vitest'
 import type { Extraction, ExtractOptions, MemoryJudge, Turn } from '../../src/facts/judge'
 import type { MemorizeDeps, MemorizeOutcome } from '../../src/facts/memorize'
 import { memorize } from '../../src/facts/memorize'
-import { RuleJudge } from '../../src/facts/rule-judge'
-import { factIndexKind } from '../../src/facts/fact-index'
-import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { IndexedTable } from '../../src/store/index-sync'
 import { Counters } from '../../src/core/observability'
-import { quiet } from '../fakes/logger'
 import { MemoryFacts } from '../fakes/facts'
-import { MemoryOutbox } from '../fakes/outbox'
-import { ExactIndex } from '../fakes/exact-index'
+import { memorizeDeps } from '../fakes/memorize-deps'
 
 /** A model judge: reads the known facts, answers what the test scripts from them. */
 class ModelJudge implements MemoryJudge {
@@ -38,24 +32,7 @@ describe('memorize: a contradicting statement closes the older fact', () => {
   beforeEach(() => {
     facts = new MemoryFacts()
     counters = new Counters()
-    const embedder = new OfflineEmbedder({ dims: 256 })
-    const index = new ExactIndex()
-    let n = 0
-    deps = {
-      judge: new RuleJudge(),
-      embedder,
-      facts,
-      factIndex: new IndexedTable(
-        { index, embedder, outbox: new MemoryOutbox(), counters, logger: quiet },
-        factIndexKind('memories', facts),
-      ),
-      counters,
-      logger: quiet,
-      dedupeThreshold: 0.85,
-      commandPrefixes: ['/'],
-      newId: () => `f${++n}`,
-      now: () => june,
-    }
+    deps = memorizeDeps(facts, counters, june)
   })
 
   it('offline: 住在成都 then 搬到上海 closes the first when the second was said, with a link to it', async () => {

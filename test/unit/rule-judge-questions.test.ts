@@ -7,16 +7,11 @@ import { LlmJudge } from '../../src/facts/llm-judge'
 import { DEFAULT_PROMPTS } from '../../src/facts/prompts'
 import { claimsOf } from '../../src/facts/contradiction'
 import { drawnOnlyFromQuestions, turnsOnlyAsk } from '../../src/facts/question-evidence'
-import { factIndexKind } from '../../src/facts/fact-index'
-import { OfflineEmbedder } from '../../src/providers/offline-embedder'
-import { IndexedTable } from '../../src/store/index-sync'
 import { Counters } from '../../src/core/observability'
 import { isHypothetical, isQuestion, isRequest } from '../../src/text/questions'
 import { FakeLLM } from '../fakes/llm'
-import { quiet } from '../fakes/logger'
 import { MemoryFacts } from '../fakes/facts'
-import { MemoryOutbox } from '../fakes/outbox'
-import { ExactIndex } from '../fakes/exact-index'
+import { memorizeDeps } from '../fakes/memorize-deps'
 
 const judge = new RuleJudge()
 const now = new Date(2026, 2, 14, 20, 30)
@@ -144,23 +139,7 @@ describe('memorize: a question never closes or supersedes a fact', () => {
     facts = new MemoryFacts()
     counters = new Counters()
     scripted = new ScriptedJudge()
-    const embedder = new OfflineEmbedder({ dims: 256 })
-    let n = 0
-    deps = {
-      judge: new RuleJudge(),
-      embedder,
-      facts,
-      factIndex: new IndexedTable(
-        { index: new ExactIndex(), embedder, outbox: new MemoryOutbox(), counters, logger: quiet },
-        factIndexKind('memories', facts),
-      ),
-      counters,
-      logger: quiet,
-      dedupeThreshold: 0.85,
-      commandPrefixes: ['/'],
-      newId: () => `f${++n}`,
-      now: () => june,
-    }
+    deps = memorizeDeps(facts, counters, june)
   })
 
   const turn = (content: string, time: Date): Turn[] => [{ role: 'user', name: '小明', content, time, userId: 'alice' }]
