@@ -130,12 +130,14 @@ export class Retriever {
   /** The current fact that (through at most `MAX_SUCCESSION` closings) took the place of each closed one. */
   private async successors(closed: FactRow[]): Promise<Map<string, FactRow>> {
     const current = new Map<string, FactRow>()
+    const owners = new Map(closed.map((row) => [row.id, row]))
     let pending = new Map(closed.filter((row) => row.supersededBy).map((row) => [row.id, row.supersededBy!]))
     for (let hop = 0; hop < MAX_SUCCESSION && pending.size; hop++) {
       const next = new Map((await this.deps.facts!.get([...new Set(pending.values())])).map((row) => [row.id, row]))
       const later = new Map<string, string>()
       for (const [origin, id] of pending) {
-        const row = next.get(id)
+        // a link to another person's fact (written by hand or by an import) is no succession
+        const row = sameOwner(next.get(id), owners.get(origin)!)
         if (row && isCurrent(row)) current.set(origin, row)
         else if (row?.supersededBy) later.set(origin, row.supersededBy)
       }
@@ -149,6 +151,10 @@ export class Retriever {
     this.outage = undefined
     this.deps.logger.info('memory retrieval recovered')
   }
+}
+
+function sameOwner(row: FactRow | undefined, of: FactRow): FactRow | undefined {
+  return row && row.platform === of.platform && row.userId === of.userId && row.guildId === of.guildId ? row : undefined
 }
 
 /** A compact block of memories for a system prompt. */
