@@ -4,7 +4,7 @@ import type { Context } from 'koishi'
 import { CaptureJournal, CapturePipeline } from './capture'
 import { composeIndex, storeDir } from './compose-index'
 import type { Config } from './config'
-import { ForgetFence } from './core/forget-fence'
+import { ForgetFence, KoishiForgetMarks } from './store/forget-fence'
 import type { Counters, Logger } from './core/observability'
 import { Eraser } from './erase'
 import { defaultLexicalShare } from './facts'
@@ -29,7 +29,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const { embedder, llm } = providers
   const infra = composeIndex(ctx, config, counters, log)
   const { registry, index, outbox } = infra
-  const fence = new ForgetFence()
+  const fence = new ForgetFence(new KoishiForgetMarks(ctx))
   const sync = { index, embedder, outbox, counters, logger: log }
   const now = () => new Date()
   const modules = new MemoryModules(
@@ -159,7 +159,7 @@ function composeCapture(
     contextLog: context.log,
     queue: deps.queue,
     memorize: deps.memorize,
-    isCommandName: (name, session) => Boolean(ctx.$commander.get(name, session)),
+    commandName: (name, session) => ctx.$commander.get(name, session)?.name,
     schedule: (callback, ms) => ctx.setTimeout(callback, ms),
     counters: deps.counters,
     logger: deps.log,

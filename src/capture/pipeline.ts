@@ -63,8 +63,8 @@ export interface CaptureDeps {
   queue: KeyedQueue
   /** The post-dialogue chain (long-term memory). */
   memorize(dialogue: Dialogue): Promise<MemorizeOutcome>
-  /** Whether `name` is one of the bot's commands. */
-  isCommandName(name: string, session: Session): boolean
+  /** The bot's command `name` calls (an alias resolved), if it is one. */
+  commandName(name: string, session: Session): string | undefined
   schedule(callback: () => void, ms: number): () => void
   counters: Counters
   logger: Logger
@@ -146,7 +146,7 @@ export class CapturePipeline {
       content,
       role: 'user',
       isMentionBot: mentionsBot(session),
-      isCommand: this.isCommand(session),
+      isCommand: Boolean(this.command(session)),
       replyMessageId: session.quote?.id ?? '',
       createdAt: new Date(session.timestamp || Date.now()),
     })
@@ -166,8 +166,12 @@ export class CapturePipeline {
     if (!session.channelId || !this.records(session)) return
     const content = renderPlainText(session.elements ?? [], this.deps.options.placeholders)
     if (!content) return
-    // what a command prints is its output, not conversation: stored and marked like the invocation
-    const answersCommand = Boolean(replyTo && replyTo.userId !== replyTo.selfId && this.isCommand(replyTo))
+    // what a command prints is its output, not conversation: stored and marked like the invocation;
+    // what memory's own commands print is memory itself (a listing, a profile), which a forget must
+    // not find copied into the chat history: it is not stored
+    const command = replyTo && replyTo.userId !== replyTo.selfId ? this.command(replyTo) : undefined
+    if (command && isMemoryCommand(command)) return
+    const answersCommand = Boolean(command)
     const row = this.row(session, {
       messageId: localMessageId(),
       userId: session.selfId,
@@ -205,13 +209,13 @@ export class CapturePipeline {
     return mode === 'allow' ? listed : !listed
   }
 
-  /** Whether the message calls one of the bot's commands (with or without a prefix). */
-  private isCommand(session: Session): boolean {
+  /** The bot's command the message calls (with or without a prefix), if any. */
+  private command(session: Session): string | undefined {
     let text = (session.stripped?.content ?? '').trim()
     const prefix = this.deps.options.commandPrefixes.find((prefix) => prefix && text.startsWith(prefix))
     if (prefix) text = text.slice(prefix.length)
     const name = text.split(/\s/, 1)[0]
-    return Boolean(name && this.deps.isCommandName(name, session))
+    return name ? this.deps.commandName(name, session) : undefined
   }
 
   /** What a stored message feeds besides its table: term statistics, topics, the rolling summary. */
@@ -350,4 +354,8 @@ export class CapturePipeline {
     const dialogue = this.tracker.finish(owner)
     if (dialogue) this.backlog.add(JSON.stringify([owner.platform, owner.channelId]), dialogue)
   }
+}
+
+function isMemoryCommand(name: string): boolean {
+  return name === 'memory' || name.startsWith('memory.')
 }
