@@ -9,6 +9,7 @@ import { DatabaseIndex, defineVectorTables } from './store/database-index'
 import { IndexRegistry } from './store/index-sync'
 import { LanceIndex } from './store/lance-index'
 import { lanceLoadFailure } from './store/lance-library'
+import { defineForgetTable } from './store/forget-fence'
 import { defineOutboxTable, KoishiOutbox } from './store/outbox'
 import { ScopeCache } from './store/scope-cache'
 
@@ -25,6 +26,7 @@ export interface EngineChoice {
  */
 export function composeIndex(ctx: Context, config: Config, counters: Counters, log: Logger) {
   defineOutboxTable(ctx)
+  defineForgetTable(ctx)
   defineVectorTables(ctx)
   const registry = new IndexRegistry({ logger: log })
   const lanceFailure = config.store.engine === 'auto' ? lanceLoadFailure() : undefined

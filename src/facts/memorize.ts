@@ -282,7 +282,7 @@ function turnsTime(dialogue: Pick<Dialogue, 'turns'>, turns: number[] | undefine
 }
 
 /** When the user last spoke in the dialogue (undefined when the turns carry no time). */
-function saidAt(dialogue: Pick<Dialogue, 'owner' | 'turns'>, userId: string): Date | undefined {
+export function saidAt(dialogue: Pick<Dialogue, 'owner' | 'turns'>, userId: string): Date | undefined {
   const times = dialogue.turns
     .filter((turn) => turn.role === 'user' && (turn.userId ?? dialogue.owner.userId) === userId && turn.time)
     .map((turn) => turn.time!.getTime())
@@ -290,7 +290,7 @@ function saidAt(dialogue: Pick<Dialogue, 'owner' | 'turns'>, userId: string): Da
 }
 
 /** Speakers of the dialogue's user turns (turns that name none are the dialogue owner's). */
-function speakers(dialogue: Pick<Dialogue, 'owner' | 'turns'>): string[] {
+export function speakers(dialogue: Pick<Dialogue, 'owner' | 'turns'>): string[] {
   return [...new Set(dialogue.turns.filter((turn) => turn.role === 'user').map((turn) => turn.userId ?? dialogue.owner.userId))]
 }
 

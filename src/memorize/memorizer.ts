@@ -1,7 +1,7 @@
-import type { ForgetFence } from '../core/forget-fence'
+import type { ForgetFence } from '../store/forget-fence'
 import type { Counters, Logger } from '../core/observability'
 import type { Dialogue, FactsPart, MemorizeOutcome } from '../facts'
-import { memorize } from '../facts'
+import { memorize, saidAt, speakers } from '../facts'
 import type { KnowledgePart } from '../knowledge'
 import type { Embedder } from '../providers/types'
 
@@ -60,15 +60,39 @@ export function createMemorizer(deps: MemorizerDeps, settings: MemorizerSettings
     }
   }
 
+  /**
+   * A speaker forgotten while this dialogue ran (on this instance or another, whose forget may have
+   * read the tables before these rows were written) loses what it stored of their words.
+   */
+  const undoForgotten = async (dialogue: Dialogue, outcome: MemorizeOutcome) => {
+    const users = speakers(dialogue).map((userId) => ({ platform: dialogue.owner.platform, userId }))
+    await fence.refresh(users)
+    for (const user of users) {
+      const since = fence.since(user)
+      const said = saidAt(dialogue, user.userId)
+      if (!since || !said || said > since) continue
+      const stored = outcome.status === 'stored' ? outcome.facts.filter(({ fact }) => fact.userId === user.userId) : []
+      const ids = stored.map(({ fact }) => fact.id)
+      await facts.store.remove(ids)
+      await facts.index.remove(ids)
+      const lines = dialogue.sourceIds.filter((_, i) => (dialogue.turns[i]?.userId ?? dialogue.owner.userId) === user.userId)
+      if (settings.knowledge) await knowledge.knowledge.forgetUser(user, lines)
+      deps.counters.inc('memorize.fenced-after', ids.length)
+    }
+  }
+
   return async (dialogue) => {
+    await fence.refresh(speakers(dialogue).map((userId) => ({ platform: dialogue.owner.platform, userId })))
     const outcome = await memorizeFacts(dialogue)
-    if (!settings.knowledge || outcome.status === 'failed') return outcome
-    await knowledge.learner.learn(dialogue, 'extraction' in outcome ? outcome.extraction : undefined)
-    if (outcome.status === 'stored')
-      await noteNewFacts(
-        dialogue,
-        outcome.facts.map((stored) => stored.fact),
-      )
+    if (settings.knowledge && outcome.status !== 'failed') {
+      await knowledge.learner.learn(dialogue, 'extraction' in outcome ? outcome.extraction : undefined)
+      if (outcome.status === 'stored')
+        await noteNewFacts(
+          dialogue,
+          outcome.facts.map((stored) => stored.fact),
+        )
+    }
+    await undoForgotten(dialogue, outcome)
     return outcome
   }
 }
