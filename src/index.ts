@@ -19,6 +19,8 @@ export type { ConfigInput } from './config'
 export * from './service'
 export type { Dialogue, FactRow, MemorizeOutcome, RetrievedMemory } from './facts'
 export type { RecalledMemory, SourceLine } from './recall'
+export type { ForgetReport } from './erase'
+export type { ErasedKind } from './module'
 export type { Embedder, LLM } from './providers/types'
 export type { Scope, SpeakerRef as FactOwner } from './scope'
 

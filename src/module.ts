@@ -1,5 +1,5 @@
 import type { Context } from 'koishi'
-import type { ForgetFence } from './core/forget-fence'
+import type { ForgetFence } from './store/forget-fence'
 import type { Counters, Logger } from './core/observability'
 import type { Embedder, LLM } from './providers/types'
 import type { UserRef } from './scope'
@@ -24,17 +24,34 @@ export interface ErasedLine {
   topicId?: string | null
 }
 
+/** What a forget removes, by kind: what `memory.forget` tells the user it erased. */
+export type ErasedKind =
+  | 'facts'
+  | 'messages'
+  | 'replies'
+  | 'episodes'
+  | 'topicSummaries'
+  | 'channelSummaries'
+  | 'contexts'
+  | 'groupMemories'
+  | 'entities'
+  | 'relations'
+  | 'profiles'
+
+export type ErasedCounts = Partial<Record<ErasedKind, number>>
+
 /**
  * A memory kind's part of a forget, called in the reverse order of registration (what builds on a kind
  * goes before the kind itself). A hook never sees another user's rows: it is given only the user's.
+ * Each hook may say what it removed, by kind.
  */
 export interface Erasure {
   /** Before any message goes: `messageIds` are every message the user said and the bot's answers to them. */
-  user?(owner: UserRef, messageIds: string[]): Promise<void>
+  user?(owner: UserRef, messageIds: string[]): Promise<ErasedCounts | void>
   /** Messages about to be erased: what the kind derived from them goes now. */
-  messages?(owner: UserRef, erased: ErasedLine[]): Promise<void>
+  messages?(owner: UserRef, erased: ErasedLine[]): Promise<ErasedCounts | void>
   /** The messages are gone: what the kind keeps about the rest is made again from what is left. */
-  afterMessages?(owner: UserRef, erased: ErasedLine[]): Promise<void>
+  afterMessages?(owner: UserRef, erased: ErasedLine[]): Promise<ErasedCounts | void>
 }
 
 /** What every module may build on: the shared infrastructure the root makes before any module. */

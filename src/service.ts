@@ -26,6 +26,7 @@ import { knowledgeScope } from './knowledge'
 import type { MirrorStats } from './messages'
 import type { Providers } from './providers/factory'
 import type { ChatMessage, ToolDefinition } from './providers/types'
+import type { ForgetReport } from './erase'
 import type { RecalledMemory } from './recall'
 import type { ReplyState } from './reply'
 import type { PersonRef, Scope, UserRef } from './scope'
@@ -182,13 +183,21 @@ export class MemoryService extends Service {
   }
 
   /** Erases facts of `owner` by id, with the messages they came from. Returns the ids erased. */
-  forget(owner: UserRef, ids: string[]): Promise<string[]> {
-    return this.memory.eraser.forget(owner, ids)
+  async forget(owner: UserRef, ids: string[]): Promise<string[]> {
+    return (await this.memory.eraser.forget(owner, ids)).facts
   }
 
-  /** Erases every fact and every captured message of a user on a platform. */
-  forgetAll(owner: UserRef): Promise<number> {
-    return this.memory.eraser.forgetAll(owner)
+  /** Erases every fact and every captured message of a user on a platform. Returns how many facts went. */
+  async forgetAll(owner: UserRef): Promise<number> {
+    return (await this.memory.eraser.forgetAll(owner)).facts.length
+  }
+
+  /**
+   * `forget` (facts by id) or `forgetAll` (`'all'`), telling what went of each kind: facts, the user's
+   * messages, the bot's replies, contexts, summaries, episodes, group memories, entities, relations, profiles.
+   */
+  erase(owner: UserRef, target: string[] | 'all'): Promise<ForgetReport> {
+    return target === 'all' ? this.memory.eraser.forgetAll(owner) : this.memory.eraser.forget(owner, target)
   }
 
   /**

@@ -18,6 +18,6 @@ export class KoishiChannelSummaryStore implements ChannelSummaryStore {
   }
 
   async remove(channel: Pick<ChannelRef, 'platform' | 'channelId'>) {
-    await this.ctx.database.remove('memory_channel_summary', { id: channelKey(channel) })
+    return (await this.ctx.database.remove('memory_channel_summary', { id: channelKey(channel) })).matched ?? 0
   }
 }

@@ -34,7 +34,10 @@ export const channelSummariesModule = defineMemoryKind({
   erase: (part) => ({
     // a summary may quote the erased lines: it is made again from what is left
     async messages(owner, erased) {
-      for (const channelId of new Set(erased.map((row) => row.channelId))) await part.store.remove({ platform: owner.platform, channelId })
+      let channelSummaries = 0
+      for (const channelId of new Set(erased.map((row) => row.channelId)))
+        channelSummaries += await part.store.remove({ platform: owner.platform, channelId })
+      return { channelSummaries }
     },
   }),
 })

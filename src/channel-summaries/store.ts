@@ -6,5 +6,6 @@ export interface ChannelSummaryStore {
   get(channel: ChannelRef): Promise<ChannelSummaryRecord | undefined>
   save(record: ChannelSummaryRecord): Promise<void>
   /** Drops a channel's summary (its messages were erased). */
-  remove(channel: Pick<ChannelRef, 'platform' | 'channelId'>): Promise<void>
+  /** Returns how many there were. */
+  remove(channel: Pick<ChannelRef, 'platform' | 'channelId'>): Promise<number>
 }

@@ -2,6 +2,7 @@ import type { Context } from 'koishi'
 import type { Config } from '../config'
 import type { FactRow } from '../facts'
 import { validSince } from '../facts'
+import type { ErasedCounts, ErasedKind } from '../module'
 import { clip } from '../text/clip'
 import { parseUser } from './users'
 
@@ -75,11 +76,33 @@ export function registerFactCommands(ctx: Context, config: Config) {
       if (options!.all) {
         const total = await ctx.memory.facts.count(owner, { history: true })
         if (!options!.yes) return session.text('.confirm-all', [total])
-        const erased = await ctx.memory.forgetAll(owner)
-        return session.text('.erased-all', [erased])
+        const report = await ctx.memory.erase(owner, 'all')
+        return [session.text('.erased-all'), removedText(report.removed)].join('\n')
       }
       if (!id) return session.text('.missing-id')
-      const erased = await ctx.memory.forget(owner, [id])
-      return erased.length ? session.text('.erased', [id]) : session.text('.not-found', [id])
+      const report = await ctx.memory.erase(owner, [id])
+      return report.facts.length
+        ? [session.text('.erased', [id]), removedText(report.removed)].join('\n')
+        : session.text('.not-found', [id])
+
+      function removedText(removed: ErasedCounts): string {
+        const parts = ERASED_KINDS.filter((kind) => removed[kind]).map((kind) => session!.text(`.kinds.${kind}`, [removed[kind]]))
+        return parts.length ? session!.text('.removed', [parts.join(session!.text('.separator'))]) : session!.text('.nothing-else')
+      }
     })
 }
+
+/** The order `memory.forget` tells what went in. */
+const ERASED_KINDS: ErasedKind[] = [
+  'facts',
+  'messages',
+  'replies',
+  'episodes',
+  'topicSummaries',
+  'channelSummaries',
+  'contexts',
+  'groupMemories',
+  'entities',
+  'relations',
+  'profiles',
+]

@@ -27,10 +27,28 @@ export class KoishiContextLogStore implements ContextLogStore {
     return this.ctx.database.get('memory_context', { createdAt: { $gte: since } })
   }
 
-  /** Drops the records and traces a user's messages triggered. */
+  /** Drops the records and traces a user's messages triggered. Returns how many records went. */
   async removeUser(platform: string, userId: string) {
-    await this.ctx.database.remove('memory_context', { platform, userId })
+    const ids = (await this.ctx.database.get('memory_context', { platform, userId }, ['id'])).map((row) => row.id)
+    await this.removeIds(ids)
     await this.ctx.database.remove('memory_reply_trace', { platform, userId })
+    return ids.length
+  }
+
+  /** Drops the records, whoever triggered them, that showed one of these messages (their reply may repeat it). */
+  async removeShowing(platform: string, channelIds: string[], messageIds: string[]) {
+    const erased = new Set(messageIds)
+    const ids: string[] = []
+    for (const part of chunks([...new Set(channelIds)])) {
+      const rows = await this.ctx.database.get('memory_context', { platform, channelId: { $in: part } }, ['id', 'chosenIds'])
+      ids.push(...rows.filter((row) => (row.chosenIds ?? []).some((id) => erased.has(id))).map((row) => row.id))
+    }
+    await this.removeIds(ids)
+    return ids.length
+  }
+
+  private async removeIds(ids: string[]) {
+    for (const part of chunks(ids)) await this.ctx.database.remove('memory_context', { id: { $in: part } })
   }
 
   async addTrace(record: ReplyTraceRecord) {

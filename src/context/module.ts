@@ -26,6 +26,17 @@ export const contextModule = defineMemoryKind({
     const logStore = new KoishiContextLogStore(ctx)
     return { log: new ContextLog(logStore, { counters, logger }), logStore, termStats: new TermStats() }
   },
-  // the contexts and traces a user's messages triggered may quote them
-  erase: (part) => ({ messages: (owner) => part.logStore.removeUser(owner.platform, owner.userId) }),
+  // the contexts a user's messages triggered quote them, and any context that showed an erased line
+  // holds it with the reply drawn from it
+  erase: (part) => ({
+    async messages(owner, erased) {
+      const mine = await part.logStore.removeUser(owner.platform, owner.userId)
+      const showing = await part.logStore.removeShowing(
+        owner.platform,
+        erased.map((row) => row.channelId),
+        erased.map((row) => row.id),
+      )
+      return { contexts: mine + showing }
+    },
+  }),
 })

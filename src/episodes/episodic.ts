@@ -156,9 +156,10 @@ export class EpisodicMemory {
   }
 
   /** Removes episodes (their messages were erased). */
-  async remove(ids: string[]): Promise<void> {
-    if (!ids.length) return
-    await this.deps.store.remove(ids)
+  async remove(ids: string[]): Promise<number> {
+    if (!ids.length) return 0
+    const removed = await this.deps.store.remove(ids)
     await this.indexed.remove(ids)
+    return removed
   }
 }

@@ -24,6 +24,7 @@ export class KoishiEpisodeStore implements EpisodeStore {
   }
 
   async remove(ids: string[]) {
-    if (ids.length) await this.ctx.database.remove('memory_episode', { id: { $in: ids } })
+    if (!ids.length) return 0
+    return (await this.ctx.database.remove('memory_episode', { id: { $in: ids } })).matched ?? 0
   }
 }

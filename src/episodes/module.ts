@@ -15,5 +15,5 @@ export const episodesModule = defineMemoryKind({
   tables: defineEpisodeTable,
   create: ({ ctx, sync }) => new EpisodicMemory({ ...sync, store: new KoishiEpisodeStore(ctx) }),
   indexes: (episodes) => [episodes.indexed],
-  erase: (episodes) => ({ messages: (_owner, erased) => episodes.remove(erased.map((row) => row.id)) }),
+  erase: (episodes) => ({ messages: async (_owner, erased) => ({ episodes: await episodes.remove(erased.map((row) => row.id)) }) }),
 })

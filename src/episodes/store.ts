@@ -9,5 +9,6 @@ export interface EpisodeStore {
   recent(scope: Scope, limit: number): Promise<Episode[]>
   /** Ids of every episode (an index rebuild). */
   allIds(): Promise<string[]>
-  remove(ids: string[]): Promise<void>
+  /** Returns how many there were. */
+  remove(ids: string[]): Promise<number>
 }

@@ -1,18 +1,19 @@
 import type { Counters } from '../core/observability'
-import type { ForgetFence } from '../core/forget-fence'
+import type { ForgetFence } from '../store/forget-fence'
 import type { FactIndex, FactStore, FactRow } from '../facts'
 import { factLockKey } from '../facts'
 import type { KeyedLock } from '../core/keyed-lock'
 import type { ErasedMessage, KoishiMessageStore } from '../messages'
-import type { Erasure } from '../module'
+import type { ErasedCounts, Erasure } from '../module'
 import type { UserRef } from '../scope'
+import { cleanId } from '../scope'
 
 export interface EraserDeps {
   /** Capture's buffers: written out before an erasure reads the tables, a user's part dropped first. */
   capture: { flush(): Promise<void>; forgetUser(platform: string, userId: string): Promise<void> }
   facts: Pick<FactStore, 'get' | 'remove' | 'ofUser'>
   factIndex: Pick<FactIndex, 'remove'>
-  messages: Pick<KoishiMessageStore, 'byIds' | 'ofUser' | 'repliesTo'>
+  messages: Pick<KoishiMessageStore, 'byIds' | 'ofUser' | 'repliesTo' | 'quoting'>
   /** Each memory kind's part of a forget (the messages' own rows among them), those built on others first. */
   erasures: Erasure[]
   /** Rewrites the index tables rows were erased from, so the erased text leaves the disk. */
@@ -24,77 +25,117 @@ export interface EraserDeps {
   counters: Counters
 }
 
+/** What a forget erased: the facts by id, and how many rows of each kind went. */
+export interface ForgetReport {
+  facts: string[]
+  removed: ErasedCounts
+}
+
 /**
  * `memory.forget` and `memory.forget --all`: each domain erases what it holds of a user — facts and
- * their index rows, the messages they came from and the bot's answers to them, their index rows and
- * exchanges, the contexts they triggered, and the summaries that may quote them (made again later).
+ * their index rows, the messages they came from and the bot's answers to them, the bot's messages that
+ * repeat a forgotten fact, their index rows and exchanges, the contexts that showed them, knowledge,
+ * group memory, and the summaries that may quote them (made again later).
  */
 export class Eraser {
   constructor(private readonly deps: EraserDeps) {}
 
-  /** Erases facts of `owner` by id, with the messages they were drawn from. Returns the ids erased. */
-  async forget(owner: UserRef, ids: string[]): Promise<string[]> {
-    const rows = (await this.deps.facts.get(ids)).filter((row) => row.platform === owner.platform && row.userId === owner.userId)
-    await this.eraseFacts(owner, rows)
+  /** Erases facts of `owner` by id, with the messages they were drawn from. */
+  async forget(owner: UserRef, ids: string[]): Promise<ForgetReport> {
+    const who = cleanOwner(owner)
+    const removed: ErasedCounts = {}
+    const rows = (await this.deps.facts.get(ids)).filter((row) => row.platform === who.platform && row.userId === who.userId)
+    await this.eraseFacts(who, rows, removed)
     if (rows.length) await this.deps.purgeIndex()
-    return rows.map((row) => row.id)
+    return { facts: rows.map((row) => row.id), removed }
   }
 
-  /** Erases every fact and every captured message of a user on a platform. Returns how many facts went. */
-  async forgetAll(owner: UserRef): Promise<number> {
-    return this.deps.lock.run(factLockKey(owner), () => this.eraseAll(owner))
+  /** Erases every fact and every captured message of a user on a platform. */
+  async forgetAll(owner: UserRef): Promise<ForgetReport> {
+    const who = cleanOwner(owner)
+    return this.deps.lock.run(factLockKey(who), () => this.eraseAll(who))
   }
 
-  private async eraseAll(owner: UserRef): Promise<number> {
+  private async eraseAll(owner: UserRef): Promise<ForgetReport> {
     const { capture, facts, messages } = this.deps
-    // a dialogue queued or running now stores nothing of what the user said up to here
-    this.deps.fence.mark(owner, new Date())
+    const removed: ErasedCounts = {}
+    // a dialogue queued or running now, here or on another instance, stores nothing of what the user said up to here
+    await this.deps.fence.mark(owner, new Date())
     await capture.forgetUser(owner.platform, owner.userId)
-    await this.eraseUser(owner)
-    const rows = await facts.ofUser(owner.platform, owner.userId)
-    await this.eraseFacts(owner, rows)
+    await capture.flush()
     const said = await messages.ofUser(owner.platform, owner.userId)
     // the bot's answers to the user can quote them, so they go too
-    const replies = await messages.repliesTo(
-      owner.platform,
-      said.map((row) => row.messageId),
-    )
-    await this.eraseMessages(owner, [...said, ...replies])
+    const replies = await messages.repliesTo(owner.platform, said)
+    // before any message goes: what names its sources by message id (knowledge) is given them all
+    for (const erasure of this.deps.erasures)
+      add(
+        removed,
+        await erasure.user?.(
+          owner,
+          [...said, ...replies].map((row) => row.id),
+        ),
+      )
+    const rows = await facts.ofUser(owner.platform, owner.userId)
+    await this.eraseFacts(owner, rows, removed)
+    const left = await messages.ofUser(owner.platform, owner.userId)
+    const leftReplies = await messages.repliesTo(owner.platform, left)
+    await this.eraseMessages(owner, { said: left, replies: leftReplies }, removed)
     await this.deps.purgeIndex()
-    return rows.length
+    return { facts: rows.map((row) => row.id), removed }
   }
 
-  /** Before any message goes: what names its sources by message id (knowledge) is given every message the user said and the answers to them. */
-  private async eraseUser(owner: UserRef): Promise<void> {
-    const { messages } = this.deps
-    const said = await messages.ofUser(owner.platform, owner.userId)
-    const replies = await messages.repliesTo(
-      owner.platform,
-      said.map((row) => row.messageId),
-    )
-    const ids = [...said, ...replies].map((row) => row.id)
-    for (const erasure of this.deps.erasures) await erasure.user?.(owner, ids)
-  }
-
-  private async eraseFacts(owner: UserRef, rows: FactRow[]): Promise<void> {
+  private async eraseFacts(owner: UserRef, rows: FactRow[], removed: ErasedCounts): Promise<void> {
     if (!rows.length) return
     const { capture, facts, factIndex, messages, counters } = this.deps
     const ids = rows.map((row) => row.id)
     await capture.flush()
     await facts.remove(ids)
     await factIndex.remove(ids)
-    // the dialogue the fact came from: the user's lines and the bot's answers to them, also a line
-    // another fact names (one message can state several facts): the line still says what was
-    // forgotten, and recall hands lines back; the other facts stay, without that line
-    const sources = [...new Set(rows.flatMap((row) => row.sourceIds))].filter((id) => id.startsWith(`${owner.platform}:`))
-    if (sources.length) await this.eraseMessages(owner, await messages.byIds(sources))
+    add(removed, { facts: ids.length })
+    // the dialogue the fact came from: the user's own lines (a source that names another's message,
+    // as an import may, is not theirs to erase) and the bot's answers to them, also a line another fact
+    // names (one message can state several facts): the line still says what was forgotten
+    const named = await messages.byIds([...new Set(rows.flatMap((row) => row.sourceIds))])
+    const said = named.filter((row) => row.platform === owner.platform && row.userId === owner.userId)
+    const replies = await messages.repliesTo(owner.platform, said)
+    // the bot's messages that repeat a forgotten fact: a `memory.list`, an answer drawn from it
+    const channels = [...new Set([...said, ...(await messages.ofUser(owner.platform, owner.userId))].map((row) => row.channelId))]
+    const quoting = await messages.quoting(
+      owner.platform,
+      channels,
+      rows.map((row) => row.content),
+    )
+    await this.eraseMessages(owner, { said, replies: [...replies, ...quoting] }, removed)
     counters.inc('forget.facts', ids.length)
   }
 
   /** Erases messages and what was derived from them. */
-  private async eraseMessages(owner: UserRef, erased: ErasedMessage[]): Promise<void> {
+  private async eraseMessages(
+    owner: UserRef,
+    lines: { said: ErasedMessage[]; replies: ErasedMessage[] },
+    removed: ErasedCounts,
+  ): Promise<void> {
+    const said = unique(lines.said)
+    const saidIds = new Set(said.map((row) => row.id))
+    const replies = unique(lines.replies).filter((row) => !saidIds.has(row.id))
+    const erased = [...said, ...replies]
     if (!erased.length) return
-    for (const erasure of this.deps.erasures) await erasure.messages?.(owner, erased)
-    for (const erasure of this.deps.erasures) await erasure.afterMessages?.(owner, erased)
+    add(removed, { messages: said.length, replies: replies.length })
+    for (const erasure of this.deps.erasures) add(removed, await erasure.messages?.(owner, erased))
+    for (const erasure of this.deps.erasures) add(removed, await erasure.afterMessages?.(owner, erased))
   }
+}
+
+/** Ids as capture stored them (a lone surrogate written out), so a forget finds what recall finds. */
+function cleanOwner(owner: UserRef): UserRef {
+  return { platform: cleanId(owner.platform), userId: cleanId(owner.userId) }
+}
+
+function unique<T extends { id: string }>(rows: T[]): T[] {
+  return [...new Map(rows.map((row) => [row.id, row])).values()]
+}
+
+function add(total: ErasedCounts, counts: ErasedCounts | void): void {
+  if (!counts) return
+  for (const [kind, n] of Object.entries(counts) as [keyof ErasedCounts, number][]) if (n) total[kind] = (total[kind] ?? 0) + n
 }

@@ -1,2 +1,2 @@
 export { Eraser } from './eraser'
-export type { EraserDeps } from './eraser'
+export type { EraserDeps, ForgetReport } from './eraser'

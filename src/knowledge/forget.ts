@@ -1,5 +1,6 @@
 import type { EntityIndex } from './entity-index'
 import type { KnowledgeStore } from './store'
+import type { ProfileRow } from './types'
 import type { UserRef } from '../scope'
 
 export interface ForgottenKnowledge {
@@ -13,14 +14,45 @@ export interface ForgottenKnowledge {
  * their messages support (every source among `messageIds`), with the relations of the entities that go
  * and the entities' index rows. What others' messages also support stays, without the erased sources.
  */
-export async function forgetKnowledge(
-  deps: { store: KnowledgeStore; entityIndex: Pick<EntityIndex, 'remove'> },
+export async function forgetKnowledge(deps: ForgetDeps, owner: UserRef, messageIds: string[]): Promise<ForgottenKnowledge> {
+  const profiles = await deps.store.removeProfiles(owner.platform, owner.userId)
+  return { ...(await forgetSources(deps, owner, messageIds)), profiles }
+}
+
+/**
+ * Some of a user's messages are erased (`memory.forget <id>`): the entities and relations only they
+ * support go, and the user's profiles lose what was learnt only from them; their text is written
+ * again from what is left (the forgotten fact is gone already).
+ */
+export async function forgetLines(
+  deps: ForgetDeps & { rewrite(profile: ProfileRow): Promise<unknown> },
   owner: UserRef,
   messageIds: string[],
-): Promise<ForgottenKnowledge> {
+): Promise<Omit<ForgottenKnowledge, 'profiles'>> {
+  const erased = new Set(messageIds)
+  const counts = await forgetSources(deps, owner, messageIds)
+  for (const profile of await deps.store.profilesOf(owner)) {
+    profile.preferences = keptItems(profile.preferences, erased)
+    profile.traits = keptItems(profile.traits, erased)
+    await deps.rewrite(profile)
+  }
+  return counts
+}
+
+function keptItems<T extends { sourceIds: string[] }>(items: T[], erased: Set<string>): T[] {
+  return items
+    .filter((item) => !item.sourceIds.length || item.sourceIds.some((id) => !erased.has(id)))
+    .map((item) => ({ ...item, sourceIds: item.sourceIds.filter((id) => !erased.has(id)) }))
+}
+
+interface ForgetDeps {
+  store: KnowledgeStore
+  entityIndex: Pick<EntityIndex, 'remove'>
+}
+
+async function forgetSources(deps: ForgetDeps, owner: UserRef, messageIds: string[]): Promise<Omit<ForgottenKnowledge, 'profiles'>> {
   const { store, entityIndex } = deps
   const erased = new Set(messageIds)
-  const profiles = await store.removeProfiles(owner.platform, owner.userId)
   const entities = await store.entitiesFrom(owner.platform, messageIds)
   const gone = entities.filter((row) => row.sourceIds.every((id) => erased.has(id)))
   const kept = entities.filter((row) => !gone.includes(row))
@@ -43,5 +75,5 @@ export async function forgetKnowledge(
   await store.removeEntities([...goneIds])
   await store.upsertEntities(kept)
   await entityIndex.remove([...goneIds])
-  return { entities: gone.length, relations: dropped.size, profiles }
+  return { entities: gone.length, relations: dropped.size }
 }

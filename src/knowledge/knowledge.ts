@@ -1,7 +1,7 @@
 import type { Logger } from '../core/observability'
 import type { EntityIndex } from './entity-index'
 import type { ForgottenKnowledge } from './forget'
-import { forgetKnowledge } from './forget'
+import { forgetKnowledge, forgetLines } from './forget'
 import type { Graph, GraphOptions } from './graph'
 import { findEntity, queryGraph } from './graph'
 import type { KnowledgeStore } from './store'
@@ -77,5 +77,11 @@ export class Knowledge {
   /** Erases a user's profiles and the knowledge only their messages (`messageIds`) support. */
   forgetUser(owner: UserRef, messageIds: string[]): Promise<ForgottenKnowledge> {
     return forgetKnowledge({ store: this.deps.store, entityIndex: this.deps.index }, owner, messageIds)
+  }
+
+  /** Erases what only these messages of a user support, and rewrites their profiles without them. */
+  forgetMessages(owner: UserRef, messageIds: string[]): Promise<Omit<ForgottenKnowledge, 'profiles'>> {
+    const rewrite = (profile: ProfileRow) => this.deps.profiles.rewrite(profile)
+    return forgetLines({ store: this.deps.store, entityIndex: this.deps.index, rewrite }, owner, messageIds)
   }
 }

@@ -65,5 +65,12 @@ export const knowledgeModule = defineMemoryKind({
   },
   indexes: (part) => [part.entityIndex],
   // before any message goes: entities and relations name their sources by message id
-  erase: (part) => ({ user: (owner, messageIds) => part.knowledge.forgetUser(owner, messageIds).then(() => undefined) }),
+  erase: (part) => ({
+    user: (owner, messageIds) => part.knowledge.forgetUser(owner, messageIds),
+    messages: (owner, erased) =>
+      part.knowledge.forgetMessages(
+        owner,
+        erased.map((row) => row.id),
+      ),
+  }),
 })

@@ -137,6 +137,11 @@ export class ProfileBook {
     }
   }
 
+  /** Writes the text again now from what the profile holds (something was forgotten); the model's text is due again. */
+  async rewrite(profile: ProfileRow): Promise<void> {
+    await this.changed(profile, 1)
+  }
+
   private async changed(profile: ProfileRow, changes: number): Promise<void> {
     profile.pending += changes
     profile.updatedAt = this.deps.now()

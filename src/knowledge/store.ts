@@ -19,6 +19,8 @@ export interface KnowledgeStore {
   /** Profiles with something learnt since their last consolidation. */
   pendingProfiles(limit: number): Promise<ProfileRow[]>
   upsertProfile(row: ProfileRow): Promise<void>
+  /** Profiles of a user (in every guild), of a guild, or every profile (an export). */
+  profilesOf(filter?: { platform: string; userId?: string; guildId?: string }): Promise<ProfileRow[]>
   /** Removes every profile of a user on a platform; returns how many. */
   removeProfiles(platform: string, userId: string): Promise<number>
   /** Which of these topics were promoted into the knowledge already. */

@@ -45,6 +45,9 @@ function byChannel<T extends Where>(rows: T[]): [Where, T[]][] {
 
 /** Rows kept in the cache of rows read (a few context builds' worth). */
 const CACHED_ROWS = 50000
+const ERASED_FIELDS = ['id', 'messageId', 'channelId', 'guildId', 'topicId'] as const satisfies (keyof ErasedMessage)[]
+/** Shorter texts are no quotation: a reply that holds them may say something else. */
+const QUOTE_MIN = 4
 /** Time ranges in one query's `$or`. */
 const RANGES_PER_QUERY = 100
 
@@ -298,24 +301,38 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
 
   /** Every message a user said on a platform (the fields an erasure needs). */
   async ofUser(platform: string, userId: string): Promise<ErasedMessage[]> {
-    return this.ctx.database.get('memory_message', { platform, userId }, ['id', 'messageId', 'channelId', 'guildId', 'topicId'])
+    return this.ctx.database.get('memory_message', { platform, userId }, ERASED_FIELDS)
   }
 
-  /** The bot's answers to these messages of a platform: they can quote what they answer. */
-  async repliesTo(platform: string, messageIds: string[]): Promise<ErasedMessage[]> {
+  /** The bot's answers to these messages (in their channels): they can quote what they answer. */
+  async repliesTo(platform: string, said: Pick<ErasedMessage, 'channelId' | 'messageId'>[]): Promise<ErasedMessage[]> {
     const rows: ErasedMessage[] = []
-    for (const part of chunks([...new Set(messageIds)])) {
-      rows.push(
-        ...(await this.ctx.database.get('memory_message', { platform, role: 'assistant', replyMessageId: { $in: part } }, [
-          'id',
-          'messageId',
-          'channelId',
-          'guildId',
-          'topicId',
-        ])),
-      )
+    for (const [channelId, lines] of groupBy(said, (row) => row.channelId)) {
+      for (const part of chunks([...new Set(lines.map((row) => row.messageId))])) {
+        const where = { platform, channelId, role: 'assistant' as const, replyMessageId: { $in: part } }
+        rows.push(...(await this.ctx.database.get('memory_message', where, ERASED_FIELDS)))
+      }
     }
     return rows
+  }
+
+  /** The bot's messages in these channels that repeat one of `texts` word for word (a listing of memories, an answer). */
+  async quoting(platform: string, channelIds: string[], texts: string[]): Promise<ErasedMessage[]> {
+    const patterns = [...new Set(texts.map((text) => text.trim()).filter((text) => text.length >= QUOTE_MIN))].map(escapeRegExp)
+    if (!patterns.length) return []
+    const rows: ErasedMessage[] = []
+    for (const channels of chunks([...new Set(channelIds)])) {
+      for (const some of chunks(patterns, 20)) {
+        const where = {
+          platform,
+          channelId: { $in: channels },
+          role: 'assistant' as const,
+          content: { $regex: new RegExp(some.join('|')) },
+        }
+        rows.push(...(await this.ctx.database.get('memory_message', where, ERASED_FIELDS)))
+      }
+    }
+    return [...new Map(rows.map((row) => [row.id, row])).values()]
   }
 
   /** Removes messages by row id. */
@@ -440,6 +457,16 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
       (held, rows) => rows.forEach((row) => held.setTopic(row.id, topicId)),
     )
   }
+}
+
+function groupBy<T>(items: T[], key: (item: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>()
+  for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item])
+  return groups
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }
 
 const markId = (channel: Where) => `${channel.platform}:${channel.channelId}`

@@ -34,6 +34,6 @@ export const topicSummariesModule = defineMemoryKind({
   },
   indexes: (part) => [part.summaries.index?.table],
   erase: (part) => ({
-    messages: (_owner, erased) => part.summaries.eraseTopics(topicsOf(erased)),
+    messages: async (_owner, erased) => ({ topicSummaries: await part.summaries.eraseTopics(topicsOf(erased)) }),
   }),
 })

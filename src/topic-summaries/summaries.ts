@@ -312,10 +312,11 @@ export class TopicSummaries {
   }
 
   /** Erases every summary of these topics (they may quote a forgotten user), index rows included. */
-  async eraseTopics(topicIds: string[]): Promise<void> {
-    if (!topicIds.length) return
+  async eraseTopics(topicIds: string[]): Promise<number> {
+    if (!topicIds.length) return 0
     const ids = await this.deps.store.removeTopics(topicIds)
     await this.index?.table.remove(ids)
+    return ids.length
   }
 
   /**

@@ -13,6 +13,6 @@ export class InMemoryChannelSummaryStore implements ChannelSummaryStore {
     this.records.set(`${record.platform}\u0000${record.channelId}`, { ...record })
   }
   async remove(channel: Pick<ChannelRef, 'platform' | 'channelId'>) {
-    this.records.delete(`${channel.platform}\u0000${channel.channelId}`)
+    return Number(this.records.delete(`${channel.platform}\u0000${channel.channelId}`))
   }
 }

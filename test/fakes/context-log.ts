@@ -44,4 +44,17 @@ export class InMemoryContextLogStore implements ContextLogStore {
   async tracesSince(since: Date) {
     return this.traces.filter((record) => record.createdAt >= since)
   }
+  async removeUser(platform: string, userId: string) {
+    const before = this.records.length
+    this.records = this.records.filter((record) => record.platform !== platform || record.userId !== userId)
+    this.traces = this.traces.filter((record) => record.platform !== platform || record.userId !== userId)
+    return before - this.records.length
+  }
+  async removeShowing(platform: string, channelIds: string[], messageIds: string[]) {
+    const before = this.records.length
+    const showing = (record: ContextRecord) =>
+      record.platform === platform && channelIds.includes(record.channelId) && record.chosenIds.some((id) => messageIds.includes(id))
+    this.records = this.records.filter((record) => !showing(record))
+    return before - this.records.length
+  }
 }

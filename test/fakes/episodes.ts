@@ -27,6 +27,6 @@ export class InMemoryEpisodeStore implements EpisodeStore {
     return [...this.rows.keys()]
   }
   async remove(ids: string[]) {
-    for (const id of ids) this.rows.delete(id)
+    return ids.filter((id) => this.rows.delete(id)).length
   }
 }

@@ -15,6 +15,7 @@ import type {
 import * as echo from './echo-bot'
 import type { Harness } from './harness'
 import { boot, say } from './harness'
+import type { ForgetReport } from '../../src/erase'
 
 interface Listener {
   callback: (this: unknown, ...args: unknown[]) => Promise<Outcome<unknown>>
@@ -134,12 +135,12 @@ describe('the console page’s server side, on the real memory', () => {
   it('forgets one fact, gone from memory.list; an edited one with the versions before it', async () => {
     const details = await con.call<UserDetails>('memory/user', alice)
     const nurse = details.facts.find((one) => /护士/.test(one.content))!
-    expect(await con.call('memory/fact/forget', alice, nurse.id)).toEqual([nurse.id])
+    expect(await con.call('memory/fact/forget', alice, nurse.id)).toMatchObject({ facts: [nurse.id], removed: { facts: 1 } })
     const [list] = await h.app.mock.client('alice').receive('memory.list')
     expect(list).not.toContain('护士')
 
     const city = details.facts.find((one) => /重庆/.test(one.content))!
-    expect((await con.call<string[]>('memory/fact/forget', alice, city.id)).sort()).toEqual([city.id, city.parentId].sort())
+    expect((await con.call<ForgetReport>('memory/fact/forget', alice, city.id)).facts.sort()).toEqual([city.id, city.parentId].sort())
     const [history] = await h.app.mock.client('alice').receive('memory.list -a')
     expect(history).not.toMatch(/成都|重庆/)
   })
@@ -214,7 +215,9 @@ describe('the console page’s server side, on the real memory', () => {
 
   it('forgets everything of a user with the cascade of memory.forget --all', async () => {
     await say(h.app, 'alice', '我喜欢打羽毛球')
-    expect(await con.call('memory/user/forget-all', alice)).toBeGreaterThan(0)
+    const report = await con.call<ForgetReport>('memory/user/forget-all', alice)
+    expect(report.facts.length).toBeGreaterThan(0)
+    expect(report.removed.messages).toBeGreaterThan(0)
     await h.app.memory.flush()
     expect(await h.app.database.get('memory_fact', { userId: 'alice' })).toEqual([])
     expect(await h.app.database.get('memory_message', { userId: 'alice' })).toEqual([])

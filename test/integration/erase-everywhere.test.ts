@@ -1,9 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { App } from 'koishi'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
-import { boot, type Harness, say } from './harness'
+import { boot, type Harness, removePlace, say } from './harness'
+import { testDatabase } from './database'
 import { internalsOf } from '../../src/compose'
 
 // words nobody else says: wherever one of them is stored, it came from alice
@@ -129,5 +131,71 @@ describe('forget --all erases a user from every table', () => {
     } finally {
       await waiting.stop()
     }
+  })
+})
+
+/** The bytes of every file under `dir` (the SQLite file, LanceDB, the journal) that hold `word`. */
+function storeFilesHolding(dir: string, word: string): string[] {
+  const needle = Buffer.from(word, 'utf8')
+  const out: string[] = []
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (readFileSync(path).includes(needle)) out.push(path.slice(dir.length))
+    }
+  }
+  walk(dir)
+  return out
+}
+
+describe('memory.forget <id> erases what the fact said wherever it went', () => {
+  const word = '琥珀蜥蜴'
+  let h: Harness
+  let dir: string
+
+  beforeEach(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'memory-forget-'))
+    h = await boot({ knowledge: { enabled: true } }, (app) => app.plugin(echo), { dir, keep: true })
+    await say(h.app, 'alice', `我养了一只${word}，叫阿橙`)
+    await say(h.app, 'alice', '我住在青岛')
+    await say(h.app, 'bob', '我养了一只蓝莓松饼色的猫')
+  })
+
+  afterEach(async () => {
+    await h.stop()
+    await removePlace(dir)
+  })
+
+  it('leaves no copy in the tables, the index, the bot’s listings, the profile or the database file, and says what went', async () => {
+    const alice = h.app.mock.client('alice')
+    const [listing] = await alice.receive('memory.list')
+    expect(listing).toContain(word)
+    await h.app.memory.flush()
+    const fact = (await h.app.database.get('memory_fact', { userId: 'alice' })).find((row) => row.content.includes(word))!
+    expect(fact).toBeTruthy()
+    // positive control: the words are in the tables before the forget
+    expect(holding(await koishiTexts(h.app), word)).toContain('memory_message')
+
+    const [reply] = await alice.receive(`memory.forget ${fact.id}`)
+    expect(reply).toContain(fact.id)
+    expect(reply).toMatch(/记忆 1 条|1 memories/)
+    await h.app.memory.flush()
+    const texts = await koishiTexts(h.app)
+    expect(holding(texts, word), 'Koishi tables').toEqual([])
+    expect(holding(await lanceTexts(h.dir), word), 'LanceDB tables').toEqual([])
+    // what alice said besides, and bob's words, stay
+    expect(holding(texts, '青岛')).toContain('memory_fact')
+    expect(holding(texts, '蓝莓松饼')).toContain('memory_message')
+    const [after] = await alice.receive('memory.list')
+    expect(after).not.toContain(word)
+    const [profile] = await alice.receive('memory.profile')
+    expect(profile ?? '').not.toContain(word)
+
+    // after a restart, nowhere on disk either (the SQLite file's free pages included)
+    await h.stop()
+    h = await boot({ knowledge: { enabled: true } }, (app) => app.plugin(echo), { dir, keep: true })
+    expect(holding(await koishiTexts(h.app), word)).toEqual([])
+    if (testDatabase === 'sqlite') expect(storeFilesHolding(dir, word)).toEqual([])
   })
 })

@@ -21,8 +21,22 @@ class ErasableMessages extends MemoryMessages {
   async ofUser(platform: string, userId: string): Promise<ErasedMessage[]> {
     return [...this.rows.values()].filter((r) => r.platform === platform && r.userId === userId)
   }
-  async repliesTo(): Promise<ErasedMessage[]> {
-    return []
+  async repliesTo(platform: string, said: Pick<ErasedMessage, 'channelId' | 'messageId'>[]): Promise<ErasedMessage[]> {
+    return [...this.rows.values()].filter(
+      (r) =>
+        r.platform === platform &&
+        r.role === 'assistant' &&
+        said.some((line) => line.channelId === r.channelId && line.messageId === r.replyMessageId),
+    )
+  }
+  async quoting(platform: string, channelIds: string[], texts: string[]): Promise<ErasedMessage[]> {
+    return [...this.rows.values()].filter(
+      (r) =>
+        r.platform === platform &&
+        r.role === 'assistant' &&
+        channelIds.includes(r.channelId) &&
+        texts.some((text) => r.content.includes(text)),
+    )
   }
   async remove(ids: string[]) {
     for (const id of ids) this.rows.delete(id)
@@ -65,7 +79,11 @@ describe('forget one of several facts drawn from the same message', () => {
       now: () => new Date(2026, 10, 26, 10),
     }
     const said = '我叫小明，是一名大学老师，住在成都。我喜欢吃四川火锅，但是不吃香菜。'
-    messages.add(row('m1', 'alice', said, 0), row('b1', 'bot', '好的，记住了', 1, { role: 'assistant' }), row('m9', 'alice', '今天好冷', 2))
+    messages.add(
+      row('m1', 'alice', said, 0),
+      row('b1', 'bot', '好的，记住了', 1, { role: 'assistant', replyMessageId: 'm1' }),
+      row('m9', 'alice', '今天好冷', 2),
+    )
     erasedFromIndex.length = 0
     knowledgeErased = []
     purged = 0
@@ -86,7 +104,7 @@ describe('forget one of several facts drawn from the same message', () => {
       ],
       purgeIndex: async () => void purged++,
       lock: new KeyedLock(),
-      fence: { mark: () => {} },
+      fence: { mark: async () => {} },
       counters,
     })
     await memorize(deps, {
@@ -109,7 +127,7 @@ describe('forget one of several facts drawn from the same message', () => {
       'Alice不吃香菜。',
     ])
     const cilantro = all.find((f) => f.content === 'Alice不吃香菜。')!
-    expect(await eraser.forget(owner, [cilantro.id])).toEqual([cilantro.id])
+    expect(await eraser.forget(owner, [cilantro.id])).toEqual({ facts: [cilantro.id], removed: { facts: 1, messages: 1, replies: 1 } })
     expect((await facts.ofUser('test', 'alice')).map((f) => f.content)).toEqual([
       'Alice叫小明。',
       'Alice是一名大学老师。',
@@ -126,6 +144,34 @@ describe('forget one of several facts drawn from the same message', () => {
 
   it('forget --all asks the knowledge to erase what every message of the user supports', async () => {
     await eraser.forgetAll(owner)
-    expect(knowledgeErased).toEqual([{ userId: 'alice', messageIds: ['test:c1:m1', 'test:c1:m9'] }])
+    expect(knowledgeErased).toEqual([{ userId: 'alice', messageIds: ['test:c1:m1', 'test:c1:m9', 'test:c1:b1'] }])
+  })
+
+  it('never erases a message of someone else that a fact names as its source (an imported fact can name any id)', async () => {
+    messages.add(row('x1', 'bob', 'Bob 的话', 3), row('bx', 'bot', '回 Bob', 4, { role: 'assistant', replyMessageId: 'x1' }))
+    const [first] = await facts.ofUser('test', 'alice')
+    await facts.insert({ ...first, id: 'planted', content: '别人的来源', sourceIds: ['test:c1:x1', 'test:c1:bx'] })
+    const report = await eraser.forget(owner, ['planted'])
+    expect(report.facts).toEqual(['planted'])
+    expect(messages.rows.has('test:c1:x1')).toBe(true)
+    expect(messages.rows.has('test:c1:bx')).toBe(true)
+  })
+
+  it("erases the bot's messages that repeat a forgotten fact word for word (a memory.list it printed)", async () => {
+    const house = (await facts.ofUser('test', 'alice')).find((f) => f.content === 'Alice住在成都。')!
+    messages.add(row('l1', 'bot', `你的记忆：\n[${house.id}] Alice住在成都。`, 5, { role: 'assistant', isCommand: true }))
+    const report = await eraser.forget(owner, [house.id])
+    expect(messages.rows.has('test:c1:l1')).toBe(false)
+    expect(report.removed.replies).toBe(2)
+  })
+
+  it('finds the user by the id capture stored: a lone surrogate written out', async () => {
+    const odd = { platform: 'test', userId: 'al\ud800ice' }
+    const stored = { ...owner, userId: 'al\\ud800ice' }
+    await memorize(deps, { owner: stored, turns: [{ role: 'user', name: 'Odd', content: '我住在西安' }], sourceIds: [] })
+    expect(await facts.ofUser('test', stored.userId)).toHaveLength(1)
+    const report = await eraser.forgetAll(odd)
+    expect(report.facts).toHaveLength(1)
+    expect(await facts.ofUser('test', stored.userId)).toEqual([])
   })
 })

@@ -120,14 +120,14 @@ export function peopleRoutes(ctx: Context, authority: Authorities): Routes {
       const target = id(factId, 'id')
       // the fact with the versions an edit left behind it: what it said goes whole
       const ids = (await memory().facts.versions(target)).map((row) => row.id)
-      const erased = await memory().forget(owner, ids)
-      if (!erased.includes(target)) throw new ConsoleError('fact-not-found')
-      return erased
+      const report = await memory().erase(owner, ids)
+      if (!report.facts.includes(target)) throw new ConsoleError('fact-not-found')
+      return report
     }),
 
     'memory/user/forget-all': route(authority.people, async (_caller, [user]) => {
       // the cascade of `memory.forget --all`: facts, messages, the bot's answers, knowledge, summaries
-      return memory().forgetAll(userArg(user))
+      return memory().erase(userArg(user), 'all')
     }),
   }
 }
