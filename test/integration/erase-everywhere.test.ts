@@ -176,6 +176,9 @@ describe('memory.forget <id> erases what the fact said wherever it went', () => 
     expect(fact).toBeTruthy()
     // positive control: the words are in the tables before the forget
     expect(holding(await koishiTexts(h.app), word)).toContain('memory_message')
+    // what memory's own commands print is memory, not chat: the listing was never stored
+    const botLines = await h.app.database.get('memory_message', { role: 'assistant' })
+    expect(botLines.filter((row) => row.content.includes(fact.id))).toEqual([])
 
     const [reply] = await alice.receive(`memory.forget ${fact.id}`)
     expect(reply).toContain(fact.id)

@@ -88,6 +88,32 @@ describe('Retriever', () => {
     expect(history.map((m) => m.id)).toEqual(['a1', 'x2'])
   })
 
+  it("never lets a closed fact stand for another person's fact it names as its successor (an imported link)", async () => {
+    const { embedder, index } = await setup()
+    const t = (month: number) => new Date(2026, month, 1)
+    const alice = { platform: 'qq', userId: 'alice', guildId: 'g' }
+    const rows = new Map([
+      ['a1', { ...alice, id: 'a1', content: '小明喜欢吃四川火锅。', createdAt: t(1), validTo: t(2), supersededBy: 'b1', channelId: 'c' }],
+      [
+        'b1',
+        {
+          ...alice,
+          userId: 'bob',
+          id: 'b1',
+          content: '小红喜欢吃火锅。',
+          createdAt: t(2),
+          validTo: null,
+          supersededBy: '',
+          channelId: 'c',
+        },
+      ],
+    ])
+    const facts = { get: async (ids: string[]) => ids.flatMap((id) => rows.get(id) ?? []) }
+    const logger = { debug() {}, info() {}, warn() {}, error() {} }
+    const retriever = new Retriever({ embedder, index, table: 'm', counters: new Counters(), logger, facts: facts as never })
+    expect(await retriever.retrieve({ platform: 'qq', userId: 'alice' }, '火锅', 5, 0)).toEqual([])
+  })
+
   it("checks hits against the database: a fact gone from it is dropped, and the text is the database's", async () => {
     const { embedder, index } = await setup()
     const rows = new Map([['a1', '小明喜欢吃四川火锅，尤其是牛油锅底。']])
