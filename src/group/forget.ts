@@ -17,8 +17,8 @@ export interface ErasedGroupLine {
 }
 
 export interface GroupForgetDeps {
-  store: Pick<KoishiGroupStore, 'memoriesOf' | 'changesOf' | 'removeMemories' | 'removeChanges' | 'getLease' | 'patchLease'>
-  reviews: Pick<KoishiReviewStore, 'reviewsOf' | 'removeReviews'>
+  store: Pick<KoishiGroupStore, 'hasMemories' | 'memoriesOf' | 'changesOf' | 'removeMemories' | 'removeChanges' | 'getLease' | 'patchLease'>
+  reviews: Pick<KoishiReviewStore, 'hasReviews' | 'reviewsOf' | 'removeReviews'>
   sources: Pick<KoishiGroupSources, 'runsReading' | 'recorded' | 'remove'>
   index?: Pick<GroupIndex, 'table'>
   exclusive: GroupEvolver['exclusive']
@@ -26,12 +26,11 @@ export interface GroupForgetDeps {
   logger: Logger
 }
 
-/** What one group holds, read at once under the group's lease. */
+/** The rows of one group a forget looks through, read under the group's lease. */
 interface GroupRows {
   memories: GroupMemoryRow[]
   changes: GroupChangeRow[]
   reviews: ReviewRow[]
-  lease?: GroupLeaseRow
 }
 
 /** Why a writer's text counts as drawn from the erased messages: its run read one, or it recorded no sources. */
@@ -66,10 +65,23 @@ export class GroupForget {
       groups.set(groupId(group), group)
       saidIn.add(groupId(group))
     }
-    for (const run of await this.deps.sources.runsReading(ids)) groups.set(groupId(run), { platform: run.platform, guildId: run.guildId })
+    const read = new Set<string>()
+    for (const run of await this.deps.sources.runsReading(ids)) {
+      groups.set(groupId(run), { platform: run.platform, guildId: run.guildId })
+      read.add(groupId(run))
+    }
     let removed = 0
-    for (const [key, group] of groups) removed += await this.eraseIn(group, ids, saidIn.has(key))
+    for (const [key, group] of groups) {
+      // most groups a person spoke in have no group memory: nothing to take, no lease to hold
+      if (read.has(key) || (await this.holdsAny(group))) removed += await this.eraseIn(group, ids, saidIn.has(key))
+    }
     return removed
+  }
+
+  /** Whether the group has a memory, a proposal or an interrupted plan. */
+  private async holdsAny(group: GroupRef): Promise<boolean> {
+    const { store, reviews } = this.deps
+    return (await store.hasMemories(group)) || (await reviews.hasReviews(group)) || Boolean((await store.getLease(group))?.pending)
   }
 
   /** Holding the group as an evolution does, so a run under way finishes (and records its sources) first. */
@@ -90,7 +102,7 @@ export class GroupForget {
       reviews.reviewsOf(group),
       store.getLease(group),
     ])
-    const rows: GroupRows = { memories, changes, reviews: proposals, lease }
+    const rows: GroupRows = { memories, changes, reviews: proposals }
     const pendingRun = lease?.pending ? runOfPlan(lease.pending) : undefined
     const writers = [
       ...memories.flatMap((row) => [row.runId, row.statusBy]),

@@ -158,8 +158,7 @@ export class KoishiGroupStore implements GroupMemoryStore {
 
   async knows(group: GroupRef) {
     if (await this.messages.hasGuild(group)) return true
-    const [row] = await this.db.get('memory_group', { platform: group.platform, guildId: group.guildId }, { fields: ['id'], limit: 1 })
-    return Boolean(row)
+    return this.hasMemories(group)
   }
 
   async activeIds() {
@@ -175,6 +174,12 @@ export class KoishiGroupStore implements GroupMemoryStore {
   /** The whole change log of a group, or of every group (an export). */
   changesOf(group?: GroupRef) {
     return this.db.get('memory_group_change', group ? { platform: group.platform, guildId: group.guildId } : {})
+  }
+
+  /** Whether the group has a memory version. */
+  async hasMemories(group: GroupRef) {
+    const [row] = await this.db.get('memory_group', { platform: group.platform, guildId: group.guildId }, { fields: ['id'], limit: 1 })
+    return Boolean(row)
   }
 
   /** Removes memory versions by id (a forget: see `forget.ts`). */
@@ -234,6 +239,16 @@ export class KoishiReviewStore implements ReviewStore {
   /** Every proposal of a group, whatever its status. */
   reviewsOf(group: GroupRef) {
     return this.db.get('memory_group_review', { platform: group.platform, guildId: group.guildId })
+  }
+
+  /** Whether the group has a proposal, whatever its status. */
+  async hasReviews(group: GroupRef) {
+    const [row] = await this.db.get(
+      'memory_group_review',
+      { platform: group.platform, guildId: group.guildId },
+      { fields: ['id'], limit: 1 },
+    )
+    return Boolean(row)
   }
 
   /** Removes proposals by id (a forget). */

@@ -168,6 +168,7 @@ describe('group memory and forget, beyond forget --all', () => {
     await say(app, 'alice', '大家好', 'g1')
     await say(app, 'bob', '我最爱吃蓝莓松饼', 'g1')
     await say(app, 'bob', '下棋吗', 'g3')
+    await say(app, 'alice', '有人在吗', 'g5')
     await app.database.upsert('memory_group', [
       memoryRow(G1, 'legacy1', 'Zephyrine 常在群里发言', { runId: 'oldrun' }),
       memoryRow({ platform: 'mock', guildId: 'g3' }, 'legacy3', '三号群的人喜欢下棋', { runId: 'oldrun3' }),
@@ -180,6 +181,8 @@ describe('group memory and forget, beyond forget --all', () => {
     // bob's memory was made by a run that read her greeting: it goes, and comes back from what is left
     expect(await app.database.get('memory_group', { statement: BOB_ONLY })).toEqual([])
     expect((await app.database.get('memory_group', { id: 'legacy3' })).length).toBe(1)
+    // a group with no group memory is left alone (no lease taken for it)
+    expect(await app.database.get('memory_group_lease', { guildId: 'g5' })).toEqual([])
     await app.memory.evolve(G1)
     expect(evolutionInputs()[seen].new_discussions).toEqual(['bob: 我最爱吃蓝莓松饼'])
     expect((await app.database.get('memory_group', { statement: BOB_ONLY, status: 'active' })).length).toBe(1)
