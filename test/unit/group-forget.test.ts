@@ -3,7 +3,10 @@ import { Counters } from '../../src/core/observability'
 import type { GroupForgetDeps } from '../../src/group/forget'
 import { GroupForget } from '../../src/group/forget'
 import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow, GroupRef, GroupSourceRow, ReviewRow } from '../../src/group/types'
-import { memoryRow } from '../fakes/group-store'
+import { GroupMemories } from '../../src/group/memories'
+import { OfflineEmbedder } from '../../src/providers/offline-embedder'
+import { FakeLLM } from '../fakes/llm'
+import { MemoryGroupStore, memoryRow } from '../fakes/group-store'
 import { quiet } from '../fakes/logger'
 
 const G: GroupRef = { platform: 'qq', guildId: 'g1' }
@@ -142,5 +145,46 @@ describe('what a forget takes from group memory', () => {
     await forget.eraseMessages('qq', [{ id: 'a1', guildId: 'g1' }])
     expect(state.memories).toEqual([])
     expect(state.lease.watermark).toEqual(T(50))
+  })
+})
+
+describe('an evolution records what it read', () => {
+  it('before its plan changes anything, so a run cut off half-way is found by a forget', async () => {
+    const store = new MemoryGroupStore()
+    store.addMessages(G, [
+      { userId: 'alice', content: '我住在翡翠湖边', at: T(1) },
+      { userId: 'bob', content: '我爱吃蓝莓松饼', at: T(2) },
+    ])
+    const recorded: { runId: string; ids: string[] }[] = []
+    store.failWhen = (write) => write === 'putMemory'
+    const memories = new GroupMemories({
+      store,
+      sources: { record: async (runId, _group, messages) => void recorded.push({ runId, ids: messages.map((message) => message.id) }) },
+      embedder: new OfflineEmbedder({ dims: 64 }),
+      llm: () => new FakeLLM([JSON.stringify({ action: 'create', statement: '有成员住在翡翠湖边' })]),
+      counters: new Counters(),
+      logger: quiet,
+      now: () => T(10),
+    })
+    expect((await memories.evolve(G, { days: 1 })).status).toBe('failed')
+    expect(recorded.map((run) => run.ids)).toEqual([['m1', 'm2']])
+    expect(JSON.parse((await store.getLease(G))!.pending).runId).toBe(recorded[0].runId)
+  })
+
+  it('records nothing for a run that changes nothing', async () => {
+    const store = new MemoryGroupStore()
+    store.addMessages(G, [{ userId: 'bob', content: '早', at: T(1) }])
+    const recorded: string[] = []
+    const memories = new GroupMemories({
+      store,
+      sources: { record: async (runId) => void recorded.push(runId) },
+      embedder: new OfflineEmbedder({ dims: 64 }),
+      llm: () => new FakeLLM(['']),
+      counters: new Counters(),
+      logger: quiet,
+      now: () => T(10),
+    })
+    expect((await memories.evolve(G, { days: 1 })).status).toBe('evolved')
+    expect(recorded).toEqual([])
   })
 })
