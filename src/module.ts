@@ -21,6 +21,8 @@ export interface ErasedLine {
   /** The row id (`platform:messageId`), what indexes and derived rows name. */
   id: string
   channelId: string
+  /** `''` for a private message. */
+  guildId?: string
   topicId?: string | null
 }
 

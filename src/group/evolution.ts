@@ -14,7 +14,7 @@ import { parseEvolutionAnswer, resolveOps } from './ops'
 import type { EvolutionPrompts } from './prompts'
 import { DEFAULT_EVOLUTION_PROMPTS } from './prompts'
 import type { EvolutionIssues, EvolutionResult, EvolutionStats, EvolutionStatus, GroupMemoryRow, GroupMessage, GroupRef } from './types'
-import type { GroupMemoryStore } from './store'
+import type { GroupMemoryStore, GroupSources } from './store'
 import { GroupMemoryError } from './types'
 
 export interface EvolutionOptions {
@@ -47,6 +47,8 @@ export interface EvolverDeps {
   store: GroupMemoryStore
   /** The LanceDB side; left out, nothing is indexed. */
   index?: GroupIndex
+  /** Where a run records the messages it read before its plan changes anything; left out, nothing is recorded. */
+  sources?: GroupSources
   /** The review queue: a group in `review` mode queues its plan there. Left out, every group is `auto`. */
   review?: Pick<GroupReview, 'modeOf' | 'queue'>
   /** The chat model, looked up on every run (it may be configured later); undefined: evolution is unavailable. */
@@ -148,9 +150,10 @@ export class GroupEvolver {
 
   /**
    * Runs `task` holding the group as an evolution does: after this process's evolution of it, under
-   * the group's lease (another instance evolving it: `{ held: false }`). Review decisions use it.
+   * the group's lease (another instance evolving it: `{ held: false }`); `task` is given the lease's
+   * owner, to change the lease row with. Review decisions and forgets use it.
    */
-  exclusive<T>(group: GroupRef, task: () => Promise<T>): Promise<{ held: true; value: T } | { held: false }> {
+  exclusive<T>(group: GroupRef, task: (owner: string) => Promise<T>): Promise<{ held: true; value: T } | { held: false }> {
     const checked = checkGroup(group)
     return this.lock.run(groupId(checked), async () => {
       const { store, logger } = this.deps
@@ -158,7 +161,7 @@ export class GroupEvolver {
       const owner = `${this.instanceId}:${this.newId()}`
       if (!(await store.acquireLease(checked, owner, now, new Date(now.getTime() + this.options.leaseMs)))) return { held: false }
       try {
-        return { held: true, value: await task() }
+        return { held: true, value: await task(owner) }
       } finally {
         await store.patchLease(checked, owner, { owner: '', expiresAt: EPOCH }).catch((error: Error) => {
           logger.warn('could not release the lease of %s (it expires by itself): %s', groupId(checked), error.message)
@@ -251,6 +254,8 @@ export class GroupEvolver {
       ops: resolution.ops,
       newId: this.newId,
     })
+    // what the plan is drawn from, recorded before it can change anything, so a forget finds it
+    if (plan.ops.length) await this.deps.sources?.record(plan.runId, group, messages)
     // Written down before anything changes; refused when another instance took the lease meanwhile.
     const until = new Date(this.now().getTime() + this.options.leaseMs)
     if (!(await store.patchLease(group, owner, { pending: JSON.stringify(plan), expiresAt: until }))) return this.lost(group, now)

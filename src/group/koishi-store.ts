@@ -12,6 +12,7 @@ import type { Outbox } from '../store/outbox'
 import { KoishiOutbox } from '../store/outbox'
 import type { VectorIndex } from '../store/vector-index'
 import { chunks } from '../core/chunks'
+import { KoishiGroupSources } from './sources'
 
 const EPOCH = new Date(0)
 
@@ -157,8 +158,7 @@ export class KoishiGroupStore implements GroupMemoryStore {
 
   async knows(group: GroupRef) {
     if (await this.messages.hasGuild(group)) return true
-    const [row] = await this.db.get('memory_group', { platform: group.platform, guildId: group.guildId }, { fields: ['id'], limit: 1 })
-    return Boolean(row)
+    return this.hasMemories(group)
   }
 
   async activeIds() {
@@ -174,6 +174,22 @@ export class KoishiGroupStore implements GroupMemoryStore {
   /** The whole change log of a group, or of every group (an export). */
   changesOf(group?: GroupRef) {
     return this.db.get('memory_group_change', group ? { platform: group.platform, guildId: group.guildId } : {})
+  }
+
+  /** Whether the group has a memory version. */
+  async hasMemories(group: GroupRef) {
+    const [row] = await this.db.get('memory_group', { platform: group.platform, guildId: group.guildId }, { fields: ['id'], limit: 1 })
+    return Boolean(row)
+  }
+
+  /** Removes memory versions by id (a forget: see `forget.ts`). */
+  async removeMemories(ids: string[]) {
+    for (const part of chunks([...new Set(ids)])) await this.db.remove('memory_group', { id: { $in: part } })
+  }
+
+  /** Removes change-log rows by id (a forget). */
+  async removeChanges(ids: string[]) {
+    for (const part of chunks([...new Set(ids)])) await this.db.remove('memory_group_change', { id: { $in: part } })
   }
 }
 
@@ -220,6 +236,26 @@ export class KoishiReviewStore implements ReviewStore {
     return this.db.get('memory_group_review', { status: 'pending', createdAt: { $lt: before } }, { limit, sort: { createdAt: 'asc' } })
   }
 
+  /** Every proposal of a group, whatever its status. */
+  reviewsOf(group: GroupRef) {
+    return this.db.get('memory_group_review', { platform: group.platform, guildId: group.guildId })
+  }
+
+  /** Whether the group has a proposal, whatever its status. */
+  async hasReviews(group: GroupRef) {
+    const [row] = await this.db.get(
+      'memory_group_review',
+      { platform: group.platform, guildId: group.guildId },
+      { fields: ['id'], limit: 1 },
+    )
+    return Boolean(row)
+  }
+
+  /** Removes proposals by id (a forget). */
+  async removeReviews(ids: string[]) {
+    for (const part of chunks([...new Set(ids)])) await this.db.remove('memory_group_review', { id: { $in: part } })
+  }
+
   async getSetting(group: GroupRef) {
     const [row] = await this.db.get('memory_group_setting', { id: groupId(group) })
     return row
@@ -250,6 +286,7 @@ export function createGroupMemories(ctx: Context, options: CreateGroupMemoriesOp
     ...rest,
     store: new KoishiGroupStore(ctx),
     reviews: new KoishiReviewStore(ctx),
+    sources: new KoishiGroupSources(ctx),
     vector: index ? { index, outbox: outbox ?? new KoishiOutbox(ctx), table } : undefined,
   })
 }

@@ -88,6 +88,7 @@ export class GroupMemories {
     this.evolver = new GroupEvolver({
       store: deps.store,
       index: this.index,
+      sources: deps.sources,
       review: this.review,
       llm: deps.llm,
       prompts: deps.prompts,

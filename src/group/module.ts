@@ -1,12 +1,16 @@
 import { defineMemoryKind } from '../module'
-import { createGroupMemories, KoishiGroupStore } from './koishi-store'
+import { GroupForget } from './forget'
+import { createGroupMemories, KoishiGroupStore, KoishiReviewStore } from './koishi-store'
 import type { GroupMemories, GroupMemoriesOptions } from './memories'
 import type { EvolutionPrompts } from './prompts'
+import { KoishiGroupSources } from './sources'
 import { defineGroupTables } from './table'
 
 export interface GroupPart {
   memories: GroupMemories
   store: KoishiGroupStore
+  /** What a forget does to group memory. */
+  forget: GroupForget
 }
 
 export interface GroupSettings {
@@ -36,7 +40,21 @@ export const groupModule = defineMemoryKind({
       logger,
       options: settings.options,
     })
-    return { memories, store: new KoishiGroupStore(ctx) }
+    const store = new KoishiGroupStore(ctx)
+    const forget = new GroupForget({
+      store,
+      reviews: new KoishiReviewStore(ctx),
+      sources: new KoishiGroupSources(ctx),
+      index: memories.index,
+      exclusive: (group, task) => memories.evolver.exclusive(group, task),
+      counters,
+      logger,
+    })
+    return { memories, store, forget }
   },
   indexes: (part) => [part.memories.index?.table],
+  erase: (part) => ({
+    // once the messages are gone, so an evolution starting meanwhile cannot read them again
+    afterMessages: (owner, erased) => part.forget.eraseMessages(owner.platform, erased).then(() => undefined),
+  }),
 })

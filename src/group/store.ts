@@ -76,3 +76,12 @@ export interface ReviewStore {
   getSetting(group: GroupRef): Promise<GroupSettingRow | undefined>
   putSetting(row: GroupSettingRow): Promise<void>
 }
+
+/**
+ * Which messages each evolution run read (table `memory_group_source`), written before the run's plan
+ * is applied or queued: what a forget needs to find the group memories drawn from a message.
+ */
+export interface GroupSources {
+  /** Records the messages `runId` reads (oldest first, as the model is given them). */
+  record(runId: string, group: GroupRef, messages: Pick<GroupMessage, 'id' | 'createdAt'>[]): Promise<void>
+}

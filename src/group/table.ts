@@ -1,5 +1,5 @@
 import type { Context } from 'koishi'
-import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow, GroupSettingRow, ReviewRow } from './types'
+import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow, GroupSettingRow, GroupSourceRow, ReviewRow } from './types'
 
 /**
  * Koishi tables of group memory (design §6). The database is the truth; LanceDB table
@@ -13,6 +13,8 @@ import type { GroupChangeRow, GroupLeaseRow, GroupMemoryRow, GroupSettingRow, Re
  * - `memory_group_review`: the review queue of moderated groups: each operation an evolution proposed,
  *   pending until an admin approves or rejects it, or it expires.
  * - `memory_group_setting`: per-group settings (the evolution mode, when it differs from the console's).
+ * - `memory_group_source`: the messages each evolution run read, so a forget finds what was made from
+ *   them (`forget.ts`).
  */
 
 declare module 'koishi' {
@@ -22,6 +24,7 @@ declare module 'koishi' {
     memory_group_lease: GroupLeaseRow
     memory_group_review: ReviewRow
     memory_group_setting: GroupSettingRow
+    memory_group_source: GroupSourceRow
   }
 }
 
@@ -138,6 +141,27 @@ export function defineGroupTables(ctx: Context) {
     },
     {
       primary: 'id',
+    },
+  )
+
+  defineSourceTable(ctx)
+}
+
+/** Which messages each evolution run read (`sources.ts`). */
+function defineSourceTable(ctx: Context) {
+  ctx.model.extend(
+    'memory_group_source',
+    {
+      id: 'string(63)',
+      runId: 'string(31)',
+      platform: 'string(63)',
+      guildId: 'string(127)',
+      messageId: 'string(255)',
+      createdAt: 'timestamp',
+    },
+    {
+      primary: 'id',
+      indexes: [['messageId'], ['runId']],
     },
   )
 }

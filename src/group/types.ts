@@ -83,6 +83,22 @@ export interface GroupLeaseRow {
   pending: string
 }
 
+/**
+ * One message an evolution run read (table `memory_group_source`): what the run wrote (versions,
+ * change-log rows, review proposals and the approvals of those) is drawn from its messages.
+ */
+export interface GroupSourceRow {
+  /** `<runId>.<n>`, `n` counting the run's messages oldest first: `<runId>.0` exists for every run that recorded its sources. */
+  id: string
+  runId: string
+  platform: string
+  guildId: string
+  /** The message's row id (`memory_message.id`). */
+  messageId: string
+  /** When the message was said. */
+  createdAt: Date
+}
+
 /** A captured message as the evolution reads it. */
 export interface GroupMessage {
   id: string

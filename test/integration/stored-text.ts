@@ -1,0 +1,31 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { App } from 'koishi'
+
+/** Every row of every Koishi table of the plugin, as text, by table. */
+export async function koishiTexts(app: App): Promise<Map<string, string>> {
+  const out = new Map<string, string>()
+  for (const table of Object.keys(app.model.tables).filter((name) => name.startsWith('memory_'))) {
+    out.set(table, JSON.stringify(await app.database.get(table as 'memory_message', {})))
+  }
+  return out
+}
+
+/** Files under the LanceDB folder of `dir` whose bytes hold `word` (UTF-8), whatever table or version they belong to. */
+export function filesHolding(dir: string, word: string): string[] {
+  const needle = Buffer.from(word, 'utf8')
+  const out: string[] = []
+  const walk = (folder: string) => {
+    for (const entry of readdirSync(folder, { withFileTypes: true })) {
+      const path = join(folder, entry.name)
+      if (entry.isDirectory()) walk(path)
+      else if (readFileSync(path).includes(needle)) out.push(path.slice(dir.length))
+    }
+  }
+  if (existsSync(join(dir, 'lancedb'))) walk(join(dir, 'lancedb'))
+  return out
+}
+
+/** The names of the texts that hold `word`. */
+export const holding = (texts: Map<string, string>, word: string) =>
+  [...texts].filter(([, text]) => text.includes(word)).map(([name]) => name)
