@@ -55,6 +55,6 @@ export const groupModule = defineMemoryKind({
   indexes: (part) => [part.memories.index?.table],
   erase: (part) => ({
     // once the messages are gone, so an evolution starting meanwhile cannot read them again
-    afterMessages: (owner, erased) => part.forget.eraseMessages(owner.platform, erased).then(() => undefined),
+    afterMessages: async (owner, erased) => ({ groupMemories: await part.forget.eraseMessages(owner.platform, erased) }),
   }),
 })
