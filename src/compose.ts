@@ -6,7 +6,7 @@ import { composeIndex, storeDir } from './compose-index'
 import type { Config } from './config'
 import { ForgetFence, KoishiForgetMarks } from './store/forget-fence'
 import type { Counters, Logger } from './core/observability'
-import { Eraser } from './erase'
+import { Eraser, exportsHolding, removeExports } from './erase'
 import { defaultLexicalShare } from './facts'
 import { Maintenance } from './jobs'
 import { KeyedQueue } from './core/keyed-queue'
@@ -17,7 +17,7 @@ import { memoryModules } from './modules'
 import { composeProviders } from './compose-providers'
 import { createContextBuilder, Recall } from './recall'
 import { sessionScope } from './scope'
-import { MemoryTransfer } from './transfer'
+import { exportDir, MemoryTransfer } from './transfer'
 
 /**
  * The composition root: builds the infrastructure, the registered memory kinds and the flows that run
@@ -67,6 +67,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     purgeIndex: () => registry.purgeErased(),
     lock: facts.lock,
     fence,
+    sweepExports: async (needles) => removeExports(await exportsHolding(exportDir(ctx.baseDir), needles)),
     counters,
   })
   // export and import go through each kind's own store and index, as a learnt row does

@@ -39,6 +39,7 @@ export type ErasedKind =
   | 'entities'
   | 'relations'
   | 'profiles'
+  | 'exports'
 
 export type ErasedCounts = Partial<Record<ErasedKind, number>>
 

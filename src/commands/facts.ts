@@ -105,4 +105,5 @@ const ERASED_KINDS: ErasedKind[] = [
   'entities',
   'relations',
   'profiles',
+  'exports',
 ]

@@ -7,6 +7,7 @@ import { GroupMemoryError } from '../group'
 import type { BadLine, ExportSelection, ImportResult, KindCounts } from '../transfer'
 import { RECORD_KINDS } from '../transfer'
 import { parseUser } from './users'
+import { exportDir as exportFolder } from '../transfer'
 
 /** The largest file `memory.import` reads. */
 const MAX_IMPORT_BYTES = 64 * 1024 * 1024
@@ -17,7 +18,7 @@ const baseDir = (ctx: Context) => resolve(ctx.baseDir ?? process.cwd())
 /** The folder `memory.import` reads from: Koishi's data folder. */
 const dataDir = (ctx: Context) => join(baseDir(ctx), 'data')
 /** Where `memory.export` writes. */
-const exportDir = (ctx: Context) => join(dataDir(ctx), 'memory', 'exports')
+const exportDir = (ctx: Context) => exportFolder(ctx.baseDir)
 
 /** A path as the reply shows it: relative to Koishi's base folder, with forward slashes. */
 const shown = (ctx: Context, path: string) => relative(baseDir(ctx), path).split(sep).join('/')

@@ -7,6 +7,7 @@ import type { ErasedMessage, KoishiMessageStore } from '../messages'
 import type { ErasedCounts, Erasure } from '../module'
 import type { UserRef } from '../scope'
 import { cleanId } from '../scope'
+import { jsonField, jsonText } from './export-files'
 
 export interface EraserDeps {
   /** Capture's buffers: written out before an erasure reads the tables, a user's part dropped first. */
@@ -22,6 +23,8 @@ export interface EraserDeps {
   lock: KeyedLock
   /** Remembers that a user was forgotten, so the dialogues that were waiting store nothing of them. */
   fence: Pick<ForgetFence, 'mark'>
+  /** Deletes the export files the plugin wrote with a line holding every part of one of `needles`; how many went. */
+  sweepExports?(needles: string[][]): Promise<number>
   counters: Counters
 }
 
@@ -47,6 +50,7 @@ export class Eraser {
     const rows = (await this.deps.facts.get(ids)).filter((row) => row.platform === who.platform && row.userId === who.userId)
     await this.eraseFacts(who, rows, removed)
     if (rows.length) await this.deps.purgeIndex()
+    add(removed, { exports: await this.sweep(rows.map((row) => [jsonText(row.content)])) })
     return { facts: rows.map((row) => row.id), removed }
   }
 
@@ -81,6 +85,7 @@ export class Eraser {
     const leftReplies = await messages.repliesTo(owner.platform, left)
     await this.eraseMessages(owner, { said: left, replies: leftReplies }, removed)
     await this.deps.purgeIndex()
+    add(removed, { exports: await this.sweep([[jsonField('platform', owner.platform), jsonField('userId', owner.userId)]]) })
     return { facts: rows.map((row) => row.id), removed }
   }
 
@@ -107,6 +112,10 @@ export class Eraser {
     )
     await this.eraseMessages(owner, { said, replies: [...replies, ...quoting] }, removed)
     counters.inc('forget.facts', ids.length)
+  }
+
+  private async sweep(needles: string[][]): Promise<number> {
+    return needles.length && this.deps.sweepExports ? this.deps.sweepExports(needles) : 0
   }
 
   /** Erases messages and what was derived from them. */

@@ -1,2 +1,3 @@
 export { Eraser } from './eraser'
+export { exportsHolding, removeExports } from './export-files'
 export type { EraserDeps, ForgetReport } from './eraser'
