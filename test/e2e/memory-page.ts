@@ -128,11 +128,11 @@ export class MemoryPage {
     await this.facts().filter({ hasText: words }).first().waitFor({ timeout: this.timeoutMs })
   }
 
-  /** Forgets a fact, confirming the dialog; resolves when the page has reloaded the person. */
-  async forgetFact(card: Locator): Promise<void> {
+  /** Forgets a fact, confirming the dialog; resolves with what the page said went, once it has reloaded the person. */
+  async forgetFact(card: Locator): Promise<string> {
     await card.locator('.fact-forget').click({ timeout: this.timeoutMs })
     await this.confirm()
-    await this.toast()
+    return this.toast()
   }
 
   // ── groups ────────────────────────────────────────────────────────────────

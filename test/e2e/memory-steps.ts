@@ -229,7 +229,8 @@ export async function driveMemoryPage(report: Report, run: PageRun): Promise<voi
       await memory.open('people')
       await memory.searchUser(run.speaker)
       await memory.openUser(run.speaker)
-      await memory.forgetFact(memory.currentFact(/重庆/))
+      const forgotten = await memory.forgetFact(memory.currentFact(/重庆/))
+      check('people: the page says what the forget removed, by kind', /删除了：.*记忆 2 条/.test(forgotten), oneLine(forgotten))
       check(
         'people: the forgotten fact is gone from the page',
         (await memory
@@ -238,12 +239,25 @@ export async function driveMemoryPage(report: Report, run: PageRun): Promise<voi
           .count()) === 0,
         oneLine(await memory.text()),
       )
+      await memory.open('people')
+      await memory.searchUser(run.speaker)
+      await memory.openUser(run.speaker)
+      check(
+        'people: nor is it anywhere on the page after a reload (sources, profile)',
+        !/重庆|成都/.test(await memory.text()),
+        oneLine(await memory.text()),
+      )
       const after = await memoryList(run)
       check('sandbox: memory.list no longer has it', !/重庆|成都/.test(after) && /豆豆|柯基/.test(after), oneLine(after))
       const history = await memoryList(run, ' -a')
       check('sandbox: nor does memory.list -a (its earlier version went with it)', !/重庆|成都/.test(history), oneLine(history))
       const recalled = await memoryCommand(run, 'recall 我住在哪里')
       check('sandbox: nor does memory.recall', !/重庆|成都/.test(recalled), oneLine(recalled))
+      const profile = await memoryCommand(run, 'profile')
+      check('sandbox: nor does memory.profile', !/重庆|成都/.test(profile), oneLine(profile))
+      await run.sandbox.panel('group')
+      const reply = await run.sandbox.command('小记，我住在哪里？')
+      check('sandbox: nor does the bot when asked in the group', !/重庆|成都/.test(reply), oneLine(reply))
     }),
   )
 
