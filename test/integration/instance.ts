@@ -23,6 +23,7 @@ export type InstanceRequest =
   | { id: number; op: 'rows'; table: 'memory_group' | 'memory_group_change' | 'memory_group_lease'; guildId: string }
   | { id: number; op: 'retrieve'; user: string; query: string }
   | { id: number; op: 'forget-all'; user: string }
+  | { id: number; op: 'of-user'; table: 'memory_fact' | 'memory_entity' | 'memory_message'; user: string }
   | { id: number; op: 'stop' }
 
 async function handle(app: App, request: InstanceRequest) {
@@ -38,6 +39,8 @@ async function handle(app: App, request: InstanceRequest) {
       return (await app.memory.retrieve(request.user, request.query, { platform: 'mock' })).map((memory) => memory.content)
     case 'forget-all':
       return app.memory.forgetAll({ platform: 'mock', userId: request.user })
+    case 'of-user':
+      return app.database.get(request.table, { platform: 'mock', userId: request.user })
     case 'stop':
       await app.memory.flush()
       await app.stop()

@@ -94,6 +94,8 @@ describe.skipIf(testDatabase === 'sqlite')('two Koishi processes on one database
   let baseURL: string
   /** Whether the scripted server leaves a request unanswered (an evolution of a group, or an embedding of texts). */
   let hold: (request: { group: string } | { texts: string[] }) => boolean
+  /** What an embedding of these texts waits for before it is answered. */
+  let delay: (texts: string[]) => Promise<void> | undefined
   const embeddings: string[][] = []
   const evolutions: string[] = []
   const server = new ScriptedServer(async (path, body, res: ServerResponse) => {
@@ -101,6 +103,7 @@ describe.skipIf(testDatabase === 'sqlite')('two Koishi processes on one database
       const texts: string[] = body.input
       embeddings.push(texts)
       if (hold({ texts })) return
+      await delay(texts)
       return json(res, 200, { data: texts.map((text, index) => ({ index, embedding: vectorOf(text) })) })
     }
     if (!isEvolution(body)) return chat(res, '')
@@ -148,6 +151,7 @@ describe.skipIf(testDatabase === 'sqlite')('two Koishi processes on one database
     evolutions.length = 0
     embeddings.length = 0
     hold = () => false
+    delay = () => undefined
   })
 
   afterEach(async () => {
@@ -195,6 +199,28 @@ describe.skipIf(testDatabase === 'sqlite')('two Koishi processes on one database
     expect(await a.call({ op: 'forget-all', user: 'carol' })).toBeGreaterThan(0)
     // b's index still holds the row; b checks every hit against the database
     expect(await b.call({ op: 'retrieve', user: 'carol', query: '年糕' })).toEqual([])
+  }, 90_000)
+
+  it('keeps nothing of a user forgotten on one instance while the other was memorising what they said', async () => {
+    const embedding = { provider: 'openai-compatible', baseURL, model: 'scripted', dims: DIMS, timeout: 20_000 } as const
+    const memorizing = {
+      embedding,
+      llm: { provider: 'rules' as const },
+      memorize: { enabled: true, privateEvery: 1, groupEvery: 1, quietSeconds: 0 },
+    }
+    const [a, b] = [await start(memorizing), await start(memorizing)]
+    // B embeds the fact it is about to store, and waits there until A has forgotten the user
+    let release!: () => void
+    const released = new Promise<void>((resolve) => (release = resolve))
+    const isFact = (text: string) => text.includes('年糕') && !text.startsWith('我')
+    delay = (texts) => (texts.some(isFact) ? released : undefined)
+    const saying = b.call({ op: 'say', user: 'dave', text: '我养了一只叫年糕的猫', channel: 'private:dave' })
+    await expect.poll(() => embeddings.some((texts) => texts.some(isFact)), { timeout: 20_000 }).toBe(true)
+    await a.call({ op: 'forget-all', user: 'dave' })
+    release()
+    await saying
+    for (const table of ['memory_fact', 'memory_entity', 'memory_message'] as const)
+      expect(await a.call<unknown[]>({ op: 'of-user', table, user: 'dave' }), table).toEqual([])
   }, 90_000)
 
   it('lets the other one evolve a group once the lease of a holder killed mid-evolution expires', async () => {
