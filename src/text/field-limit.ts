@@ -16,7 +16,8 @@ export const JSON_FIELD_MAX_BYTES = 65_535
 
 export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8')
 
-export const fitsField = (text: string): boolean => text.length <= FIELD_MAX_BYTES || utf8Bytes(text) <= FIELD_MAX_BYTES
+// a UTF-16 unit is at most 3 bytes of UTF-8 (a surrogate pair, 2 units, is 4)
+export const fitsField = (text: string): boolean => text.length * 3 <= FIELD_MAX_BYTES || utf8Bytes(text) <= FIELD_MAX_BYTES
 
 /** `text` cut to at most `FIELD_MAX_BYTES` UTF-8 bytes, never inside a character. */
 export function clipToField(text: string): string {

@@ -3,53 +3,14 @@ import type { Mem0Options } from './mem0'
 import { isMem0, mem0Fact } from './mem0'
 import { Placer } from './placement'
 import type { TransferPorts } from './ports'
-import type { LineProblem, RecordKind, RecordRows } from './records'
+import type { RecordKind, RecordRows } from './records'
+import type { BadLine, ImportOptions, ImportResult, Item, KindResult } from './results'
 import { checkRecord, isOurs, RECORD_KINDS } from './records'
 import type { ImportSource, Layout } from './source'
 import { layoutOf, readEntries, textSource } from './source'
 import { Writer } from './writer'
 
-export interface ImportOptions {
-  /** The platform of mem0 memories (ours name their own). */
-  platform?: string
-  /** mem0 memories become this user's, whatever their `user_id`. */
-  userId?: string
-}
-
-export interface BadLine {
-  /** 1-based: the line of the file, or the entry of a JSON array (`layout: 'array'`). */
-  line: number
-  problem: LineProblem | 'store-failed'
-  /** The validator's or the database's own words (English), or what a reference named. */
-  detail?: string
-}
-
-export interface KindResult {
-  imported: number
-  /** Duplicates: a row with the same id and content, or the same content in the same place, is there already. */
-  skipped: number
-}
-
-export interface ImportResult {
-  counts: Record<RecordKind, KindResult>
-  /** Lines that were not imported, in order; every other line was. */
-  bad: BadLine[]
-  /** `lines`: JSON Lines; `array`: one JSON array (or mem0's `{results: […]}`), whose entries `line` numbers. */
-  layout: Layout
-  /** Records read in each format. */
-  formats: { ours: number; mem0: number }
-  /** Rows stored under a fresh id, because theirs was taken by another row or too long for its column. */
-  renamed: number
-  /** References left out because they named nothing stored or imported (a source message not exported, say). */
-  unlinked: number
-}
-
-/** A valid line: its row, of its kind. */
-export interface Item<K extends RecordKind = RecordKind> {
-  line: number
-  kind: K
-  data: RecordRows[K]
-}
+export type { BadLine, ImportOptions, ImportResult, Item, KindResult } from './results'
 
 const emptyCounts = () =>
   Object.fromEntries(RECORD_KINDS.map((kind) => [kind, { imported: 0, skipped: 0 }])) as Record<RecordKind, KindResult>
@@ -60,8 +21,9 @@ async function* validItems(
   layout: Layout,
   mem0: Mem0Options,
   report?: { bad(line: BadLine): void; format(kind: 'ours' | 'mem0'): void; layout(layout: Layout): void },
+  wanted?: (line: number) => boolean,
 ): AsyncGenerator<Item> {
-  for await (const read of readEntries(source, layout)) {
+  for await (const read of readEntries(source, layout, wanted)) {
     if ('layout' in read) {
       report?.layout(read.layout)
       continue
@@ -145,8 +107,10 @@ export async function importMemory(ports: TransferPorts, input: string | ImportS
     await placer.place(item)
   }
   firstLines.clear()
-  const writer = new Writer(ports, result, placer.placed())
-  for await (const item of validItems(source, layout, mem0)) await writer.add(item)
+  const placed = placer.placed()
+  const writer = new Writer(ports, result, placed)
+  const wanted = result.layout === 'lines' ? (line: number) => placed.lines.has(line) : undefined
+  for await (const item of validItems(source, layout, mem0, undefined, wanted)) await writer.add(item)
   await writer.finish()
   result.bad.sort((a, b) => a.line - b.line)
   return result

@@ -139,9 +139,10 @@ function listOf(value: unknown): unknown[] | undefined {
  * The entries of a source, in order. JSON Lines are read a line at a time: a line that is not JSON (or
  * too long) is reported and the others read. One JSON value is read whole, up to `WHOLE_MAX_CHARS`
  * (`WholeTooLarge` beyond); its entries are numbered 1, 2, …; one that is not a list is one entry, and
- * one that does not parse is read as JSON Lines.
+ * one that does not parse is read as JSON Lines. `wanted` skips JSON Lines unread (the second pass
+ * reads only the lines the first placed).
  */
-export async function* readEntries(source: ImportSource, layout: Layout): AsyncGenerator<ReadItem> {
+export async function* readEntries(source: ImportSource, layout: Layout, wanted?: (line: number) => boolean): AsyncGenerator<ReadItem> {
   if (layout === 'array') {
     const parts: string[] = []
     let length = 0
@@ -167,6 +168,7 @@ export async function* readEntries(source: ImportSource, layout: Layout): AsyncG
     yield { layout: 'lines' }
   }
   for await (const { line, text } of readLines(source)) {
+    if (wanted && !wanted(line)) continue
     if (text === undefined) {
       yield { bad: { line, problem: 'line-too-long' } }
       continue

@@ -1,7 +1,7 @@
 import { chunks } from '../core/chunks'
 import type { MessageRow } from '../messages'
 import type { TopicSummaryRow } from '../topic-summaries'
-import type { ImportResult, Item } from './import'
+import type { ImportResult, Item } from './results'
 import type { Named, Placed } from './placement'
 import { ID_LENGTH } from './placement'
 import type { TransferPorts } from './ports'
