@@ -140,6 +140,15 @@ describe('an import is untrusted input', () => {
     expect((await h.app.database.get('memory_fact', {})).map((row) => row.content)).toEqual(['Alice plays go'])
   })
 
+  it('one JSON array too large to read whole is refused with what to do instead, and nothing is imported', async () => {
+    const entry = JSON.stringify({ memory: 'm'.repeat(1000), user_id: 'alice' })
+    const reply = await importFile(h, 'huge.json', ['[', ...Array.from({ length: 17_000 }, () => `${entry},`), `${entry}]`])
+    expect(reply).toBe(
+      'data/huge.json is one JSON value larger than 16 MB characters; write it as JSON Lines (one record a line) and import that.',
+    )
+    expect(await h.app.database.get('memory_fact', {})).toEqual([])
+  })
+
   it('streams a file larger than a read chunk, lines split across chunks, with malformed lines reported', async () => {
     const lines: string[] = []
     for (let i = 0; i < 1500; i++)
