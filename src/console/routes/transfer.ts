@@ -13,6 +13,7 @@ function importView(result: ImportResult): ImportView {
     formats: result.formats,
     counts: result.counts,
     renamed: result.renamed,
+    unlinked: result.unlinked,
     bad: result.bad.slice(0, 50),
     layout: result.layout,
   }
