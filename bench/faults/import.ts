@@ -224,13 +224,20 @@ export async function run(options: { short?: boolean } = {}): Promise<FamilyResu
         line('profile', { platform: 'mock', guildId: '', userId: 'mallory', profileText: long(70_000), updatedAt: T, consolidatedAt: T }),
         JSON.stringify({ id: 'm0-big', memory: '长'.repeat(60_000), user_id: 'mallory' }),
         fact({ id: 'o5', userId: 'mallory', content: long(FIELD_MAX_BYTES) }),
+        // as many long source ids as the column holds (each looked up, none found)
+        fact({
+          id: 'o7',
+          userId: 'mallory',
+          content: 'reads',
+          sourceIds: Array.from({ length: 91 }, (_, i) => `mock:private:mallory:${i}-${'我'.repeat(230)}`),
+        }),
         // at the limit, every character a quote SQLite doubles when the text is written into a statement
         fact({ id: 'o6', userId: 'mallory', content: "'".repeat(FIELD_MAX_BYTES) }),
       ])
       const refused = reported(reply, 'a field longer than the database keeps')
       const stored = await app.database.get('memory_fact', { userId: 'mallory' })
       const ids = stored.map((row) => row.id).sort()
-      const ok = refused === 6 && ids.join() === 'o5,o6' && (await answers(app, words[6]))
+      const ok = refused === 6 && ids.join() === 'o5,o6,o7' && (await answers(app, words[6]))
       await app.memory.forgetAll({ platform: 'mock', userId: 'mallory' })
       return { ok, harm: { lost: await lostOf(app, victims) }, detail: `refused ${refused}/6, stored ${ids}` }
     })

@@ -60,6 +60,17 @@ describe('an import is untrusted input', () => {
     expect(listed).toContain('Alice keeps bees')
   })
 
+  it('a fact naming as many long source ids as its column holds is looked up in small queries; the database answers', async () => {
+    const ids = Array.from({ length: 91 }, (_, i) => `mock:private:alice:${i}-${'我'.repeat(230)}`)
+    const reply = await importFile(h, 'ids.jsonl', [factLine({ id: 'f1', userId: 'alice', content: 'Alice reads', sourceIds: ids })])
+    expect(reply).toContain('- facts: 1 imported, 0 already there')
+    expect(reply).toContain(
+      'References left out because they name nothing stored or in the file (a source message that was not exported, say): 91',
+    )
+    await say(h.app, 'alice', '我喜欢读书')
+    expect((await h.app.database.get('memory_message', { userId: 'alice' })).length).toBeGreaterThan(0)
+  })
+
   it('a chat message longer than the limit is stored cut to it, and the database answers afterwards', async () => {
     await say(h.app, 'alice', '长'.repeat(1_000_000))
     const [row] = await h.app.database.get('memory_message', { userId: 'alice' })
