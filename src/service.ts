@@ -33,7 +33,7 @@ import type { PersonRef, Scope, UserRef } from './scope'
 import { personOf, sessionScope } from './scope'
 import type { DrainResult, RebuildResult } from './store/index-sync'
 import type { ScopeCacheStats } from './store/scope-cache'
-import type { ExportResult, ExportSelection, ImportOptions, ImportResult } from './transfer'
+import type { ExportResult, ExportSelection, ImportOptions, ImportResult, ImportSource } from './transfer'
 import { facadeOf } from './facade'
 import type { FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
 
@@ -223,13 +223,21 @@ export class MemoryService extends Service {
     return this.memory.transfer.export(selection)
   }
 
+  /** The same export handed to `write` a chunk of whole lines at a time (never one string); not called when it is empty. */
+  exportMemoryTo(selection: ExportSelection, write: (chunk: string) => Promise<void>): Promise<Omit<ExportResult, 'text'>> {
+    return this.memory.transfer.exportTo(selection, write)
+  }
+
   /**
    * Re-creates what an export holds (ours, or mem0's memories as JSON, `{results}` or JSON Lines: facts of
    * their `user_id`, or of `options.userId`, on `options.platform`), stored and indexed like learnt rows.
-   * Duplicates are skipped and counted; a bad line is reported with its number and the rest imported.
+   * Duplicates are skipped and counted; a bad line (a field longer than `FIELD_MAX_BYTES`, a reference to
+   * another person's or group's row, a second line with the same id and other content) is reported with
+   * its number and the rest imported. `input` is the text, or a source read a chunk at a time
+   * (`fileSource(path)`), so a file is never held whole.
    */
-  importMemory(text: string, options: ImportOptions = {}): Promise<ImportResult> {
-    return this.memory.transfer.import(text, options)
+  importMemory(input: string | ImportSource, options: ImportOptions = {}): Promise<ImportResult> {
+    return this.memory.transfer.import(input, options)
   }
 
   /** Carries out the index work waiting in the outbox (one drain at a time). */

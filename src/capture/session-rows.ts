@@ -6,6 +6,7 @@ import { messageRowId } from '../messages'
 import type { SpeakerRef } from '../scope'
 import { cleanId } from '../scope'
 import { cleanText } from '../text/clean'
+import { clipToField } from '../text/field-limit'
 import type { PlaceholderLocale } from './render'
 import { mentions, renderPlainText } from './render'
 
@@ -29,7 +30,8 @@ export function rowOf(session: Session, fields: CapturedFields, rootMessageId: s
   const messageId = cleanId(fields.messageId)
   return {
     ...fields,
-    content: cleanText(fields.content),
+    // a longer message would not be stored whole by every database (`FIELD_MAX_BYTES`)
+    content: clipToField(cleanText(fields.content)),
     userName: cleanText(fields.userName),
     messageId,
     userId: cleanId(fields.userId),

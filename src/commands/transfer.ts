@@ -1,11 +1,12 @@
-import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
+import { link, mkdir, open, realpath, rm, stat } from 'node:fs/promises'
 import { isAbsolute, join, relative, resolve, sep } from 'node:path'
 import type { Context, Session } from 'koishi'
 import type { Config } from '../config'
 import type { GroupRef } from '../group'
 import { GroupMemoryError } from '../group'
 import type { BadLine, ExportSelection, ImportResult, KindCounts } from '../transfer'
-import { RECORD_KINDS } from '../transfer'
+import { fileSource, RECORD_KINDS, WholeTooLarge, WHOLE_MAX_CHARS } from '../transfer'
 import { parseUser } from './users'
 import { exportDir as exportFolder } from '../transfer'
 
@@ -64,6 +65,8 @@ async function locate(ctx: Context, name: string): Promise<Located> {
   }
   return { problem: 'not-found' }
 }
+
+const closed = (handle: FileHandle | undefined) => handle?.close().catch(() => undefined)
 
 /** `-g`: `platform:guildId` of a group that exists, or a bare guild id on the caller's platform. */
 async function namedGroup(ctx: Context, session: Session, named: string): Promise<GroupRef> {
@@ -134,16 +137,29 @@ export function registerTransferCommands(ctx: Context, config: Config) {
         if (error instanceof GroupMemoryError) return session.text(`commands.memory.messages.group-${error.code}`, [error.message])
         throw error
       }
+      const dir = exportDir(ctx)
+      const file = join(dir, `memory-${filePart(label)}-${stamp(new Date())}.jsonl`)
+      // written a chunk at a time to a `.part` file, made at the first chunk, named when complete
+      const part = `${file}.part`
+      let handle: FileHandle | undefined
       try {
-        const result = await ctx.memory.exportMemory(selection)
+        const result = await ctx.memory.exportMemoryTo(selection, async (chunk) => {
+          if (!handle) {
+            await mkdir(dir, { recursive: true })
+            handle = await open(part, 'wx')
+          }
+          await handle.write(chunk)
+        })
         if (!result.total) return session.text('.empty')
-        const dir = exportDir(ctx)
-        await mkdir(dir, { recursive: true })
-        const file = join(dir, `memory-${filePart(label)}-${stamp(new Date())}.jsonl`)
-        // `wx`: an export never overwrites a file
-        await writeFile(file, result.text, { flag: 'wx' })
+        await closed(handle)
+        handle = undefined
+        // `link` never overwrites a file
+        await link(part, file)
+        await rm(part)
         return [session.text('.done', [result.total, shown(ctx, file)]), ...exportCounts(session, result.counts)].join('\n')
       } catch (error) {
+        await closed(handle)
+        await rm(part, { force: true }).catch(() => undefined)
         return session.text('.failed', [(error as Error).message])
       }
     })
@@ -159,26 +175,25 @@ export function registerTransferCommands(ctx: Context, config: Config) {
       const located = await locate(ctx, name)
       if ('problem' in located) return session.text(`.${located.problem}`, [name, shown(ctx, dataDir(ctx)), MAX_IMPORT_BYTES >> 20])
       const path = shown(ctx, located.path)
-      let text: string
-      try {
-        text = await readFile(located.path, 'utf8')
-      } catch (error) {
-        return session.text('.unreadable', [path, (error as Error).message])
-      }
-      if (!text.replace(/^\uFEFF/, '').trim()) return session.text('.empty-file', [path])
       // mem0's memories name no platform: the one given, the named user's, or the caller's
       const owner = options!.user ? parseUser(session, options!.user) : undefined
       const platform = options!.platform || owner?.platform || session.platform
       let result: ImportResult
       try {
-        result = await ctx.memory.importMemory(text, { platform, userId: owner?.userId })
+        // streamed: the file is read a chunk at a time, never held whole
+        result = await ctx.memory.importMemory(fileSource(located.path), { platform, userId: owner?.userId })
       } catch (error) {
+        if (error instanceof WholeTooLarge) return session.text('.too-large-json', [path, WHOLE_MAX_CHARS >> 20])
+        const code = (error as NodeJS.ErrnoException).code
+        if (code) return session.text('.unreadable', [path, (error as Error).message])
         return session.text('.failed', [(error as Error).message])
       }
       const read = result.formats.ours + result.formats.mem0
+      if (!read && !result.bad.length) return session.text('.empty-file', [path])
       if (!read) return [session.text('.wrong-format', [path]), ...badLines(session, result.bad, result.layout)].join('\n')
       const lines = [session.text('.done', [path, result.formats.ours, result.formats.mem0]), ...importCounts(session, result)]
       if (result.renamed) lines.push(session.text('.renamed', [result.renamed]))
+      if (result.unlinked) lines.push(session.text('.unlinked', [result.unlinked]))
       if (result.bad.length) lines.push(session.text('.bad-header', [result.bad.length]), ...badLines(session, result.bad, result.layout))
       return lines.join('\n')
     })

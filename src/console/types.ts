@@ -231,6 +231,8 @@ export interface ImportView {
   formats: { ours: number; mem0: number }
   counts: Record<string, { imported: number; skipped: number }>
   renamed: number
+  /** References left out because they named nothing stored or in the file. */
+  unlinked: number
   bad: { line: number; problem: string; detail?: string }[]
   layout: string
 }

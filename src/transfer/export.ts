@@ -129,13 +129,40 @@ export async function* exportRecords(ports: TransferPorts, selection: ExportSele
   )
 }
 
-/** The selection as JSON Lines, with how many records of each kind. */
-export async function exportMemory(ports: TransferPorts, selection: ExportSelection): Promise<ExportResult> {
+/** Characters of lines handed to `write` at once. */
+const WRITE_CHUNK = 64 * 1024
+
+/**
+ * The selection as JSON Lines handed to `write` a chunk at a time (whole lines, each ending in a
+ * newline), so an export is never built as one string; `write` is not called when nothing is selected.
+ */
+export async function writeExport(
+  ports: TransferPorts,
+  selection: ExportSelection,
+  write: (chunk: string) => Promise<void>,
+): Promise<Omit<ExportResult, 'text'>> {
   const counts = zeroCounts()
-  const lines: string[] = []
+  let total = 0
+  let pending: string[] = []
+  let size = 0
   for await (const record of exportRecords(ports, selection)) {
     counts[record.kind]++
-    lines.push(recordLine(record))
+    total++
+    const line = `${recordLine(record)}\n`
+    pending.push(line)
+    size += line.length
+    if (size < WRITE_CHUNK) continue
+    await write(pending.join(''))
+    pending = []
+    size = 0
   }
-  return { text: lines.map((line) => `${line}\n`).join(''), counts, total: lines.length }
+  if (pending.length) await write(pending.join(''))
+  return { counts, total }
+}
+
+/** The selection as JSON Lines, with how many records of each kind. */
+export async function exportMemory(ports: TransferPorts, selection: ExportSelection): Promise<ExportResult> {
+  const parts: string[] = []
+  const { counts, total } = await writeExport(ports, selection, async (chunk) => void parts.push(chunk))
+  return { text: parts.join(''), counts, total }
 }

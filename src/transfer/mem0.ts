@@ -3,7 +3,7 @@ import { z } from 'zod'
 import type { FactRow } from '../facts'
 import { ID_MAX } from '../scope'
 import type { Checked } from './records'
-import { describeIssues, time } from './records'
+import { fieldText, refused, time } from './records'
 
 /**
  * mem0's memory export (what `get_all` returns, one memory each): `{id, memory, user_id, metadata,
@@ -13,10 +13,7 @@ import { describeIssues, time } from './records'
  */
 const Mem0Memory = z.object({
   id: z.union([z.string(), z.number()]).nullish(),
-  memory: z
-    .string()
-    .max(100_000)
-    .refine((value) => value.trim().length > 0, 'empty'),
+  memory: fieldText.refine((value) => value.trim().length > 0, 'empty'),
   user_id: z.string().max(ID_MAX).nullish(),
   created_at: time.nullish(),
   updated_at: time.nullish(),
@@ -47,7 +44,7 @@ export function mem0FactId(mem0Id: string): string {
 /** The fact a mem0 memory becomes; `id` is `''` when the memory has none (a fresh one is made). */
 export function mem0Fact(value: unknown, options: Mem0Options): Checked<FactRow> {
   const parsed = Mem0Memory.safeParse(value)
-  if (!parsed.success) return { ok: false, problem: 'invalid', detail: describeIssues(parsed.error) }
+  if (!parsed.success) return refused(parsed.error)
   const memory = parsed.data
   const userId = options.userId || memory.user_id
   if (!userId) return { ok: false, problem: 'mem0-no-user' }

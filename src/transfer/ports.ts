@@ -3,6 +3,7 @@ import type { GroupChangeRow, GroupMemoryRow, GroupMemoryStore, GroupRef } from 
 import type { EntityRow, KnowledgeStore, ProfileRow, RelationRow } from '../knowledge'
 import type { TopicSummaryRow, TopicSummaryStore } from '../topic-summaries'
 import type { TopicRow, TopicStore } from '../topics'
+import type { MessageStore } from '../messages'
 import type { GuildRef } from '../scope'
 
 /**
@@ -41,6 +42,8 @@ export interface TransferPorts {
     /** Relations by id. */
     relations(ids: string[]): Promise<RelationRow[]>
   }
+  /** Captured messages, read only: whose a row's `sourceIds` are. */
+  messages: Pick<MessageStore, 'byIds'>
   /** The entities' index. */
   entityIndex: { put(rows: EntityRow[]): Promise<boolean> }
   /** The id of the configured embedder: imported summaries are indexed with it. */

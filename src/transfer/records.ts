@@ -5,6 +5,7 @@ import type { EntityRow, ProfileRow, RelationRow } from '../knowledge'
 import { ENTITY_TYPES } from '../knowledge'
 import { cleanId, ID_MAX } from '../scope'
 import { cleanText } from '../text/clean'
+import { FIELD_MAX_BYTES, fitsField, JSON_FIELD_MAX_BYTES, utf8Bytes } from '../text/field-limit'
 import type { TopicSummaryRow } from '../topic-summaries'
 import type { TopicRow } from '../topics'
 
@@ -59,17 +60,38 @@ const id = idText(1)
 const ref = idText(0).default('')
 const name = idText(1)
 const optionalName = idText(0).default('')
-const text = z.string().max(100_000).transform(cleanText)
-/** Text that must say something. */
-const said = z
+/** The mark of a field longer than every database stores (`FIELD_MAX_BYTES`): the line is `too-long`. */
+const TOO_LONG = 'too-long'
+/** Free text, within `FIELD_MAX_BYTES` once cleaned. */
+export const fieldText = z
   .string()
-  .max(100_000)
-  .refine((value) => value.trim().length > 0, 'empty')
   .transform(cleanText)
+  .superRefine((value, ctx) => {
+    if (!fitsField(value))
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: `${utf8Bytes(value)} bytes, at most ${FIELD_MAX_BYTES}`,
+        params: { [TOO_LONG]: true },
+      })
+  })
+const text = fieldText
+/** Text that must say something. */
+const said = fieldText.refine((value) => value.trim().length > 0, 'empty')
 const optionalText = text.default('')
 const count = z.number().int().min(0)
 const unit = z.number().min(0).max(1)
-const ids = z.array(idText(0)).max(10_000).default([])
+/** A value kept in a `json` column, within `JSON_FIELD_MAX_BYTES` once encoded. */
+const json = <T, I>(schema: z.ZodType<T, z.ZodTypeDef, I>) =>
+  schema.superRefine((value, ctx) => {
+    const bytes = utf8Bytes(JSON.stringify(value) ?? '')
+    if (bytes > JSON_FIELD_MAX_BYTES)
+      ctx.addIssue({
+        code: z.ZodIssueCode.custom,
+        message: `${bytes} bytes as JSON, at most ${JSON_FIELD_MAX_BYTES}`,
+        params: { [TOO_LONG]: true },
+      })
+  })
+const ids = json(z.array(idText(0)).max(10_000)).default([])
 
 const fact = z.object({
   id,
@@ -101,7 +123,7 @@ const groupMemory = z.object({
   status: z.enum(['active', 'deprecated']),
   deprecatedReason: optionalText,
   statusBy: optionalName,
-  tags: z.array(z.string().max(64)).max(100).default([]),
+  tags: json(z.array(z.string().max(64)).max(100)).default([]),
   strength: unit.default(0.5),
   runId: optionalName,
   createdAt: time,
@@ -131,8 +153,8 @@ const topic = z.object({
   guildId: optionalName,
   channelId: name,
   title: optionalName,
-  keywords: z.record(z.number()).default({}),
-  centroid: z.array(z.number()).max(8192).default([]),
+  keywords: json(z.record(z.number())).default({}),
+  centroid: json(z.array(z.number()).max(8192)).default([]),
   centroidNorm: z.number().default(0),
   vectorCount: count.default(0),
   embedder: optionalName,
@@ -162,12 +184,12 @@ const summary = z.object({
   version: z.number().int().min(1),
   title: optionalName,
   summary: said,
-  participants: z.array(z.string().max(ID_MAX)).max(1000).default([]),
+  participants: json(z.array(z.string().max(ID_MAX)).max(1000)).default([]),
   firstMessageAt: time,
   lastMessageAt: time,
   messageCount: count.default(0),
   topicMessageCount: count.default(0),
-  keywords: z.record(z.number()).default({}),
+  keywords: json(z.record(z.number())).default({}),
   quality: quality.default({ coverage: 0, coherence: 0, relevance: 0, overall: 0 }),
   fallback: z.boolean().default(false),
   segments: count.default(0),
@@ -194,11 +216,8 @@ const profile = z.object({
   userId: name,
   userName: optionalName,
   profileText: optionalText,
-  preferences: z.array(preference).max(10_000).default([]),
-  traits: z
-    .array(z.object({ name, confidence: unit, sourceIds: ids }))
-    .max(10_000)
-    .default([]),
+  preferences: json(z.array(preference).max(10_000)).default([]),
+  traits: json(z.array(z.object({ name, confidence: unit, sourceIds: ids })).max(10_000)).default([]),
   pending: count.default(0),
   updatedAt: time,
   consolidatedAt: time,
@@ -216,7 +235,7 @@ const entity = z.object({
   name: name,
   key: name,
   type: z.enum(ENTITY_TYPES as [RecordRows['entity']['type'], ...RecordRows['entity']['type'][]]),
-  aliases: z.array(name).max(1000).default([]),
+  aliases: json(z.array(name).max(1000)).default([]),
   description: optionalText,
   confidence: unit.default(0.5),
   mentions: count.default(1),
@@ -251,7 +270,18 @@ const SCHEMAS: { [K in RecordKind]: z.ZodType<RecordRows[K], z.ZodTypeDef, unkno
 
 /** Why a line is not imported. `detail` is the validator's own words (English), for the one who fixes the file. */
 export type LineProblem =
-  'not-json' | 'unknown-format' | 'unknown-kind' | 'unsupported-version' | 'invalid' | 'mem0-no-user' | 'mem0-no-platform'
+  | 'not-json'
+  | 'unknown-format'
+  | 'unknown-kind'
+  | 'unsupported-version'
+  | 'invalid'
+  | 'too-long'
+  | 'line-too-long'
+  | 'foreign-reference'
+  | 'missing-reference'
+  | 'conflicting-duplicate'
+  | 'mem0-no-user'
+  | 'mem0-no-platform'
 
 export type Checked<T> = { ok: true; value: T } | { ok: false; problem: LineProblem; detail?: string }
 
@@ -260,6 +290,13 @@ export function describeIssues(error: z.ZodError): string {
     .slice(0, 3)
     .map((issue) => `${issue.path.length ? issue.path.join('.') : 'value'}: ${issue.message}`)
     .join('; ')
+}
+
+/** A line the schema refused: `too-long` when a field is longer than the databases keep, else `invalid`. */
+export function refused(error: z.ZodError): { ok: false; problem: LineProblem; detail: string } {
+  const long = error.issues.filter((issue) => issue.code === z.ZodIssueCode.custom && issue.params?.[TOO_LONG])
+  if (long.length) return { ok: false, problem: 'too-long', detail: describeIssues(new z.ZodError(long)) }
+  return { ok: false, problem: 'invalid', detail: describeIssues(error) }
 }
 
 /** Whether a parsed line is one of ours (it names a `kind`). */
@@ -274,7 +311,7 @@ export function checkRecord(value: { kind: unknown; version?: unknown; data?: un
     return { ok: false, problem: 'unknown-kind', detail: String(kind).slice(0, 40) }
   if (value.version !== FORMAT_VERSION) return { ok: false, problem: 'unsupported-version', detail: String(value.version).slice(0, 20) }
   const parsed = SCHEMAS[kind as RecordKind].safeParse(value.data)
-  if (!parsed.success) return { ok: false, problem: 'invalid', detail: describeIssues(parsed.error) }
+  if (!parsed.success) return refused(parsed.error)
   return { ok: true, value: { kind, data: parsed.data } as TransferRecord }
 }
 

@@ -1,8 +1,9 @@
 import type { ExportResult, ExportSelection } from './export'
-import { exportMemory } from './export'
+import { exportMemory, writeExport } from './export'
 import type { ImportOptions, ImportResult } from './import'
 import { importMemory } from './import'
 import type { TransferPorts } from './ports'
+import type { ImportSource } from './source'
 
 export class TransferError extends Error {
   constructor(message: string) {
@@ -17,15 +18,25 @@ export class MemoryTransfer {
 
   /** One user's memory, one group's, or everything, as JSON Lines. */
   export(selection: ExportSelection): Promise<ExportResult> {
-    if ('user' in selection && (!selection.user.platform || !selection.user.userId))
-      throw new TransferError('a user is named by a platform and a user id')
-    if ('group' in selection && (!selection.group.platform || !selection.group.guildId))
-      throw new TransferError('a group is named by a platform and a guild id')
+    checkSelection(selection)
     return exportMemory(this.ports, selection)
   }
 
-  /** Re-creates what an export (ours or mem0's) holds; see `importMemory`. */
-  import(text: string, options: ImportOptions = {}): Promise<ImportResult> {
-    return importMemory(this.ports, text, options)
+  /** The same, handed to `write` a chunk of whole lines at a time. */
+  exportTo(selection: ExportSelection, write: (chunk: string) => Promise<void>): Promise<Omit<ExportResult, 'text'>> {
+    checkSelection(selection)
+    return writeExport(this.ports, selection, write)
   }
+
+  /** Re-creates what an export (ours or mem0's) holds, read as text or streamed from a source; see `importMemory`. */
+  import(input: string | ImportSource, options: ImportOptions = {}): Promise<ImportResult> {
+    return importMemory(this.ports, input, options)
+  }
+}
+
+function checkSelection(selection: ExportSelection) {
+  if ('user' in selection && (!selection.user.platform || !selection.user.userId))
+    throw new TransferError('a user is named by a platform and a user id')
+  if ('group' in selection && (!selection.group.platform || !selection.group.guildId))
+    throw new TransferError('a group is named by a platform and a guild id')
 }

@@ -14,6 +14,7 @@ import type { TransferPorts } from '../../src/transfer'
 import { ExactIndex } from './exact-index'
 import { MemoryFacts } from './facts'
 import { MemoryGroupStore } from './group-store'
+import { MemoryMessages } from './messages'
 import { quiet } from './logger'
 import { MemoryOutbox } from './outbox'
 import { MemorySummaries } from './summaries'
@@ -141,6 +142,7 @@ export function transferInstance(options: { ids?: string } = {}) {
   const topics = new TransferTopics()
   const summaries = new TransferSummaries()
   const knowledge = new MemoryKnowledge()
+  const messages = new MemoryMessages()
   let n = 0
   const ports: TransferPorts = {
     facts,
@@ -151,10 +153,11 @@ export function transferInstance(options: { ids?: string } = {}) {
     summaries,
     summaryIndex: new SummaryIndex(sync(indexes.summaries), summaries),
     knowledge,
+    messages,
     entityIndex: new IndexedTable(sync(indexes.entities), entityIndexKind(knowledge)),
     embedderId: embedder.id,
     newId: () => `${options.ids ?? 'new'}${++n}`,
     now: () => new Date('2026-03-01T00:00:00Z'),
   }
-  return { ports, facts, groups, topics, summaries, knowledge, indexes, outbox, embedder }
+  return { ports, facts, groups, topics, summaries, knowledge, messages, indexes, outbox, embedder }
 }

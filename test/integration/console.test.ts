@@ -209,6 +209,19 @@ describe('the console page’s server side, on the real memory', () => {
     const imported = await con.call<ImportView>('memory/import', all.text)
     expect(imported.formats.ours).toBe(all.total)
     expect(imported.counts.fact).toEqual({ imported: 0, skipped: expect.any(Number) })
+    // what the page uploads is untrusted as a file is: a line naming another person's fact is refused
+    const records = all.text
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; data: { id: string; userId: string } })
+    const { id: theirs, userId: owner } = records.find((record) => record.kind === 'fact')!.data
+    const at = '2026-01-01T00:00:00.000Z'
+    const data = { id: 'c-x', platform: 'mock', userId: `not-${owner}`, content: 'Lived there', validTo: at, supersededBy: theirs }
+    const foreign = await con.call<ImportView>(
+      'memory/import',
+      JSON.stringify({ kind: 'fact', version: 1, data: { ...data, createdAt: at, updatedAt: at } }),
+    )
+    expect(foreign.bad).toEqual([{ line: 1, problem: 'foreign-reference', detail: `supersededBy: ${theirs}` }])
     expect(await con.outcome('memory/import', 'not json\n')).toMatchObject({ ok: false, error: 'import-format' })
     expect(await con.outcome('memory/import', '  ')).toEqual({ ok: false, error: 'import-empty' })
   })

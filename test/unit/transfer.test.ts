@@ -7,6 +7,7 @@ import type { TopicSummaryRow } from '../../src/topic-summaries/types'
 import type { TopicRow } from '../../src/topics/table'
 import { exportMemory, importMemory, mem0FactId, RECORD_KINDS } from '../../src/transfer'
 import { memoryRow } from '../fakes/group-store'
+import { row } from '../fakes/message-rows'
 import { summaryRow } from '../fakes/summaries'
 import { topicRow } from '../fakes/topics'
 import { transferInstance } from '../fakes/transfer'
@@ -14,6 +15,33 @@ import { transferInstance } from '../fakes/transfer'
 type Instance = ReturnType<typeof transferInstance>
 
 const day = (n: number) => new Date(Date.UTC(2025, 0, n, 8))
+
+/** The message ids the rows below name as sources, with whose and where each message is. */
+const chat = new Map<string, { userId: string; guildId: string; channelId: string; messageId: string }>()
+
+/** The id of a message `userId` said in `guildId` (their private chat when `''`). */
+function said(userId: string, guildId: string, messageId: string): string {
+  const channelId = guildId || `private:${userId}`
+  const id = `qq:${channelId}:${messageId}`
+  chat.set(id, { userId, guildId, channelId, messageId })
+  return id
+}
+
+/** An instance's chat log: every message the rows name, as captured (an import keeps only sources it finds). */
+function chatLog({ messages }: Instance) {
+  for (const [id, where] of chat) messages.add(row(where.messageId, where.userId, 'said', 0, { ...where, id, platform: 'qq' }))
+}
+
+/** An instance whose chat log holds every message the rows name. */
+function instance(options: Parameters<typeof transferInstance>[0] = {}): Instance {
+  const made = transferInstance(options)
+  const byIds = made.messages.byIds.bind(made.messages)
+  made.messages.byIds = async (ids) => {
+    chatLog(made)
+    return byIds(ids)
+  }
+  return made
+}
 
 function fact(id: string, userId: string, guildId: string, content: string, n: number, extra: Partial<FactRow> = {}): FactRow {
   return {
@@ -26,7 +54,7 @@ function fact(id: string, userId: string, guildId: string, content: string, n: n
     reason: 'stated',
     version: 1,
     parentId: '',
-    sourceIds: [`qq:m${n}`],
+    sourceIds: [said(userId, guildId, `m${n}`)],
     createdAt: day(n),
     updatedAt: day(n),
     validFrom: day(n),
@@ -60,8 +88,17 @@ function profile(userId: string, guildId: string, userName: string): ProfileRow 
     ...ref,
     userName,
     profileText: `${userName} likes tea`,
-    preferences: [{ key: 'likes', value: 'tea', confidence: 0.8, sourceIds: ['qq:m1'], validFrom: day(1).getTime(), validTo: null }],
-    traits: [{ name: 'calm', confidence: 0.6, sourceIds: ['qq:m2'] }],
+    preferences: [
+      {
+        key: 'likes',
+        value: 'tea',
+        confidence: 0.8,
+        sourceIds: [said(userId, guildId, `p1-${userId}`)],
+        validFrom: day(1).getTime(),
+        validTo: null,
+      },
+    ],
+    traits: [{ name: 'calm', confidence: 0.6, sourceIds: [said(userId, guildId, `p2-${userId}`)] }],
     pending: 1,
     updatedAt: day(3),
     consolidatedAt: day(2),
@@ -83,7 +120,7 @@ function entity(id: string, guildId: string, userId: string, name: string, type:
     mentions: 2,
     firstSeen: day(n),
     lastSeen: day(n + 1),
-    sourceIds: [`qq:m${n}`],
+    sourceIds: [said(userId || 'alice', guildId, `e${n}`)],
   }
 }
 
@@ -137,7 +174,7 @@ async function seed({ ports, groups, topics, summaries, knowledge, embedder }: I
     predicate: 'lives in',
     objectId: 'e2',
     confidence: 0.8,
-    sourceIds: ['qq:m1'],
+    sourceIds: [said('alice', 'g1', 'r1')],
     validFrom: day(1),
     validTo: null,
     createdAt: day(1),
@@ -187,7 +224,7 @@ const totals = (counts: Record<string, { imported: number; skipped: number }>) =
 
 describe('export', () => {
   it('writes one record a line, every kind, with versions, sources, history and the change log', async () => {
-    const a = transferInstance()
+    const a = instance()
     await seed(a)
     const exported = await exportMemory(a.ports, { all: true })
     expect(exported.counts).toEqual({
@@ -209,7 +246,7 @@ describe('export', () => {
     expect(records[0].data).toMatchObject({
       id: 'f1',
       content: 'Alice lives in Chengdu',
-      sourceIds: ['qq:m1'],
+      sourceIds: ['qq:private:alice:m1'],
       validTo: day(4).toISOString(),
       supersededBy: 'f2',
     })
@@ -218,7 +255,7 @@ describe('export', () => {
   })
 
   it('exports one user: their facts in every guild, their profiles, the knowledge of their private chats', async () => {
-    const a = transferInstance()
+    const a = instance()
     await seed(a)
     const exported = await exportMemory(a.ports, { user: { platform: 'qq', userId: 'alice' } })
     const records = lines(exported.text).map((line) => JSON.parse(line))
@@ -229,7 +266,7 @@ describe('export', () => {
   })
 
   it('exports one group: what was learnt there, its group memories with history, its topics and knowledge', async () => {
-    const a = transferInstance()
+    const a = instance()
     await seed(a)
     const exported = await exportMemory(a.ports, { group: G1 })
     const ids = (kind: string) =>
@@ -250,10 +287,10 @@ describe('export', () => {
 
 describe('import', () => {
   it('round trip: export → a fresh instance imports → export gives the same lines, every row indexed anew', async () => {
-    const a = transferInstance()
+    const a = instance()
     await seed(a)
     const exported = await exportMemory(a.ports, { all: true })
-    const b = transferInstance()
+    const b = instance()
     const result = await importMemory(b.ports, exported.text)
     expect(result.bad).toEqual([])
     expect(result.renamed).toBe(0)
@@ -271,10 +308,10 @@ describe('import', () => {
   })
 
   it('importing the same export again skips every row as a duplicate', async () => {
-    const a = transferInstance()
+    const a = instance()
     await seed(a)
     const { text, total } = await exportMemory(a.ports, { all: true })
-    const b = transferInstance()
+    const b = instance()
     await importMemory(b.ports, text)
     const again = await importMemory(b.ports, text)
     expect(totals(again.counts)).toEqual({ imported: 0, skipped: total })
@@ -283,12 +320,12 @@ describe('import', () => {
   })
 
   it('gives a taken id a fresh one and points versions, the change log, summaries and relations at it', async () => {
-    const a = transferInstance()
+    const a = instance()
     await seed(a)
     const { text } = await exportMemory(a.ports, { all: true })
     // another instance whose rows already use some of those ids, for other things
-    const b = transferInstance({ ids: 'x' })
-    const c = transferInstance()
+    const b = instance({ ids: 'x' })
+    const c = instance()
     for (const instance of [b, c]) {
       await instance.ports.facts.insert(fact('f1', 'dave', '', 'Dave rides a bike', 9))
       await instance.groups.putMemory(memoryRow({ platform: 'tg', guildId: 'g9' }, 'gm2', 'Another group keeps bees'))
@@ -321,10 +358,10 @@ describe('import', () => {
   })
 
   it('skips the same content in the same place, and imports it for someone else', async () => {
-    const b = transferInstance()
+    const b = instance()
     await b.ports.facts.insert(fact('mine', 'alice', 'g1', 'Alice likes hotpot', 20))
     await b.groups.putMemory(memoryRow(G1, 'old', 'The group likes cats'))
-    const a = transferInstance()
+    const a = instance()
     await seed(a)
     await a.ports.facts.insert(fact('f6', 'erin', 'g1', 'Alice likes hotpot', 8))
     const result = await importMemory(b.ports, (await exportMemory(a.ports, { all: true })).text)
@@ -337,14 +374,14 @@ describe('import', () => {
   })
 
   it('a corrupt line in the middle: the rest imports, the bad line is reported with its number', async () => {
-    const a = transferInstance()
+    const a = instance()
     await seed(a)
     const exported = await exportMemory(a.ports, { all: true })
     const rows = lines(exported.text)
     rows[2] = rows[2].slice(0, 40) // cut off: not JSON
     rows.splice(6, 0, JSON.stringify({ kind: 'fact', version: 1, data: { id: 'x', content: 'no owner' } }))
     rows.splice(9, 0, JSON.stringify({ kind: 'memo', version: 1, data: {} }), '', JSON.stringify({ kind: 'fact', version: 2, data: {} }))
-    const b = transferInstance()
+    const b = instance()
     const result = await importMemory(b.ports, rows.join('\n'))
     expect(result.bad.map(({ line, problem }) => ({ line, problem }))).toEqual([
       { line: 3, problem: 'not-json' },
@@ -361,9 +398,9 @@ describe('import', () => {
   })
 
   it('reports a row the database refuses with its line, and stores the others', async () => {
-    const a = transferInstance()
+    const a = instance()
     await seed(a)
-    const b = transferInstance()
+    const b = instance()
     const put = b.groups.putMemory.bind(b.groups)
     b.groups.putMemory = async (row) => {
       if (row.id === 'gm3') throw new Error('disk full')
@@ -377,20 +414,20 @@ describe('import', () => {
   })
 
   it('a summary indexed by another embedder is indexed by this one: its embedder says so', async () => {
-    const a = transferInstance()
+    const a = instance()
     await seed(a)
     const text = (await exportMemory(a.ports, { group: G2 })).text.replaceAll(
       `"embedder":"${a.embedder.id}"`,
       '"embedder":"gemini-embedding-001"',
     )
-    const b = transferInstance()
+    const b = instance()
     expect((await importMemory(b.ports, text)).counts.summary).toEqual({ imported: 1, skipped: 0 })
     expect(b.summaries.rows.get('t2#1')!.embedder).toBe(b.embedder.id)
     expect(b.indexes.summaries.rows.has('t2#1')).toBe(true)
   })
 
   it('an empty text or one of blank lines imports nothing and reports nothing', async () => {
-    const b = transferInstance()
+    const b = instance()
     for (const text of ['', '\n\n  \n', '\uFEFF']) {
       const result = await importMemory(b.ports, text)
       expect(totals(result.counts)).toEqual({ imported: 0, skipped: 0 })
@@ -399,7 +436,7 @@ describe('import', () => {
   })
 
   it('text that is not an export: every line is reported', async () => {
-    const b = transferInstance()
+    const b = instance()
     const result = await importMemory(b.ports, 'hello\n{"name": "not a memory"}\n[1, 2]')
     expect(result.bad.map((bad) => bad.problem)).toEqual(['not-json', 'unknown-format', 'unknown-format'])
     expect(totals(result.counts).imported).toBe(0)
@@ -434,7 +471,7 @@ describe('import of a mem0 export', () => {
       JSON.stringify({ results: memories, relations: [] }, null, 2),
       memories.map((memory) => JSON.stringify(memory)).join('\n'),
     ]) {
-      const b = transferInstance()
+      const b = instance()
       const result = await importMemory(b.ports, text, { platform: 'qq' })
       expect(result.bad).toEqual([])
       expect(result.formats).toEqual({ ours: 0, mem0: 2 })
@@ -456,30 +493,30 @@ describe('import of a mem0 export', () => {
 
   it('a bad mem0 line is reported with its number; without a platform nothing is guessed', async () => {
     const text = [JSON.stringify(memories[0]), '{"id": "x", "memory": ""}', JSON.stringify(memories[1])].join('\n')
-    const b = transferInstance()
+    const b = instance()
     const result = await importMemory(b.ports, text, { platform: 'qq' })
     expect(result.bad).toMatchObject([{ line: 2, problem: 'invalid' }])
     expect(result.counts.fact.imported).toBe(2)
-    const none = await importMemory(transferInstance().ports, text)
+    const none = await importMemory(instance().ports, text)
     expect(none.bad.map((bad) => bad.problem)).toEqual(['mem0-no-platform', 'invalid', 'mem0-no-platform'])
   })
 
   it('takes every memory as one user when asked, and reports a memory without a user otherwise', async () => {
-    const b = transferInstance()
+    const b = instance()
     const result = await importMemory(b.ports, JSON.stringify(memories), { platform: 'discord', userId: '42' })
     expect(result.counts.fact.imported).toBe(2)
     expect([...b.facts.rows.values()].map((row) => `${row.platform}/${row.userId}`)).toEqual(['discord/42', 'discord/42'])
-    const anonymous = await importMemory(transferInstance().ports, JSON.stringify([{ memory: 'Has a cat' }]), { platform: 'qq' })
+    const anonymous = await importMemory(instance().ports, JSON.stringify([{ memory: 'Has a cat' }]), { platform: 'qq' })
     expect(anonymous.bad).toEqual([{ line: 1, problem: 'mem0-no-user' }])
     expect(anonymous.layout).toBe('array')
   })
 
   it('our lines and mem0 lines may share one file: each line is read as what it is', async () => {
-    const a = transferInstance()
+    const a = instance()
     await seed(a)
     const ours = lines((await exportMemory(a.ports, { user: { platform: 'qq', userId: 'alice' } })).text)
     const text = [...ours, JSON.stringify(memories[1])].join('\n')
-    const b = transferInstance()
+    const b = instance()
     const result = await importMemory(b.ports, text, { platform: 'qq' })
     expect(result.formats).toEqual({ ours: ours.length, mem0: 1 })
     expect(result.counts.fact.imported).toBe(4)

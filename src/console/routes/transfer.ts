@@ -1,5 +1,6 @@
 import type { Context } from 'koishi'
 import type { ExportSelection, ImportResult } from '../../transfer'
+import { WholeTooLarge } from '../../transfer'
 import type { Authorities, ExportChoice, ExportView, ImportView } from '../types'
 import type { Routes } from './route'
 import { ConsoleError, groupArg, id, route, text, userArg } from './route'
@@ -12,6 +13,7 @@ function importView(result: ImportResult): ImportView {
     formats: result.formats,
     counts: result.counts,
     renamed: result.renamed,
+    unlinked: result.unlinked,
     bad: result.bad.slice(0, 50),
     layout: result.layout,
   }
@@ -58,7 +60,12 @@ export function transferRoutes(ctx: Context, authority: Authorities): Routes {
       // mem0's memories name no platform: the one given (their user_id, or the user given, is the owner)
       const platform = given.platform === undefined || given.platform === '' ? undefined : id(given.platform, 'platform')
       const userId = given.userId === undefined || given.userId === '' ? undefined : id(given.userId, 'userId')
-      const result = await memory().importMemory(body, { platform, userId })
+      const result = await memory()
+        .importMemory(body, { platform, userId })
+        .catch((error: unknown) => {
+          if (error instanceof WholeTooLarge) throw new ConsoleError('import-too-large-json')
+          throw error
+        })
       if (!result.formats.ours && !result.formats.mem0) throw new ConsoleError('import-format', result.bad[0]?.problem)
       return importView(result)
     }),
