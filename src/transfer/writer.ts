@@ -1,6 +1,5 @@
-import { ID_CHUNK } from '../core/chunks'
+import { chunks } from '../core/chunks'
 import type { MessageRow } from '../messages'
-import { FIELD_MAX_BYTES, utf8Bytes } from '../text/field-limit'
 import type { TopicSummaryRow } from '../topic-summaries'
 import type { ImportResult, Item } from './results'
 import type { Named, Placed } from './placement'
@@ -13,28 +12,6 @@ import { channelOwner, factOwner, groupOwner, knowledgeOwner, mayDrawOn } from '
 
 /** Rows written (and embedded, indexed) in one batch. */
 const BATCH = 64
-
-/**
- * Ids for `$in` queries in slices of at most `ID_CHUNK` and `FIELD_MAX_BYTES` of UTF-8: the ids are
- * written into the statement, and a file may name many long ones (see `FIELD_MAX_BYTES`).
- */
-export function idChunks(ids: string[]): string[][] {
-  const out: string[][] = []
-  let part: string[] = []
-  let bytes = 0
-  for (const id of ids) {
-    const size = utf8Bytes(id) + 4
-    if (part.length && (part.length >= ID_CHUNK || bytes + size > FIELD_MAX_BYTES)) {
-      out.push(part)
-      part = []
-      bytes = 0
-    }
-    part.push(id)
-    bytes += size
-  }
-  if (part.length) out.push(part)
-  return out
-}
 
 type Batches = { [K in RecordKind]: Item<K>[] }
 
@@ -116,7 +93,7 @@ export class Writer {
   private async sources(items: Item[]): Promise<Map<string, MessageRow>> {
     const ids = new Set(items.flatMap((item) => sourceIdsOf(item)))
     const found = new Map<string, MessageRow>()
-    for (const part of idChunks([...ids])) for (const row of await this.ports.messages.byIds(part)) found.set(row.id, row)
+    for (const part of chunks([...ids])) for (const row of await this.ports.messages.byIds(part)) found.set(row.id, row)
     return found
   }
 
@@ -168,15 +145,15 @@ export class Writer {
     const found = new Map<string, { owner: string }>()
     const { facts, groups, topics, knowledge } = this.ports
     const fits = (kind: Named) => [...wanted[kind]].filter((id) => id.length <= ID_LENGTH[kind === 'group-memory' ? 'group' : kind])
-    for (const part of idChunks(fits('fact')))
+    for (const part of chunks(fits('fact')))
       for (const row of await facts.get(part)) found.set(`fact\n${row.id}`, { owner: factOwner(row) })
-    for (const part of idChunks(fits('group-memory')))
+    for (const part of chunks(fits('group-memory')))
       for (const row of await groups.getMemories(part)) found.set(`group-memory\n${row.id}`, { owner: groupOwner(row) })
     for (const id of fits('topic')) {
       const row = await topics.get(id)
       if (row) found.set(`topic\n${id}`, { owner: channelOwner(row) })
     }
-    for (const part of idChunks(fits('entity')))
+    for (const part of chunks(fits('entity')))
       for (const row of await knowledge.entities(part)) found.set(`entity\n${row.id}`, { owner: knowledgeOwner(row) })
     return found
   }

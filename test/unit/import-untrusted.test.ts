@@ -4,7 +4,7 @@ import { clipToField, FIELD_MAX_BYTES, fitsField, utf8Bytes } from '../../src/te
 import { importMemory } from '../../src/transfer'
 import { checkRecord } from '../../src/transfer/records'
 import { mayDrawOn } from '../../src/transfer/references'
-import { idChunks } from '../../src/transfer/writer'
+import { chunks, ID_CHUNK_BYTES } from '../../src/core/chunks'
 import type { ImportSource } from '../../src/transfer/source'
 import { layoutOf, LINE_MAX_CHARS, readEntries, readLines, WHOLE_MAX_CHARS, WholeTooLarge } from '../../src/transfer/source'
 import { row } from '../fakes/message-rows'
@@ -67,13 +67,13 @@ describe('the field limit', () => {
 })
 
 describe('ids looked up', () => {
-  it('in slices of at most 500 ids and FIELD_MAX_BYTES of UTF-8, every id once, in order', () => {
+  it('in slices of at most 500 ids and ID_CHUNK_BYTES of UTF-8, every id once, in order', () => {
     const short = Array.from({ length: 1200 }, (_, i) => `id${i}`)
-    expect(idChunks(short).map((part) => part.length)).toEqual([500, 500, 200])
+    expect(chunks(short).map((part) => part.length)).toEqual([500, 500, 200])
     const long = Array.from({ length: 91 }, (_, i) => `${i}-${'我'.repeat(230)}`)
-    const parts = idChunks(long)
+    const parts = chunks(long)
     expect(parts.flat()).toEqual(long)
-    for (const part of parts) expect(part.reduce((sum, id) => sum + utf8Bytes(id) + 4, 0)).toBeLessThanOrEqual(FIELD_MAX_BYTES)
+    for (const part of parts) expect(part.reduce((sum, id) => sum + utf8Bytes(id) + 4, 0)).toBeLessThanOrEqual(ID_CHUNK_BYTES)
   })
 })
 
