@@ -11,7 +11,7 @@ const ANSWER_REACH = 2
 /** Longest pause between a line and the answer to it. */
 const ANSWER_GAP_MS = 10 * 60_000
 
-/** A line of the asker, with the line before it that it answers (someone else's, said just before). */
+/** A line of the asker, with the line before it that it answers (someone else's question, said just before). */
 export interface LineCandidate {
   row: MessageRow
   answers?: MessageRow
@@ -28,8 +28,9 @@ const channelOf = (row: Pick<MessageRow, 'platform' | 'channelId'>) => `${row.pl
 
 /**
  * Lines of the asker worth ranking for a query: those the index finds among theirs, and in a guild
- * the lines they said right after a line of someone else's the index finds ("what's your cat's
- * name?" → "Mimi!"), each with the line it answers. Questions of the asker are no memory of theirs.
+ * the lines they said right after a question of someone else's the index finds ("what's your cat's
+ * name?" → "Mimi!"), each with the question it answers: another's statement beside theirs is no part of
+ * their memory. Questions of the asker are no memory of theirs.
  * `extra`: lines that must be in the result with what they answer (the sources of candidate facts).
  */
 export async function lineCandidates(
@@ -73,17 +74,22 @@ export async function lineCandidates(
         const { before, after } = near[i]
         if (line) {
           const previous = before.at(-1)
-          if (previous && previous.userId !== scope.userId && within(previous, row)) candidates.get(row.id)!.answers = previous
+          if (previous && asks(previous, scope.userId) && within(previous, row)) candidates.get(row.id)!.answers = previous
           return
         }
         const at = after.findIndex((next) => next.userId === scope.userId)
         const answer = after[at]
-        if (!answer || candidates.has(answer.id) || isQuestion(answer.content) || !within(row, answer)) return
-        candidates.set(answer.id, { row: answer, similarity: similarity.get(row.id) ?? 0, answers: at > 0 ? after[at - 1] : row })
+        const answered = at > 0 ? after[at - 1] : row
+        if (!answer || candidates.has(answer.id) || isQuestion(answer.content) || !asks(answered, scope.userId) || !within(row, answer))
+          return
+        candidates.set(answer.id, { row: answer, similarity: similarity.get(row.id) ?? 0, answers: answered })
       })
     }),
   )
   return [...candidates.values()]
 }
+
+/** Another's line the asker's next line can answer: a question (a statement next to theirs is no question to them). */
+const asks = (line: MessageRow, asker: string) => line.userId !== asker && isQuestion(line.content)
 
 const within = (first: MessageRow, then: MessageRow) => then.createdAt.getTime() - first.createdAt.getTime() <= ANSWER_GAP_MS

@@ -54,6 +54,16 @@ describe('retrieve: facts and the lines they came from, fused', () => {
     expect(elsewhere.map((memory) => memory.content).join()).not.toContain('杭州')
   })
 
+  it('in a group: another member’s statement said just before the user’s is no part of the user’s memory', async () => {
+    await say(h.app, 'bob', '我最喜欢吃榴莲酥', 'g1')
+    await say(h.app, 'alice', '我最喜欢吃蛋挞', 'g1')
+    const found = await h.app.memory.retrieve('alice', '榴莲酥', { platform: 'mock', guildId: 'g1', topK: 5 })
+    expect(JSON.stringify(found)).not.toContain('榴莲酥')
+    const mine = await h.app.memory.retrieve('alice', '我最喜欢吃什么', { platform: 'mock', guildId: 'g1', topK: 5 })
+    expect(JSON.stringify(mine)).toContain('蛋挞')
+    expect(JSON.stringify(mine)).not.toContain('榴莲酥')
+  })
+
   it('the user’s own questions are no memory to recall', async () => {
     await say(h.app, 'alice', '我的猫叫什么名字？')
     const found = await h.app.memory.retrieve('alice', '我的猫叫什么名字', { platform: 'mock', guildId: '' })
