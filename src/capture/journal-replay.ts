@@ -24,6 +24,9 @@ export interface Replayed {
   unread: string[]
 }
 
+/** Characters of text written at most in one statement (SQLite's engine in WebAssembly fails for good on far larger ones). */
+const TEXT_CHUNK = 1_000_000
+
 /** A failure of the database, as opposed to one of the file being read. */
 class DatabaseDown extends Error {
   constructor(readonly error: unknown) {
@@ -65,11 +68,13 @@ async function replayFile(deps: ReplayDeps, path: string): Promise<Omit<Replayed
   const { journal, logger } = deps
   const aside: { reason: string; row: unknown }[] = []
   let batch: MessageRow[] = []
+  let chars = 0
   let stored = 0
   let skipped = 0
   const flush = async () => {
     const rows = batch
     batch = []
+    chars = 0
     stored += await storeMissing(deps, rows, aside)
   }
   for await (const { number, text } of journal.lines(path)) {
@@ -80,7 +85,11 @@ async function replayFile(deps: ReplayDeps, path: string): Promise<Omit<Replayed
     }
     const checked = journalRow(value)
     if ('error' in checked) aside.push({ reason: `line ${number}: ${checked.error}`, row: value })
-    else if (batch.push(checked.row) >= ID_CHUNK) await flush()
+    else {
+      batch.push(checked.row)
+      chars += checked.row.content.length + checked.row.userName.length
+      if (batch.length >= ID_CHUNK || chars >= TEXT_CHUNK) await flush()
+    }
   }
   await flush()
   const kept = journal.setAside(basename(path), aside, true)

@@ -1,6 +1,6 @@
 import type { MessageRow } from '../messages'
 import { messageRowId } from '../messages'
-import { cleanId } from '../scope'
+import { cleanId, ID_MAX } from '../scope'
 import { cleanText } from '../text/clean'
 
 const IDS = ['messageId', 'platform', 'guildId', 'channelId', 'userId', 'replyMessageId', 'rootMessageId', 'topicId'] as const
@@ -9,8 +9,8 @@ const REQUIRED = new Set<string>(['messageId', 'platform', 'channelId'])
 
 /**
  * A journal line as the row capture would have made: a journal is a file left on disk, so every field's
- * type is checked and ids and text are cleaned as capture cleans them (`cleanId`, `cleanText`); the row's
- * id is made again from its parts. A line that is no such row gives the reason.
+ * type is checked, ids and text are cleaned as capture cleans them (`cleanId`, `cleanText`) and ids
+ * bounded (`ID_MAX`); the row's id is made again from its parts. A line that is no such row gives the reason.
  */
 export function journalRow(value: unknown): { row: MessageRow } | { error: string } {
   if (!value || typeof value !== 'object' || Array.isArray(value)) return { error: 'not a JSON object' }
@@ -23,6 +23,10 @@ export function journalRow(value: unknown): { row: MessageRow } | { error: strin
     ids[name] = cleanId(field)
   }
   if (typeof line.id !== 'string') return { error: 'id is not a string' }
+  const id = messageRowId(ids.platform, ids.channelId, ids.messageId)
+  // no id column is wider, and SQLite's engine fails for good on a query of many ids far over it
+  for (const [name, value] of [['id', id], ...Object.entries(ids)])
+    if (value.length > ID_MAX) return { error: `${name} is longer than ${ID_MAX} characters` }
   for (const name of ['userName', 'content'] as const) if (typeof line[name] !== 'string') return { error: `${name} is not a string` }
   if (line.role !== 'user' && line.role !== 'assistant') return { error: 'role is neither user nor assistant' }
   if (typeof line.isMentionBot !== 'boolean') return { error: 'isMentionBot is not a boolean' }
@@ -32,7 +36,7 @@ export function journalRow(value: unknown): { row: MessageRow } | { error: strin
   return {
     row: {
       ...ids,
-      id: messageRowId(ids.platform, ids.channelId, ids.messageId),
+      id,
       userName: cleanText(line.userName as string),
       content: cleanText(line.content as string),
       role: line.role,

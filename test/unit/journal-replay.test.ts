@@ -108,11 +108,13 @@ describe('journal replay', () => {
       line('n5', { role: 'admin' }),
       line('n6', { isMentionBot: 'yes' }),
       line('n7', { channelId: '' }),
+      line(`n8-${'x'.repeat(300)}`),
+      line('n9', { userId: 'u'.repeat(256) }),
       'null',
       '[1, 2]',
     ])
     const db = database()
-    expect(await replay(dir, db)).toMatchObject({ stored: 2, setAside: 9 })
+    expect(await replay(dir, db)).toMatchObject({ stored: 2, setAside: 11 })
     const cleaned = db.rows.get('q\\u0000q:c:nul')!
     expect(cleaned).toMatchObject({ platform: 'q\\u0000q', content: 'ab\ufffdc' })
     expect(cleaned.createdAt).toEqual(new Date(Date.UTC(2026, 10, 26, 8)))
@@ -124,6 +126,8 @@ describe('journal replay', () => {
       'role is neither user nor assistant',
       'isMentionBot is not a boolean',
       'channelId is empty',
+      'id is longer than 255 characters',
+      'userId is longer than 255 characters',
       'not a JSON object',
       'not a JSON object',
     ])
@@ -137,6 +141,18 @@ describe('journal replay', () => {
     expect(await replay(dir, db)).toMatchObject({ stored: 2, setAside: 0, skipped: 3 })
     expect(db.rows.get('qq:c:long')?.content).toHaveLength(150_000)
     expect(readdirSync(dir)).toEqual([])
+  })
+
+  it('writes long texts a few at a time', async () => {
+    const dir = journalDir()
+    write(
+      dir,
+      'capture-1-1-0.jsonl',
+      ['a', 'b', 'c'].map((id) => line(id, { content: id.repeat(600_000) })),
+    )
+    const db = database()
+    expect(await replay(dir, db)).toMatchObject({ stored: 3 })
+    expect(db.state.writes).toBe(2)
   })
 
   it('leaves what is no journal file (a folder, a pipe, a link to nothing) and replays the rest', async () => {
