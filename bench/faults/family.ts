@@ -44,4 +44,9 @@ export class Tally {
   }
 }
 
-export type Family = () => Promise<FamilyResult>
+export interface FamilyOptions {
+  /** Small sizes and few rounds: every family in a few minutes, for CI. */
+  short?: boolean
+}
+
+export type Family = (options?: FamilyOptions) => Promise<FamilyResult>

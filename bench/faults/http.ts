@@ -12,7 +12,7 @@ import { internalsOf } from '../../src/compose'
 /**
  * Abuse of the group-memory HTTP routes on a loopback port: missing and wrong tokens, ids with NUL,
  * lone surrogates and broken percent escapes, over-long ids, a 5 MB body, bodies that are not JSON,
- * a reason that is not a string, DELETE with a body (whole and chunked), path traversal, unknown
+ * a reason that is not a string, DELETE with a body (whole, chunked, and with no framing), path traversal, unknown
  * groups, and one group's route aimed at another group's memory. A trial passes when the answer has
  * the expected status (never 500) and a refused request changed nothing; a change made through
  * another group's route is a foreign op, any change by a refused request is lost data. A few valid
@@ -237,6 +237,14 @@ export const run: Family = async () => {
         expect: [200],
         secret: g2Statements,
       },
+      // a body with neither Content-Length nor chunked framing is stray bytes after a bodiless request: Node answers 400
+      ...[['{"reason": "过时了"}'], ['{"rea', 'son": 42}']].map((chunks): Case => ({
+        name: `DELETE body without framing (${chunks.join('')})`,
+        method: 'DELETE',
+        path: `/memory/${m1}`,
+        sent: { ...AUTH, headers: { 'content-type': 'application/json' }, chunks, unframed: true },
+        expect: [400],
+      })),
       // positive controls: valid requests change what they name, and only that
       {
         name: 'valid DELETE with a chunked body',

@@ -151,6 +151,8 @@ export interface Sent {
   body?: string | Buffer
   /** Sent chunked, one write per part. */
   chunks?: string[]
+  /** The chunks written with no framing at all (a DELETE's body from Node's client told nothing). */
+  unframed?: boolean
   /** The Authorization header; default none. */
   token?: string
 }
@@ -170,7 +172,7 @@ export function send(base: string, method: string, path: string, sent: Sent = {}
       agent: false,
       headers: {
         ...(sent.token !== undefined ? { authorization: sent.token } : {}),
-        ...(sent.chunks ? { 'transfer-encoding': 'chunked' } : {}),
+        ...(sent.chunks && !sent.unframed ? { 'transfer-encoding': 'chunked' } : {}),
         ...(sent.body !== undefined ? { 'content-length': String(Buffer.byteLength(sent.body)) } : {}),
         ...sent.headers,
       },

@@ -12,11 +12,12 @@ import type { TopicSummaries } from '../topic-summaries'
 import { DialogueTracker } from './dialogue-tracker'
 import type { CaptureJournal } from './journal'
 import { MemorizeBacklog } from './memorize-backlog'
+import { replayJournal } from './journal-replay'
 import { MessageRecorder } from './recorder'
+import type { MessageSink } from './store-rows'
 import type { PlaceholderLocale } from './render'
 import { renderPlainText } from './render'
 import { cleanText } from '../text/clean'
-import { chunks } from '../core/chunks'
 import { localMessageId, mentionsBot, ownerOf, rowOf, speakerName } from './session-rows'
 import type { SpeakerRef } from '../scope'
 
@@ -83,26 +84,28 @@ export class CapturePipeline {
   /** Captured rows per channel waiting for topic attribution, attributed in order by one job. */
   private readonly unattributed = new Map<string, MessageRow[]>()
 
+  /** Where captured rows are stored, live or from the journal. */
+  private readonly sink: MessageSink
+
   constructor(private readonly deps: CaptureDeps) {
-    this.recorder = new MessageRecorder(
-      {
-        write: async (rows) => {
-          await deps.write(rows)
-          // indexed for semantic neighbours once stored; never waits
-          deps.messageIndex.add(rows)
-        },
+    this.sink = {
+      write: async (rows) => {
+        await deps.write(rows)
+        // indexed for semantic neighbours once stored; never waits
+        deps.messageIndex.add(rows)
       },
-      {
-        batchSize: 64,
-        intervalMs: 500,
-        maxBuffered: 10_000,
-        rootCacheSize: 20_000,
-        schedule: deps.schedule,
-        counters: deps.counters,
-        logger: deps.logger,
-        journal: deps.journal,
-      },
-    )
+      answers: () => deps.messages.byIds(['']).then(() => true),
+    }
+    this.recorder = new MessageRecorder(this.sink, {
+      batchSize: 64,
+      intervalMs: 500,
+      maxBuffered: 10_000,
+      rootCacheSize: 20_000,
+      schedule: deps.schedule,
+      counters: deps.counters,
+      logger: deps.logger,
+      journal: deps.journal,
+    })
     this.backlog = new MemorizeBacklog({
       queue: deps.queue,
       memorize: deps.memorize,
@@ -132,6 +135,7 @@ export class CapturePipeline {
     this.tracker.drop(platform, userId)
     this.backlog.dropUser(platform, userId)
     this.recorder.dropUser(platform, userId)
+    this.deps.journal?.forgetUser(platform, userId)
     await this.recorder.flush()
   }
 
@@ -283,24 +287,14 @@ export class CapturePipeline {
 
   /**
    * Stores what an earlier run captured but had not written when it ended (killed, or stopped after its
-   * database), then deletes the journal files. Rows already stored are left as they are. Returns how many
-   * rows were stored.
+   * database), then deletes the journal files (`replayJournal`). Returns how many rows were stored.
    */
   async replayJournal(): Promise<number> {
-    const { journal, messages, messageIndex, logger } = this.deps
+    const { journal, messages, counters, logger } = this.deps
     if (!journal) return 0
-    const { files, rows } = journal.leftovers()
-    if (!files.length) return 0
-    const stored = new Set<string>()
-    for (const part of chunks(rows.map((row) => row.id))) {
-      for (const row of await messages.byIds(part)) stored.add(row.id)
-    }
-    const missing = [...new Map(rows.filter((row) => !stored.has(row.id)).map((row) => [row.id, row])).values()]
-    for (const part of chunks(missing)) await this.deps.write(part)
-    messageIndex.add(missing)
-    for (const file of files) journal.release(file)
-    if (missing.length) logger.info('%d messages captured before the last stop were stored', missing.length)
-    return missing.length
+    const { stored } = await replayJournal({ journal, sink: this.sink, messages, counters, logger })
+    if (stored) logger.info('%d messages captured before the last stop were stored', stored)
+    return stored
   }
 
   /**

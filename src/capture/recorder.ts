@@ -2,10 +2,8 @@ import type { Logger } from '../core/observability'
 import type { Counters } from '../core/observability'
 import type { MessageRow } from '../messages'
 import type { CaptureJournal } from './journal'
-
-export interface MessageSink {
-  write(rows: MessageRow[]): Promise<void>
-}
+import type { MessageSink } from './store-rows'
+import { storeRows } from './store-rows'
 
 /**
  * Batches captured messages into few database writes. `add` is synchronous and never waits:
@@ -29,7 +27,7 @@ export class MessageRecorder {
       counters: Counters
       logger: Logger
       /** Keeps the buffered rows on disk until they are stored. */
-      journal?: Pick<CaptureJournal, 'append' | 'seal' | 'release'>
+      journal?: Pick<CaptureJournal, 'append' | 'seal' | 'release' | 'setAside'>
     },
   ) {}
 
@@ -83,27 +81,20 @@ export class MessageRecorder {
   }
 
   /**
-   * Writes a batch. When it fails, each row is tried alone: if some go through, the database works and
-   * what fails alone is a row it refuses — reported and dropped, never retried forever and never holding
-   * back the others. When every row fails (the database is down) they wait for the next flush.
+   * Writes a batch (`storeRows`): a row the database refuses is set aside beside the journal (or dropped
+   * without one), counted and logged, never retried forever and never holding back the others. When the
+   * database is down the rows wait for the next flush.
    */
   private async write(rows: MessageRow[]): Promise<void> {
-    const { counters, logger } = this.options
+    const { counters, logger, journal } = this.options
     try {
-      await this.sink.write(rows)
-      return
+      const refused = await storeRows(this.sink, rows)
+      if (!refused.length) return
+      counters.inc('capture.rejected', refused.length)
+      const kept = journal?.setAside(`live-${process.pid}`, refused)
+      if (kept) logger.warn('the database refused %d messages, set aside in %s: %s', refused.length, kept, refused[0].reason)
+      else logger.warn('the database refused %d messages, dropped: %s', refused.length, refused[0].reason)
     } catch (error) {
-      const refused: MessageRow[] = []
-      if (rows.length > 1) {
-        for (const row of rows) await this.sink.write([row]).catch(() => refused.push(row))
-        if (refused.length < rows.length) {
-          if (refused.length) {
-            counters.inc('capture.rejected', refused.length)
-            logger.warn('the database refused %d messages, dropped: %s', refused.length, (error as Error).message)
-          }
-          return
-        }
-      }
       // keep the rows for the next flush, as far as the buffer bound allows
       const room = Math.max(0, this.options.maxBuffered - this.buffer.length)
       const kept = rows.slice(0, room)

@@ -13,8 +13,8 @@ export class HttpError extends Error {
   }
 }
 
-/** The part of a Node request stream the reader uses. */
-export type BodyStream = Pick<Readable, 'on' | 'off' | 'pause'>
+/** The part of a Node request stream the reader uses, and its connection. */
+export type BodyStream = Pick<Readable, 'on' | 'off' | 'pause'> & { socket?: { readonly errored?: Error | null } | null }
 
 export interface BodyHeaders {
   contentType?: string
@@ -54,6 +54,21 @@ function collect(stream: BodyStream, limit: number): Promise<Buffer> {
 }
 
 /**
+ * Throws when Node's HTTP parser refused what came on the connection right after the request. A client
+ * that writes a DELETE body with neither Content-Length nor Transfer-Encoding (Node's own client, told
+ * nothing) sends a request without a body followed by bytes that are no request: Node answers those with
+ * its own 400 and closes, and a route that went on would act on a request whose body it never saw.
+ */
+function refusedByParser(stream: BodyStream): void {
+  const error = stream.socket?.errored
+  if (error)
+    throw new HttpError(
+      `the connection carried malformed HTTP (${(error as NodeJS.ErrnoException).code ?? error.message}); a body needs a Content-Length or Transfer-Encoding: chunked`,
+      400,
+    )
+}
+
+/**
  * A request body read by hand, for every method (DELETE too): a form when it says so
  * (`application/x-www-form-urlencoded`, as `curl -d` sends), else JSON; `undefined` when empty.
  * Over `limit` → 413 (a declared length before anything is read); unreadable → 400.
@@ -67,6 +82,7 @@ export async function readBody(stream: BodyStream, headers: BodyHeaders, limit =
     if (error instanceof HttpError) throw error
     throw new HttpError('the body is not UTF-8', 400)
   }
+  refusedByParser(stream)
   if (!text.trim()) return undefined
   if (/^application\/x-www-form-urlencoded\b/i.test(headers.contentType ?? '')) return Object.fromEntries(new URLSearchParams(text))
   try {

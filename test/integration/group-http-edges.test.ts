@@ -1,6 +1,7 @@
 import type { Server as HttpServer } from 'node:http'
 import { createServer, request } from 'node:http'
 import type { AddressInfo } from 'node:net'
+import { connect } from 'node:net'
 import { createRequire } from 'node:module'
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
 import type { App } from 'koishi'
@@ -67,6 +68,38 @@ function send(base: string, method: string, path: string, sent: Sent = {}): Prom
     })
     if (sent.chunks) for (const part of sent.chunks) req.write(part)
     req.end(sent.body)
+  })
+}
+
+/** Node's client told nothing about a DELETE body: it writes the body bytes with neither Content-Length nor chunked framing. */
+function sendUnframed(base: string, path: string, parts: string[]): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${base}${path}`, {
+      method: 'DELETE',
+      agent: false,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+    })
+    req.on('response', (res) => {
+      let text = ''
+      res.on('data', (part: Buffer) => (text += part))
+      res.on('end', () => resolve({ status: res.statusCode!, text }))
+    })
+    req.on('error', reject)
+    for (const part of parts) req.write(part)
+    req.end()
+  })
+}
+
+/** Bytes written as given on one connection (left open: a client's end would close the server's side too); what came back before the server closed it. */
+function sendRaw(base: string, bytes: string): Promise<string> {
+  const { port } = new URL(base)
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), '127.0.0.1')
+    let text = ''
+    socket.on('data', (part) => (text += part))
+    socket.on('close', () => resolve(text))
+    socket.on('error', () => resolve(text))
+    socket.write(bytes)
   })
 }
 
@@ -189,6 +222,36 @@ describe('group memory HTTP API at its edges', () => {
     const fits = await send(base, 'PUT', '/memory/m1/strength', json({ strength: 0.8, pad: 'z'.repeat(60_000) }))
     expect(fits.status).toBe(200)
     expect((await status()).strength).toBe(0.8)
+  })
+
+  it('reads a chunked PUT body as the same body with a Content-Length: valid is applied, invalid refused with its reason', async () => {
+    const headers = { 'content-type': 'application/json' }
+    const refused = await send(base, 'PUT', '/memory/m1/strength', { headers, chunks: ['{"stren', 'gth": "lots"}'] })
+    expect(refused.status).toBe(400)
+    expect(refused.json).toMatchObject({ success: false, error: expect.stringMatching(/strength/) })
+    const broken = await send(base, 'PUT', '/memory/m1/strength', { headers, chunks: ['{"strength": 0.', '3'] })
+    expect(broken.status).toBe(400)
+    expect(broken.json).toMatchObject({ success: false, error: expect.stringMatching(/JSON/) })
+    expect((await status()).strength).toBe(0.5)
+    const applied = await send(base, 'PUT', '/memory/m1/strength', { headers, chunks: ['{"stren', 'gth": 0.3}'] })
+    expect(applied.status).toBe(200)
+    expect((await status()).strength).toBe(0.3)
+  })
+
+  it('changes nothing when a body comes without Content-Length or chunked framing (Node answers the stray bytes with 400)', async () => {
+    for (const parts of [['{"reason": "过时了"}'], ['{"rea', 'son": 42}']]) {
+      const answer = await sendUnframed(base, '/memory/m1', parts)
+      expect(answer.status).toBe(400)
+      expect(await status()).toMatchObject({ status: 'active', deprecatedReason: '' })
+    }
+    await store.patchMemory('m1', { status: 'deprecated' })
+    const head = `PUT /memory/m1/restore HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\n\r\n`
+    expect(await sendRaw(base, `${head}{"why": "stray"}`)).toMatch(/^HTTP\/1\.1 400/)
+    expect((await status()).status).toBe('deprecated')
+    expect(await app.database.get('memory_group_change', {})).toEqual([])
+    // the same request well formed goes through
+    expect(await sendRaw(base, head.replace('\r\n\r\n', '\r\nConnection: close\r\n\r\n'))).toMatch(/^HTTP\/1\.1 200/)
+    expect((await status()).status).toBe('active')
   })
 
   it('still takes a form body (curl -d) for the strength', async () => {

@@ -41,6 +41,22 @@ function row(messageId: string, extra: Partial<MessageRow> = {}): MessageRow {
   }
 }
 
+/** The ids the journal's leftover files hold, in order, as the next start reads them. */
+async function leftIds(dir: string): Promise<string[]> {
+  const journal = new CaptureJournal(dir, quiet)
+  const ids: string[] = []
+  for (const { path } of journal.leftovers()) {
+    for await (const { text } of journal.lines(path)) {
+      try {
+        ids.push((JSON.parse(text ?? '') as MessageRow).id)
+      } catch {
+        // a torn line
+      }
+    }
+  }
+  return ids
+}
+
 function recorder(journal: CaptureJournal, write: (rows: MessageRow[]) => Promise<void>) {
   return new MessageRecorder(
     { write },
@@ -65,9 +81,7 @@ describe('capture journal', () => {
     r.add(row('m1'))
     r.add(row('m2'))
     // a process killed now leaves both in the journal
-    const left = new CaptureJournal(dir, quiet).leftovers()
-    expect(left.rows.map((row) => row.id)).toEqual(['qq:c:m1', 'qq:c:m2'])
-    expect(left.rows[0].createdAt).toEqual(row('m1').createdAt)
+    expect(await leftIds(dir)).toEqual(['qq:c:m1', 'qq:c:m2'])
     await r.flush()
     expect(stored).toHaveLength(2)
     expect(readdirSync(dir)).toEqual([])
@@ -83,20 +97,19 @@ describe('capture journal', () => {
     r.add(row('m1'))
     await r.flush()
     r.add(row('m2'))
-    const left = new CaptureJournal(dir, quiet).leftovers()
-    expect(left.rows.map((row) => row.id).sort()).toEqual(['qq:c:m1', 'qq:c:m2'])
+    expect((await leftIds(dir)).sort()).toEqual(['qq:c:m1', 'qq:c:m2'])
     down = false
     await r.flush()
     expect(readdirSync(dir)).toEqual([])
   })
 
-  it('reads past a torn last line (a kill in the middle of a write)', () => {
+  it('reads past a torn last line (a kill in the middle of a write)', async () => {
     const dir = tempDir()
     const journal = new CaptureJournal(dir, quiet)
     journal.append([row('m1')])
     const file = journal.seal()!
     writeFileSync(file, JSON.stringify(row('m1')) + '\n{"id":"qq:c:m2","messa', 'utf8')
-    expect(new CaptureJournal(dir, quiet).leftovers().rows.map((row) => row.id)).toEqual(['qq:c:m1'])
+    expect(await leftIds(dir)).toEqual(['qq:c:m1'])
   })
 
   it('does not stop capture when the folder cannot be written', async () => {

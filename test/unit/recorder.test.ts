@@ -95,6 +95,38 @@ describe('MessageRecorder', () => {
     expect(written).toEqual(['1', '3', '4'])
   })
 
+  it('sets aside a row the database refuses alone while it answers reads, rather than retrying it at every flush', async () => {
+    const aside: unknown[] = []
+    const counters = new Counters()
+    let writes = 0
+    const r = new MessageRecorder(
+      {
+        write: async () => {
+          writes++
+          throw new Error('unrecognized token')
+        },
+        answers: async () => true,
+      },
+      {
+        batchSize: 10,
+        intervalMs: 10,
+        maxBuffered: 100,
+        rootCacheSize: 2,
+        counters,
+        logger: quiet,
+        schedule: () => () => {},
+        journal: { append() {}, seal: () => undefined, release() {}, setAside: (_name, rows) => (aside.push(...rows), 'rejected-x.jsonl') },
+      },
+    )
+    r.add(row('1', { content: 'bad\u0000row' }))
+    await r.flush()
+    expect(r.pending).toBe(0)
+    expect(aside).toMatchObject([{ row: { messageId: '1' }, reason: 'unrecognized token' }])
+    expect(counters.get('capture.rejected')).toBe(1)
+    await r.flush()
+    expect(writes).toBe(1)
+  })
+
   it('drops and counts past the buffer bound', async () => {
     const { r, counters } = recorder(() => new Promise(() => {}), 100, 2)
     for (const id of ['1', '2', '3']) r.add(row(id))
