@@ -110,8 +110,7 @@ async function converse(app: App, w: Words): Promise<void> {
   await app.memory.flushOutbox()
 }
 
-export const run: Family = async (options?: { short?: boolean }) => {
-  void options
+export const run: Family = async () => {
   const tally = new Tally()
   const rng = mulberry32(seedOf(24))
   const [single, kept, group, bob0, bob1] = nonsenseWords(rng, 5, 6).map((word) => `Zq${word}`)
