@@ -12,12 +12,16 @@
 // Locale `zh` only picks the dictionary preference; ICU segments every script in any locale.
 const segmenter = new Intl.Segmenter('zh', { granularity: 'word' })
 
-/** NFKC, lowercase, typographic apostrophes folded. The normal form every tokenizer here works on. */
+/** NFKC, lowercase, typographic apostrophes folded, invisible format marks dropped. The normal form every tokenizer here works on. */
 export function normalizeText(text: string): string {
-  return text
-    .normalize('NFKC')
-    .toLowerCase()
-    .replace(/[\u2018\u2019\u02bc]/g, "'")
+  return (
+    text
+      .normalize('NFKC')
+      .toLowerCase()
+      .replace(/[\u2018\u2019\u02bc]/g, "'")
+      // invisible format marks (zero-width, direction, BOM) would glue onto a word and keep it from matching
+      .replace(/\p{Cf}/gu, '')
+  )
 }
 
 /**

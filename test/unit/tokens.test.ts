@@ -60,4 +60,9 @@ describe('normalizeText', () => {
   it('applies NFKC and lowercases', () => {
     expect(normalizeText('ＡＢＣ，Ｄ')).toBe('abc,d')
   })
+
+  it('drops invisible format marks, so a word with a zero-width or direction mark glued on still matches', () => {
+    expect(normalizeText('qubeneto\u202e\u200d')).toBe('qubeneto')
+    expect(words('我喜欢吃\u200bqubeneto\ufeff')).toContain('qubeneto')
+  })
 })
