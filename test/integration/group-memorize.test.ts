@@ -104,12 +104,14 @@ describe('command output stays out of memory', () => {
   })
 
   it("marks the bot's answers to a command like the command and keeps them out of topics and episodes", async () => {
-    h = await boot({ memorize: { quietSeconds: 0 } })
+    h = await boot({ memorize: { quietSeconds: 0 } }, (app) => app.command('say <text:text>').action((_, text) => `you said: ${text}`))
     await say(h.app, 'alice', '我喜欢吃四川火锅')
+    await say(h.app, 'alice', 'say 火锅真好吃')
+    // what memory's own commands print is memory itself, never stored as chat
     await say(h.app, 'alice', 'memory.list')
     const rows = await h.app.database.get('memory_message', {})
     const answers = rows.filter((row) => row.role === 'assistant')
-    expect(answers.length).toBeGreaterThan(0)
+    expect(answers.map((row) => row.content)).toEqual(['you said: 火锅真好吃'])
     expect(answers.every((row) => row.isCommand)).toBe(true)
     expect(answers.every((row) => !row.topicId)).toBe(true)
     expect(await h.app.database.get('memory_episode', {})).toEqual([])
