@@ -8,7 +8,7 @@
  * A positive control before the forget shows her words were there; Bob's words after it show the
  * forget took nothing of his. A dialogue still waiting when she is forgotten stores nothing.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { HTTP } from '@koishijs/plugin-http'
@@ -16,42 +16,20 @@ import type { App } from 'koishi'
 import type { ConfigInput } from '../../src'
 import { internalsOf } from '../../src/compose'
 import { chat, ScriptedServer } from '../../test/integration/scripted-server'
+import { filesUnder, koishiTexts } from '../../test/integration/stored-text'
 import { bootApp, log, type BenchApp } from '../lib/app'
 import { Tally, type Family } from './family'
 import { echo, mulberry32, nonsenseWords, seedOf } from './support'
 
 const EVOLUTION = /群组长期记忆管理专家|managing a group's long-term memory/
 
-/** Every row of every table of the plugin, as text, by table. */
-async function tableTexts(app: App): Promise<Map<string, string>> {
-  const out = new Map<string, string>()
-  for (const table of Object.keys(app.model.tables).filter((name) => name.startsWith('memory_')))
-    out.set(table, JSON.stringify(await app.database.get(table as 'memory_message', {})))
-  return out
-}
-
-/** Files under `dir` (the SQLite file, LanceDB, exports, the journal) whose bytes hold `word`. */
-function filesHolding(dir: string, word: string): string[] {
-  const needle = Buffer.from(word, 'utf8')
-  const out: string[] = []
-  const walk = (folder: string) => {
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      const path = join(folder, entry.name)
-      if (entry.isDirectory()) walk(path)
-      else if (readFileSync(path).includes(needle)) out.push(path.slice(dir.length + 1))
-    }
-  }
-  walk(dir)
-  return out
-}
-
 /** Where each word is: tables and files. */
 async function placesOf(app: App, dir: string, words: string[]): Promise<Map<string, string[]>> {
-  const texts = await tableTexts(app)
+  const texts = await koishiTexts(app)
   const out = new Map<string, string[]>()
   for (const word of words) {
     const tables = [...texts].filter(([, text]) => text.includes(word)).map(([table]) => table)
-    out.set(word, [...tables, ...filesHolding(dir, word).map((file) => `file:${file}`)])
+    out.set(word, [...tables, ...filesUnder(dir, '', word).map((file) => `file:${file}`)])
   }
   return out
 }
@@ -162,7 +140,7 @@ export const run: Family = async () => {
     await tally.run('control: her words are stored before the forget', async () => {
       const missing = alice.filter((word) => !before.get(word)?.length)
       const inGroup = (before.get(group) ?? []).includes('memory_group')
-      const exported = (before.get(kept) ?? []).some((place) => place.startsWith('file:data/memory/exports/'))
+      const exported = (before.get(kept) ?? []).some((place) => place.startsWith('file:/data/memory/exports/'))
       return {
         ok: !missing.length && inGroup && exported,
         detail: `missing ${missing.join(',')}; group memory ${evolved.status}, holds her word: ${inGroup}; exported: ${exported}`,

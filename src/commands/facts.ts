@@ -2,7 +2,8 @@ import type { Context } from 'koishi'
 import type { Config } from '../config'
 import type { FactRow } from '../facts'
 import { validSince } from '../facts'
-import type { ErasedCounts, ErasedKind } from '../module'
+import type { ErasedCounts } from '../module'
+import { ERASED_KINDS } from '../erase'
 import { clip } from '../text/clip'
 import { parseUser } from './users'
 
@@ -91,19 +92,3 @@ export function registerFactCommands(ctx: Context, config: Config) {
       }
     })
 }
-
-/** The order `memory.forget` tells what went in. */
-const ERASED_KINDS: ErasedKind[] = [
-  'facts',
-  'messages',
-  'replies',
-  'episodes',
-  'topicSummaries',
-  'channelSummaries',
-  'contexts',
-  'groupMemories',
-  'entities',
-  'relations',
-  'profiles',
-  'exports',
-]

@@ -1,25 +1,16 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { App } from 'koishi'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
 import { boot, type Harness, removePlace, say } from './harness'
 import { testDatabase } from './database'
+import { filesHolding, filesUnder, holding, koishiTexts } from './stored-text'
 import { internalsOf } from '../../src/compose'
 
 // words nobody else says: wherever one of them is stored, it came from alice
 const ALICE_WORDS = ['翡翠湖', '紫罗兰蛋糕', 'Zephyrine']
 const BOB_WORD = '蓝莓松饼'
-
-/** Every row of every Koishi table of the plugin, as text. */
-async function koishiTexts(app: App): Promise<Map<string, string>> {
-  const out = new Map<string, string>()
-  for (const table of Object.keys(app.model.tables).filter((name) => name.startsWith('memory_'))) {
-    out.set(table, JSON.stringify(await app.database.get(table as 'memory_message', {})))
-  }
-  return out
-}
 
 /** The text column of every LanceDB table of the plugin, read with a connection of its own. */
 async function lanceTexts(dir: string): Promise<Map<string, string>> {
@@ -35,23 +26,6 @@ async function lanceTexts(dir: string): Promise<Map<string, string>> {
   db.close()
   return out
 }
-
-/** Files under the LanceDB folder whose bytes hold `word` (UTF-8), whatever table or version they belong to. */
-function filesHolding(dir: string, word: string): string[] {
-  const needle = Buffer.from(word, 'utf8')
-  const out: string[] = []
-  const walk = (folder: string) => {
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      const path = join(folder, entry.name)
-      if (entry.isDirectory()) walk(path)
-      else if (readFileSync(path).includes(needle)) out.push(path.slice(dir.length))
-    }
-  }
-  walk(join(dir, 'lancedb'))
-  return out
-}
-
-const holding = (texts: Map<string, string>, word: string) => [...texts].filter(([, text]) => text.includes(word)).map(([name]) => name)
 
 async function until(check: () => Promise<boolean>, ms = 5000) {
   const end = Date.now() + ms
@@ -134,21 +108,6 @@ describe('forget --all erases a user from every table', () => {
   })
 })
 
-/** The bytes of every file under `dir` (the SQLite file, LanceDB, the journal) that hold `word`. */
-function storeFilesHolding(dir: string, word: string): string[] {
-  const needle = Buffer.from(word, 'utf8')
-  const out: string[] = []
-  const walk = (folder: string) => {
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      const path = join(folder, entry.name)
-      if (entry.isDirectory()) walk(path)
-      else if (readFileSync(path).includes(needle)) out.push(path.slice(dir.length))
-    }
-  }
-  walk(dir)
-  return out
-}
-
 describe('memory.forget <id> erases what the fact said wherever it went', () => {
   const word = '琥珀蜥蜴'
   let h: Harness
@@ -199,6 +158,6 @@ describe('memory.forget <id> erases what the fact said wherever it went', () => 
     await h.stop()
     h = await boot({ knowledge: { enabled: true } }, (app) => app.plugin(echo), { dir, keep: true })
     expect(holding(await koishiTexts(h.app), word)).toEqual([])
-    if (testDatabase === 'sqlite') expect(storeFilesHolding(dir, word)).toEqual([])
+    if (testDatabase === 'sqlite') expect(filesUnder(dir, '', word)).toEqual([])
   })
 })

@@ -13,6 +13,11 @@ export async function koishiTexts(app: App): Promise<Map<string, string>> {
 
 /** Files under the LanceDB folder of `dir` whose bytes hold `word` (UTF-8), whatever table or version they belong to. */
 export function filesHolding(dir: string, word: string): string[] {
+  return filesUnder(dir, 'lancedb', word)
+}
+
+/** Files under `dir`/`sub` (the whole folder when `sub` is '') whose bytes hold `word`, named from `dir`. */
+export function filesUnder(dir: string, sub: string, word: string): string[] {
   const needle = Buffer.from(word, 'utf8')
   const out: string[] = []
   const walk = (folder: string) => {
@@ -22,7 +27,7 @@ export function filesHolding(dir: string, word: string): string[] {
       else if (readFileSync(path).includes(needle)) out.push(path.slice(dir.length))
     }
   }
-  if (existsSync(join(dir, 'lancedb'))) walk(join(dir, 'lancedb'))
+  if (existsSync(join(dir, sub))) walk(join(dir, sub))
   return out
 }
 
