@@ -7,6 +7,10 @@ import { ConsoleError, groupArg, id, route, text, userArg } from './route'
 
 /** Largest file the page may import, in characters (the command reads up to 64 MB). */
 const IMPORT_MAX_CHARS = 32 * 1024 * 1024
+/** Largest export the page downloads (it travels as one message); `memory.export` writes any size to a file. */
+const EXPORT_MAX_CHARS = IMPORT_MAX_CHARS
+
+class ExportTooLarge extends Error {}
 
 function importView(result: ImportResult): ImportView {
   return {
@@ -49,8 +53,20 @@ export function transferRoutes(ctx: Context, authority: Authorities): Routes {
         selection = { all: true }
         label = 'all'
       } else throw new ConsoleError('bad-request', 'export all, a user or a group')
-      const result = await memory().exportMemory(selection)
-      return { fileName: exportName(label, new Date()), text: result.text, total: result.total, counts: result.counts }
+      const chunks: string[] = []
+      let size = 0
+      // read a chunk at a time and given up past the limit, so a large memory is never held whole here
+      const result = await memory()
+        .exportMemoryTo(selection, async (chunk) => {
+          size += chunk.length
+          if (size > EXPORT_MAX_CHARS) throw new ExportTooLarge()
+          chunks.push(chunk)
+        })
+        .catch((error: unknown) => {
+          if (error instanceof ExportTooLarge) throw new ConsoleError('export-too-large', String(EXPORT_MAX_CHARS >> 20))
+          throw error
+        })
+      return { fileName: exportName(label, new Date()), text: chunks.join(''), total: result.total, counts: result.counts }
     }),
 
     'memory/import': route(authority.transfer, async (_caller, [file, options]) => {
