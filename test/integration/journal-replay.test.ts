@@ -5,27 +5,11 @@ import { describe, expect, it } from 'vitest'
 import type { Harness } from './harness'
 import { boot, removePlace } from './harness'
 import { testDatabase } from './database'
+import { journalLine } from '../fakes/journal-rows'
 
-function line(messageId: string, extra: Record<string, unknown> = {}) {
-  return JSON.stringify({
-    id: `mock:c1:${messageId}`,
-    messageId,
-    platform: 'mock',
-    guildId: 'g1',
-    channelId: 'c1',
-    userId: 'alice',
-    userName: 'Alice',
-    content: `第 ${messageId} 条`,
-    role: 'user',
-    isMentionBot: false,
-    isCommand: false,
-    replyMessageId: '',
-    rootMessageId: messageId,
-    topicId: '',
-    createdAt: new Date(Date.UTC(2026, 10, 26, 8)).toISOString(),
-    ...extra,
-  })
-}
+const place = { platform: 'mock', guildId: 'g1', channelId: 'c1', userId: 'alice', userName: 'Alice' }
+const line = (messageId: string, extra: Record<string, unknown> = {}) =>
+  journalLine(messageId, { content: `第 ${messageId} 条`, ...extra }, place)
 
 describe('the capture journal left by an earlier run', () => {
   it('is stored at start though a row is hostile and a folder is named like a journal file', async () => {

@@ -8,6 +8,7 @@ import { replayJournal } from '../../src/capture/journal-replay'
 import type { MessageSink } from '../../src/capture/store-rows'
 import { Counters } from '../../src/core/observability'
 import type { MessageRow } from '../../src/messages/table'
+import { journalLine as line } from '../fakes/journal-rows'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -19,27 +20,6 @@ function journalDir() {
   dirs.push(dir)
   mkdirSync(join(dir, 'journal'))
   return join(dir, 'journal')
-}
-
-function line(messageId: string, extra: Record<string, unknown> = {}) {
-  return JSON.stringify({
-    id: `qq:c:${messageId}`,
-    messageId,
-    platform: 'qq',
-    guildId: 'g',
-    channelId: 'c',
-    userId: 'u',
-    userName: 'U',
-    content: `说了 ${messageId}`,
-    role: 'user',
-    isMentionBot: false,
-    isCommand: false,
-    replyMessageId: '',
-    rootMessageId: messageId,
-    topicId: '',
-    createdAt: new Date(Date.UTC(2026, 10, 26, 8)).toISOString(),
-    ...extra,
-  })
 }
 
 const write = (dir: string, name: string, lines: string[], end = '\n') => writeFileSync(join(dir, name), lines.join('\n') + end)

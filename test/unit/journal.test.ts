@@ -6,6 +6,7 @@ import { CaptureJournal } from '../../src/capture/journal'
 import { MessageRecorder } from '../../src/capture/recorder'
 import { Counters } from '../../src/core/observability'
 import type { MessageRow } from '../../src/messages/table'
+import { journalRow as row } from '../fakes/journal-rows'
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 const dirs: string[] = []
@@ -19,27 +20,6 @@ function tempDir() {
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
-
-function row(messageId: string, extra: Partial<MessageRow> = {}): MessageRow {
-  return {
-    id: `qq:c:${messageId}`,
-    messageId,
-    platform: 'qq',
-    guildId: 'g',
-    channelId: 'c',
-    userId: 'u',
-    userName: 'U',
-    content: `说了 ${messageId}`,
-    role: 'user',
-    isMentionBot: false,
-    isCommand: false,
-    replyMessageId: '',
-    rootMessageId: messageId,
-    topicId: '',
-    createdAt: new Date(Date.UTC(2026, 10, 26, 8, 0, Number(messageId.replace(/\D/g, '')) || 0)),
-    ...extra,
-  }
-}
 
 /** The ids the journal's leftover files hold, in order, as the next start reads them. */
 async function leftIds(dir: string): Promise<string[]> {
