@@ -9,7 +9,7 @@ import { startTimers } from './jobs'
 import type { MessagesPart } from './messages'
 import type { DrainResult, IndexRegistry } from './store/index-sync'
 import type { ScopeCache } from './store/scope-cache'
-import { secureDelete } from './store/secure-delete'
+import { tuneSqlite } from './store/sqlite-pragmas'
 
 export interface LifecycleDeps {
   ctx: Context
@@ -36,7 +36,7 @@ export class Lifecycle {
 
   async start(): Promise<void> {
     const { index, registry, capture, logger: log } = this.deps
-    secureDelete(this.deps.ctx, log)
+    tuneSqlite(this.deps.ctx, log)
     await index.open()
     await registry.prepare()
     // the database index served while LanceDB could not: LanceDB's copy lacks what was said and keeps what was erased since
