@@ -9,6 +9,7 @@ import type { Counters, Logger } from './core/observability'
 import { Eraser, exportsHolding, removeExports } from './erase'
 import { defaultLexicalShare } from './facts'
 import { Maintenance } from './jobs'
+import { Foreground } from './core/foreground'
 import { KeyedQueue } from './core/keyed-queue'
 import { Lifecycle } from './lifecycle'
 import { createMemorizer } from './memorize'
@@ -18,6 +19,8 @@ import { composeProviders } from './compose-providers'
 import { createContextBuilder, Recall } from './recall'
 import { sessionScope } from './scope'
 import { exportDir, MemoryTransfer } from './transfer'
+import type { MessageRow } from './messages'
+import type { ScopeCache } from './store/scope-cache'
 
 /**
  * The composition root: builds the infrastructure, the registered memory kinds and the flows that run
@@ -30,7 +33,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const infra = composeIndex(ctx, config, counters, log)
   const { registry, index, outbox } = infra
   const fence = new ForgetFence(new KoishiForgetMarks(ctx))
-  const sync = { index, embedder, outbox, counters, logger: log }
+  const foreground = new Foreground()
+  const sync = { index, embedder, outbox, counters, logger: log, yieldToReads: () => foreground.clear() }
   const now = () => new Date()
   const modules = new MemoryModules(
     // a quarter of the cache's memory more holds whole channels for the context builder
@@ -52,11 +56,12 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const queue = new KeyedQueue({
     limit: config.memorize.queueLimit,
     concurrency: 2,
+    gate: () => foreground.clear(),
     counters,
     onError: (error) => log.warn('memory job failed: %s', (error as Error).message),
   })
   const capture = composeCapture(ctx, config, modules, { queue, memorize, counters, log })
-  const { recall, builder } = composeRecall(config, modules, () => capture.flush(), { counters, log })
+  const { recall, builder } = composeRecall(config, modules, () => capture.flush(), { foreground, counters, log })
 
   const eraser = new Eraser({
     capture,
@@ -153,6 +158,7 @@ function composeCapture(
     messages: messages.store,
     watermarks: messages.watermarks,
     messageIndex: messages.index,
+    warm: (row) => warmScopes(modules.env.index, { facts: part('facts').index.table, messages: messages.index.table }, row),
     termStats: context.termStats,
     attributor: part('topics').attributor,
     rolling: part('channelSummaries').rolling,
@@ -168,16 +174,24 @@ function composeCapture(
   })
 }
 
+/** The scopes a reply to `row` searches: its speaker's facts, the lines of the guild (or of the private chat) and of the channel. */
+function warmScopes(index: ScopeCache, tables: { facts: string; messages: string }, row: MessageRow) {
+  const { platform, userId, guildId, channelId } = row
+  index.warm(tables.facts, sessionScope({ platform, userId, guildId: guildId || undefined }))
+  index.warm(tables.messages, guildId ? { platform, guildId } : { platform, userId })
+  index.warm(tables.messages, { platform, channelId })
+}
+
 /** Recall over the kinds a reply draws on, and the context builder it builds with. */
 function composeRecall(
   config: Config,
   modules: MemoryModules,
   flushCapture: () => Promise<void>,
-  deps: { counters: Counters; log: Logger },
+  deps: { foreground: Foreground; counters: Counters; log: Logger },
 ) {
   const part = modules.env.part
   const { embedder } = modules.env
-  const { counters, log } = deps
+  const { foreground, counters, log } = deps
   const builder = createContextBuilder(
     {
       messages: part('messages'),
@@ -201,6 +215,7 @@ function composeRecall(
       episodes: part('episodes'),
       builder,
       flushCapture,
+      foreground,
       counters,
       logger: log,
       lexicalShare: config.retrieval.lexicalShare ?? defaultLexicalShare(embedder),

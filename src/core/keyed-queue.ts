@@ -12,7 +12,16 @@ export class KeyedQueue {
   private running = new Set<string>()
   private idleWaiters: (() => void)[] = []
 
-  constructor(private options: { limit: number; concurrency: number; counters: Counters; onError(error: unknown): void }) {}
+  constructor(
+    private options: {
+      limit: number
+      concurrency: number
+      counters: Counters
+      onError(error: unknown): void
+      /** Awaited before each job starts (e.g. `Foreground.clear`: replies' reads go first). */
+      gate?: () => Promise<void>
+    },
+  ) {}
 
   get size() {
     return this.waiting.length + this.running.size
@@ -46,7 +55,8 @@ export class KeyedQueue {
       if (index < 0) break
       const [{ key, job }] = this.waiting.splice(index, 1)
       this.running.add(key)
-      job()
+      const { gate } = this.options
+      ;(gate ? gate().then(job) : job())
         .catch((error) => {
           this.options.counters.inc('queue.failed')
           this.options.onError(error)

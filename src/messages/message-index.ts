@@ -165,6 +165,7 @@ export class MessageIndex {
 
   private async drain() {
     while (this.pending.length) {
+      await this.deps.yieldToReads?.()
       const batch = this.pending.splice(0, this.batchSize)
       if (await this.write(batch.map((entry) => entry.row))) continue
       // Put the batch back at the front. While the store is out (breaker open) rows only wait; a

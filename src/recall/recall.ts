@@ -1,4 +1,5 @@
 import type { Counters, Logger } from '../core/observability'
+import type { Foreground } from '../core/foreground'
 import type { BuiltContext, ContextBuilder, ContextOptions, ContextTarget, TopicSearchOptions } from '../context'
 import { assemblePrompt, quickSearch, topicSearchTool } from '../context'
 import { withTimeout } from '../core/timeout'
@@ -27,6 +28,8 @@ export interface RecallDeps {
   builder: ContextBuilder
   /** Writes what capture still buffers. */
   flushCapture(): Promise<void>
+  /** Marks the reads below as a reply's, for background work to step aside. */
+  foreground: Foreground
   counters: Counters
   logger: Logger
   /** Share of BM25 in the ranking of recalled memories; the rest is embedding similarity. */
@@ -68,12 +71,14 @@ export class Recall {
     const { platform, userId } = scope
     if (!platform || !userId || !query.trim()) return []
     try {
-      return await this.fused.recall({ ...scope, platform, userId }, query, {
-        topK: options.topK ?? this.settings.topK,
-        minScore: options.minScore ?? this.settings.minScore,
-        history: options.history,
-        factsOnly: options.factsOnly,
-      })
+      return await this.deps.foreground.during(() =>
+        this.fused.recall({ ...scope, platform, userId }, query, {
+          topK: options.topK ?? this.settings.topK,
+          minScore: options.minScore ?? this.settings.minScore,
+          history: options.history,
+          factsOnly: options.factsOnly,
+        }),
+      )
     } catch (error) {
       this.deps.counters.inc('retrieve.failed')
       this.deps.logger.warn('memory recall failed, returning nothing: %s', (error as Error).message)
@@ -117,8 +122,10 @@ export class Recall {
 
   /** The context a reply should see; what capture still buffers is written first, for half a second at most. */
   async buildContext(target: ContextTarget, options: ContextOptions = {}): Promise<BuiltContext> {
-    await withTimeout(this.deps.flushCapture(), CAPTURE_SETTLE_MS).catch(() => this.deps.counters.inc('context.capture-unsettled'))
-    return this.deps.builder.build(target, options)
+    return this.deps.foreground.during(async () => {
+      await withTimeout(this.deps.flushCapture(), CAPTURE_SETTLE_MS).catch(() => this.deps.counters.inc('context.capture-unsettled'))
+      return this.deps.builder.build(target, options)
+    })
   }
 
   /** Waits for capture's buffer as a read does, at most half a second. */

@@ -32,6 +32,8 @@ export interface IndexSyncDeps {
   outbox: Outbox
   counters: Counters
   logger: Logger
+  /** Awaited before rows are embedded and written: replies' reads go first (`Foreground.clear`). */
+  yieldToReads?(): Promise<void>
 }
 
 /** The LanceDB side a domain is given: the store, the outbox and the table when not the kind's own. */
@@ -130,6 +132,7 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
       await index.delete(this.table, remove)
     }
     if (!add.length) return
+    await this.deps.yieldToReads?.()
     const fields = add.map((row) => this.kind.fields(row))
     const made = vectors ?? (await embedder.embed(fields.map((row) => row.text)))
     await index.upsert(
