@@ -55,6 +55,8 @@ export interface CaptureDeps {
   /** How far each user's messages have been memorised; what lies past it is read back at start. */
   watermarks: Pick<KoishiWatermarkStore, 'advance' | 'unmemorised'>
   messageIndex: Pick<MessageIndex, 'add'>
+  /** Loads the index scopes a reply to this message reads into memory (`ScopeCache.warm`). */
+  warm?(row: MessageRow): void
   termStats: Pick<TermStats, 'add'>
   attributor: Pick<TopicAttributor, 'attribute'>
   rolling: Pick<RollingSummary, 'note' | 'refresh'>
@@ -156,6 +158,7 @@ export class CapturePipeline {
     })
     this.recorder.add(row)
     if (row.isCommand) return
+    this.deps.warm?.(row)
     this.shortTerm(row)
     if (!options.memorize || !content) return
     const owner = ownerOf(session)

@@ -243,11 +243,33 @@ export class ScopeCache implements VectorIndex {
     this.misses++
     this.options.counters?.inc('index.cache-miss')
     // the store answers this search; the scope loads beside it, one scope at a time, for the next one
-    if (!this.loading.has(key) && !this.thrashing()) {
-      this.loads = this.loads.then(() => this.load(table, scope, key, dims)).finally(() => this.loading.delete(key))
-      this.loading.set(key, this.loads)
-    }
+    this.startLoad(table, scope, key, dims)
     return undefined
+  }
+
+  /**
+   * Starts loading a scope that searches are about to read (a reply to a message just captured reads its
+   * speaker's and its channel's scopes), so they are answered from memory; a cached scope counts as used.
+   */
+  warm(table: string, scope: Scope): void {
+    const dims = this.dims.get(table)
+    if (!this.capBytes || dims === undefined) return
+    const key = keyOf(table, scope)
+    const entry = this.entries.get(key)
+    if (entry) {
+      this.entries.delete(key)
+      this.entries.set(key, entry)
+      entry.usedAt = Date.now()
+      return
+    }
+    if ((this.oversized.get(key) ?? 0) > Date.now()) return
+    this.startLoad(table, scope, key, dims)
+  }
+
+  private startLoad(table: string, scope: Scope, key: string, dims: number) {
+    if (this.loading.has(key) || this.thrashing()) return
+    this.loads = this.loads.then(() => this.load(table, scope, key, dims)).finally(() => this.loading.delete(key))
+    this.loading.set(key, this.loads)
   }
 
   /** Whether the cache is full of scopes still in use, so that loading another would only push one of them out. */

@@ -203,6 +203,23 @@ describe('ScopeCache', () => {
     await expect(cache.nearest('facts', vec(3), { platform: 'onebot', userId: 'u2' }, 5)).rejects.toThrow('index down')
   })
 
+  it('loads a scope warmed before its first search, so that search is answered from memory', async () => {
+    cache.warm('facts', u1)
+    await cache.settled()
+    store.down = true
+    const hits = await cache.search('facts', { vector: vec(1), text: '火锅', scope: u1, limit: 5 })
+    expect(hits.map((h) => h.id).sort()).toEqual(['a', 'b'])
+    expect(cache.stats()).toMatchObject({ scopes: 1, hits: 1, misses: 0 })
+    // a table not prepared, or a cache turned off, loads nothing
+    cache.warm('unknown', u1)
+    const off = new ScopeCache(store, { capBytes: 0, logger: quiet })
+    await off.prepare('facts', 'e', DIMS)
+    off.warm('facts', u1)
+    await Promise.all([cache.settled(), off.settled()])
+    expect(cache.stats().scopes).toBe(1)
+    expect(off.stats().scopes).toBe(0)
+  })
+
   it('keeps a cached scope in step with writes and deletions', async () => {
     await cache.nearest('facts', vec(1), u1, 5)
     await cache.settled()
