@@ -2,14 +2,17 @@
  * The plugin under load: many channels talking at once while the reply path reads, then a stop as
  * Koishi stops (nothing written first) and a restart that must find every message.
  *
- *   npm run bench:load -- [--messages 20000] [--channels 50] [--out FILE]
+ *   npm run bench:load -- [--messages 20000] [--channels 50] [--rate N] [--out FILE]
  *
  * 1. Boots Koishi (mock adapter, SQLite in a file, the memory on its offline defaults) in a temp folder.
  * 2. Sends `--messages` messages over `--channels` channels (four in five groups of three speakers, the
  *    rest private chats), one lane per channel, all lanes at once, each lane sending its next message as
- *    soon as Koishi has processed the last: as fast as the mock adapter goes.
+ *    soon as Koishi has processed the last: as fast as the mock adapter goes. With `--rate N`, N messages a
+ *    second over all channels (each lane still waits for its last message), as a bot's groups talk.
  * 3. Beside them, one reader calls `retrieve` and `buildContext` in turn for a flooded group, back to
  *    back (the reply path of a bot in a busy group); their latencies are the `*_under_load` figures.
+ *    `event_loop_delay_p95_ms` is how late a timer fires meanwhile: what any work queued on the event
+ *    loop waits behind.
  * 4. Every second: the process's RSS and the longest of the background queue, the capture buffer and the
  *    outbox (`ctx.memory.status()`).
  * 5. `stop({ flush: false })` right after the last message (Koishi stops the database before the plugin),
@@ -20,7 +23,7 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { performance } from 'node:perf_hooks'
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
 import type { ConfigInput } from '../src'
 import type { BenchApp } from './lib/app'
 import { bootApp, log, machine, revision, writeResult } from './lib/app'
@@ -41,6 +44,7 @@ async function main() {
   const options = parseArgs(process.argv.slice(2))
   const messages = intOption(options, 'messages', 20_000)
   const channels = intOption(options, 'channels', 50)
+  const rate = intOption(options, 'rate', 0)
   const out = options.out
   const started = new Date()
   const rev = revision(ROOT)
@@ -53,6 +57,8 @@ async function main() {
     const { memory } = app.app
     const rssAtBoot = process.memoryUsage().rss
     let loading = true
+    const delay = monitorEventLoopDelay({ resolution: 10 })
+    delay.enable()
 
     const retrieveMs: number[] = []
     const buildMs: number[] = []
@@ -98,15 +104,17 @@ async function main() {
     })()
 
     const began = performance.now()
-    await sendLanes(app.app, lanes)
+    await sendLanes(app.app, lanes, rate || undefined)
     const loadMs = performance.now() - began
     loading = false
+    delay.disable()
     await Promise.all([reader, sampler])
     const rssAfter = process.memoryUsage().rss
+    const { cache } = await memory.status()
     const dropped = internalsOf(memory).counters.get('capture.dropped')
     const deferred = internalsOf(memory).counters.get('memorize.deferred')
     log(
-      `load: ${messages} messages over ${channels} channels in ${Math.round(loadMs)} ms; ${retrieveMs.length + buildMs.length} reads beside`,
+      `load: ${messages} messages over ${channels} channels${rate ? ` at ${rate}/s` : ''} in ${Math.round(loadMs)} ms; ${retrieveMs.length + buildMs.length} reads beside`,
     )
 
     // as Koishi stops: the database goes before the plugin, nothing is written first
@@ -122,6 +130,7 @@ async function main() {
       {
         messages_sent: messages,
         channels,
+        rate: rate || null,
         messages_per_s: round4(messages / (loadMs / 1000)),
         rows_in_db: stored.size,
         lost_at_stop: lost,
@@ -131,9 +140,11 @@ async function main() {
         retrieve_p50_ms_under_load: round4(percentile(retrieveMs, 50)),
         build_context_p95_ms_under_load: round4(percentile(buildMs, 95)),
         build_context_p50_ms_under_load: round4(percentile(buildMs, 50)),
+        event_loop_delay_p95_ms: round4(delay.percentile(95) / 1e6),
         reads_under_load: retrieveMs.length + buildMs.length,
         longest_queue: { background_jobs: longestQueue, capture_buffer: longestBuffer, outbox: longestOutbox },
         counters: { capture_dropped: dropped, memorize_deferred: deferred },
+        scope_cache: { hits: cache.hits, misses: cache.misses, scopes: cache.scopes },
         date: started.toISOString(),
         machine: machine(),
         revision: rev,

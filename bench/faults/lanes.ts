@@ -44,11 +44,22 @@ export function floodLanes(options: LaneOptions): Line[][] {
   return lanes
 }
 
-/** Sends every lane at once, each its next message as soon as Koishi has processed the last. */
-export async function sendLanes(app: App, lanes: Line[][]): Promise<void> {
+/**
+ * Sends every lane at once, each its next message as soon as Koishi has processed the last; with `rate`
+ * (messages per second over all lanes), message `i` of the flood (`floodLanes` deals them round the
+ * lanes) waits until `i / rate` seconds after the start, or until its lane's last one is processed.
+ */
+export async function sendLanes(app: App, lanes: Line[][], rate?: number): Promise<void> {
+  const start = performance.now()
   await Promise.all(
-    lanes.map(async (lines) => {
-      for (const line of lines) await say(app, line)
+    lanes.map(async (lines, lane) => {
+      for (const [n, line] of lines.entries()) {
+        if (rate) {
+          const due = start + ((n * lanes.length + lane) * 1000) / rate - performance.now()
+          if (due > 0) await new Promise((resolve) => setTimeout(resolve, due))
+        }
+        await say(app, line)
+      }
     }),
   )
 }
