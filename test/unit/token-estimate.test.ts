@@ -97,13 +97,13 @@ describe('the token estimate against o200k_base', () => {
   })
 
   // the ratio of estimated to real tokens over each part of the corpus: never below 1 (a budget holds
-  // for what is sent), and at most 1.35 (a budget is not mostly wasted)
+  // for what is sent), and at most 1.4 (a budget is not mostly wasted); the figures are in docs/benchmarks.md
   for (const [name, texts] of Object.entries(CORPUS)) {
     it(`${name}: over-counts, never by much, and no text falls short by more than 2 tokens or 10 %`, () => {
       expect(texts.length).toBeGreaterThan(5)
       const { real: r, estimate: e } = figures(texts)
       expect(e / r).toBeGreaterThanOrEqual(1)
-      expect(e / r).toBeLessThanOrEqual(1.35)
+      expect(e / r).toBeLessThanOrEqual(1.4)
     })
   }
 
