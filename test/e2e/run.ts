@@ -141,7 +141,7 @@ function printFootprint(print: Footprint, tarball: string) {
   const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`
   console.log(`node_modules: ${mb(print.before)} without the plugin, ${mb(print.after)} with it (+${mb(print.after - print.before)})`)
   figures.push(`install: the plugin adds ${mb(print.after - print.before)} to a fresh Koishi app`)
-  figures.push(`package: the tarball is ${(statSync(tarball).size / 1024).toFixed(0)} kB`)
+  figures.push(`package: the tarball is ${(statSync(tarball).size / 1000).toFixed(0)} kB`)
   for (const figure of figures) console.log(figure)
   console.log(`${print.added.length} packages added; the largest:`)
   for (const { name, kb } of print.added.slice(0, 10)) console.log(`  ${mb(kb).padStart(9)}  ${name}`)
