@@ -7,6 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { GeminiGenerateResponse, GeminiModelsPort } from '../../src/providers/gemini'
 import { GeminiEmbedder, GeminiLLM } from '../../src/providers/gemini'
 import { GeminiRestModels } from '../../src/providers/gemini-rest'
+import { Counters } from '../../src/core/observability'
+import { createProviders } from '../../src/providers/factory'
+import { quiet } from '../fakes/logger'
 import { ProviderError } from '../../src/providers/types'
 
 type Outcome<T> = T | Error
@@ -305,5 +308,24 @@ describe("Gemini's REST API through ctx.http (loopback server, no internet)", ()
     ])
     expect(requests[0].url).toMatch(/gemini-embedding-001:batchEmbedContents/)
     expect(requests[0].body.requests[0]).toMatchObject({ outputDimensionality: 4 })
+  })
+})
+
+describe('createProviders with gemini', () => {
+  const settings = {
+    embedding: { provider: 'gemini' as const, model: '', apiKey: KEY, baseURL: '', dims: 8, sendDimensions: false, timeout: 1000 },
+    llm: { provider: 'gemini' as const, model: '', apiKey: KEY, baseURL: '', temperature: 0, timeout: 1000 },
+    retryIntervalSeconds: 1,
+  }
+
+  it('calls Gemini through the http service, and says so when it is not loaded', () => {
+    const without = createProviders(undefined, settings, new Counters(), quiet)
+    expect(without.choices).toEqual({
+      embedder: { configured: 'gemini', used: 'offline', fallback: 'no-http' },
+      llm: { configured: 'gemini', used: 'rules', fallback: 'no-http' },
+    })
+    const http = { post: async () => ({}) } as unknown as HTTP
+    const withHttp = createProviders(http, settings, new Counters(), quiet)
+    expect(withHttp.choices).toEqual({ embedder: { configured: 'gemini', used: 'gemini' }, llm: { configured: 'gemini', used: 'gemini' } })
   })
 })
