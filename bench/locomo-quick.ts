@@ -23,7 +23,7 @@ import { OfflineEmbedder } from '../src/providers/offline-embedder'
 import { LanceIndex } from '../src/store/lance-index'
 import type { MessageRow } from '../src/messages'
 import { contentTerms } from '../src/text/keywords'
-import { countTokens, renderLine, TOKENIZER } from '../src/text/token-count'
+import { countTokens, ESTIMATED_ENCODING, renderLine } from '../src/text/token-count'
 import type { ContextBuilderConfig } from '../src/context'
 import { ContextBuilder } from '../src/context'
 import { InMemoryMessageStore } from '../test/fakes/message-store'
@@ -37,6 +37,9 @@ import { defaultLexicalShare } from '../src/facts'
 import type { ContextTarget } from '../src/context'
 import { MemoryOutbox } from '../test/fakes/outbox'
 import { turnText } from './locomo'
+
+/** What every count of this script is: the plugin's own estimate, as the builder budgets. */
+const TOKENIZER = `${ESTIMATED_ENCODING}, estimated by the plugin`
 
 const quiet = { debug() {}, info() {}, warn() {}, error() {} }
 
@@ -319,7 +322,7 @@ async function main() {
 
   const fmt = (x: number) => x.toFixed(3)
   console.log(
-    `tokenizer ${TOKENIZER}; asker ${asker}; at ${at}; stats ${statsMode}; summary ${withSummary}; overrides ${JSON.stringify(overrides)}; ${builds} builds, avg ${(buildMs / builds).toFixed(1)} ms; ${((Date.now() - started) / 1000).toFixed(0)} s`,
+    `tokens: ${TOKENIZER}; asker ${asker}; at ${at}; stats ${statsMode}; summary ${withSummary}; overrides ${JSON.stringify(overrides)}; ${builds} builds, avg ${(buildMs / builds).toFixed(1)} ms; ${((Date.now() - started) / 1000).toFixed(0)} s`,
   )
   console.log('budget      n   ours   bm25  bm25w  recent')
   const result: Record<string, unknown> = {}

@@ -3,6 +3,7 @@ import type { Counters, Logger } from '../core/observability'
 import type { ChatLunaSource } from './chatluna'
 import { ChatLunaEmbedder, ChatLunaLLM } from './chatluna'
 import { GeminiEmbedder, GeminiLLM } from './gemini'
+import { GeminiRestModels } from './gemini-rest'
 import { OfflineEmbedder } from './offline-embedder'
 import { OpenAICompatibleEmbedder, OpenAICompatibleLLM } from './openai-compatible'
 import type { BreakerState } from './resilience'
@@ -63,9 +64,11 @@ function requireChatLuna(chatluna: ChatLunaAccess | undefined, model: unknown, w
 function remoteEmbedder(http: HTTP | undefined, settings: EmbeddingSettings, chatluna?: ChatLunaAccess): Embedder {
   const { provider, model, apiKey, baseURL, dims, timeout } = settings
   switch (provider) {
-    case 'gemini':
+    case 'gemini': {
       if (!apiKey) throw new ProviderConfigError('the gemini embedder needs an API key', 'no-key')
-      return new GeminiEmbedder({ apiKey, baseUrl: baseURL || undefined, model: model || 'gemini-embedding-001', dims, timeoutMs: timeout })
+      const options = { apiKey, baseUrl: baseURL || undefined, model: model || 'gemini-embedding-001', dims, timeoutMs: timeout }
+      return new GeminiEmbedder(options, new GeminiRestModels(requireHttp(http, 'the gemini embedder'), options))
+    }
     case 'openai-compatible':
       if (!baseURL || !model) throw new ProviderConfigError('the openai-compatible embedder needs a base URL and a model', 'no-endpoint')
       return new OpenAICompatibleEmbedder(requireHttp(http, 'the openai-compatible embedder'), {
@@ -90,9 +93,11 @@ function remoteEmbedder(http: HTTP | undefined, settings: EmbeddingSettings, cha
 function remoteLLM(http: HTTP | undefined, settings: LlmSettings, chatluna?: ChatLunaAccess): LLM {
   const { provider, model, apiKey, baseURL, timeout } = settings
   switch (provider) {
-    case 'gemini':
+    case 'gemini': {
       if (!apiKey) throw new ProviderConfigError('the gemini model needs an API key', 'no-key')
-      return new GeminiLLM({ apiKey, baseUrl: baseURL || undefined, model: model || 'gemini-2.5-flash', timeoutMs: timeout })
+      const options = { apiKey, baseUrl: baseURL || undefined, model: model || 'gemini-2.5-flash', timeoutMs: timeout }
+      return new GeminiLLM(options, new GeminiRestModels(requireHttp(http, 'the gemini model'), options))
+    }
     case 'openai-compatible':
       if (!baseURL || !model) throw new ProviderConfigError('the openai-compatible model needs a base URL and a model', 'no-endpoint')
       return new OpenAICompatibleLLM(requireHttp(http, 'the openai-compatible model'), {

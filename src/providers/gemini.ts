@@ -1,20 +1,48 @@
-import { GoogleGenAI } from '@google/genai'
-import type { Content, EmbedContentParameters, GenerateContentParameters } from '@google/genai'
 import { providerError, scrub } from './errors'
 import type { ChatOptions, ChatReply, ChatTurn, Embedder, EmbedOptions, GenerateOptions, LLM } from './types'
 import { ProviderError } from './types'
 import { l2normalize } from './vectors'
 
-/**
- * The part of `GoogleGenAI#models` these providers use. The real client is built from the API key;
- * tests pass a scripted object of the same shape.
- */
-export interface GeminiModelsPort {
-  generateContent(params: GenerateContentParameters): Promise<GeminiGenerateResponse>
-  embedContent(params: EmbedContentParameters): Promise<{ embeddings?: { values?: number[] }[] }>
+/** A turn of a Gemini conversation: the bot is `model`. */
+export interface GeminiContent {
+  role: 'user' | 'model'
+  parts: Record<string, unknown>[]
 }
 
-/** What is read from a generateContent response (`text` is a getter on the SDK's response class). */
+/** What a `generateContent` call sets: the generation settings, and the instruction, tools and signal beside them. */
+export interface GeminiGenerateConfig {
+  responseMimeType?: string
+  responseJsonSchema?: unknown
+  temperature?: number
+  maxOutputTokens?: number
+  thinkingConfig?: { thinkingBudget: number }
+  systemInstruction?: string
+  tools?: { functionDeclarations: { name: string; description: string; parametersJsonSchema: unknown }[] }[]
+  abortSignal?: AbortSignal
+}
+
+export interface GeminiGenerateParams {
+  model: string
+  contents: string | GeminiContent[]
+  config: GeminiGenerateConfig
+}
+
+export interface GeminiEmbedParams {
+  model: string
+  contents: string[]
+  config: { outputDimensionality: number; taskType?: string; abortSignal?: AbortSignal }
+}
+
+/**
+ * Gemini's `models` calls these providers use, in the shape of `GoogleGenAI#models` of Google's SDK.
+ * `GeminiRestModels` (gemini-rest.ts) makes them through `ctx.http`; tests pass a scripted object.
+ */
+export interface GeminiModelsPort {
+  generateContent(params: GeminiGenerateParams): Promise<GeminiGenerateResponse>
+  embedContent(params: GeminiEmbedParams): Promise<{ embeddings?: { values?: number[] }[] }>
+}
+
+/** What is read from a generateContent answer. */
 export interface GeminiGenerateResponse {
   text?: string
   functionCalls?: { id?: string; name?: string; args?: Record<string, unknown> }[]
@@ -24,9 +52,9 @@ export interface GeminiGenerateResponse {
 
 export interface GeminiClientOptions {
   apiKey: string
-  /** Another endpoint, e.g. a proxy. Default: the SDK's (generativelanguage.googleapis.com). */
+  /** Another endpoint, e.g. a proxy. Default: generativelanguage.googleapis.com. */
   baseUrl?: string
-  /** HTTP timeout inside the SDK, in ms. The resilience wrapper has its own. */
+  /** HTTP timeout in ms. The resilience wrapper has its own. */
   timeoutMs?: number
 }
 
@@ -48,37 +76,45 @@ export interface GeminiEmbedderOptions extends GeminiClientOptions {
   taskType?: string
 }
 
-function createModels(options: GeminiClientOptions): GeminiModelsPort {
-  const httpOptions: { baseUrl?: string; timeout?: number } = {}
-  if (options.baseUrl) httpOptions.baseUrl = options.baseUrl
-  if (options.timeoutMs) httpOptions.timeout = options.timeoutMs
-  return new GoogleGenAI({ apiKey: options.apiKey, httpOptions }).models
+/** What a failed call may carry: `ctx.http`'s error (status and body in `response`, `ETIMEDOUT`), or a network error. */
+interface Failure {
+  message?: string
+  code?: string
+  status?: unknown
+  response?: { status?: unknown; data?: unknown }
 }
 
-/** Maps an SDK error (an `ApiError` carries `status`) to a `ProviderError`, never leaking the key. */
+/** The message Gemini's error body gives (`{error: {message}}`). */
+function serverMessage(data: unknown): string {
+  const message = (data as { error?: { message?: unknown } } | undefined)?.error?.message
+  return typeof message === 'string' ? message : typeof data === 'string' ? data : ''
+}
+
+/** Maps a failed call to a `ProviderError` with its HTTP status, never leaking the key. */
 function toProviderError(provider: string, error: unknown, apiKey: string): ProviderError {
   if (error instanceof ProviderError) return error
-  const status = (error as { status?: unknown } | undefined)?.status
-  const code = typeof status === 'number' ? status : undefined
-  const raw = (error as Error)?.message ?? String(error)
-  return providerError(provider, `${provider}: ${scrub(raw, [apiKey])}`, code, error)
+  const e: Failure = typeof error === 'object' && error !== null ? error : {}
+  const status = [e.response?.status, e.status].find((value): value is number => typeof value === 'number')
+  if (status === undefined && e.code === 'ETIMEDOUT') return providerError(provider, `${provider}: request timed out`, undefined, error)
+  const detail = [e.message ?? String(error), serverMessage(e.response?.data)].filter(Boolean).join(': ')
+  return providerError(provider, `${provider}: ${status ? `HTTP ${status} ` : ''}${scrub(detail, [apiKey])}`, status, error)
 }
 
-/** Gemini chat model through `@google/genai`. JSON mode is `responseMimeType: application/json`. */
+/** Gemini chat model. JSON mode is `responseMimeType: application/json`. */
 export class GeminiLLM implements LLM {
   readonly id: string
   private readonly models: GeminiModelsPort
 
   constructor(
     private readonly options: GeminiLLMOptions,
-    models?: GeminiModelsPort,
+    models: GeminiModelsPort,
   ) {
     this.id = `gemini:${options.model}`
-    this.models = models ?? createModels(options)
+    this.models = models
   }
 
   async generate(prompt: string, options: GenerateOptions = {}): Promise<string> {
-    const config: NonNullable<GenerateContentParameters['config']> = {}
+    const config: GeminiGenerateConfig = {}
     if (options.json) config.responseMimeType = 'application/json'
     if (options.json && options.schema) config.responseJsonSchema = options.schema
     if (options.temperature !== undefined) config.temperature = options.temperature
@@ -102,7 +138,7 @@ export class GeminiLLM implements LLM {
 
   /** A conversation with function calling: system turns become the system instruction, tools function declarations. */
   async chat(turns: ChatTurn[], options: ChatOptions = {}): Promise<ChatReply> {
-    const config: NonNullable<GenerateContentParameters['config']> = {}
+    const config: GeminiGenerateConfig = {}
     const system = turns.filter((turn) => turn.role === 'system').map((turn) => turn.content)
     if (system.length) config.systemInstruction = system.join('\n\n')
     if (options.temperature !== undefined) config.temperature = options.temperature
@@ -138,8 +174,8 @@ export class GeminiLLM implements LLM {
 }
 
 /** Turns as Gemini contents: the bot is `model`, a tool result a `functionResponse` part of a user turn. */
-function geminiContents(turns: ChatTurn[]): Content[] {
-  const out: Content[] = []
+function geminiContents(turns: ChatTurn[]): GeminiContent[] {
+  const out: GeminiContent[] = []
   for (const turn of turns) {
     if (turn.role === 'system') continue
     if (turn.role === 'tool')
@@ -161,7 +197,7 @@ function geminiContents(turns: ChatTurn[]): Content[] {
 }
 
 /**
- * Gemini embeddings through `@google/genai`. Vectors are checked to have `dims` values and
+ * Gemini embeddings. Vectors are checked to have `dims` values and
  * L2-normalised (Gemini's reduced-dimension vectors are not unit length).
  */
 export class GeminiEmbedder implements Embedder {
@@ -172,12 +208,12 @@ export class GeminiEmbedder implements Embedder {
 
   constructor(
     private readonly options: GeminiEmbedderOptions,
-    models?: GeminiModelsPort,
+    models: GeminiModelsPort,
   ) {
     this.id = `gemini:${options.model}`
     this.dims = options.dims ?? 768
     this.batchSize = Math.max(1, options.batchSize ?? 100)
-    this.models = models ?? createModels(options)
+    this.models = models
   }
 
   async embed(texts: string[], options: EmbedOptions = {}): Promise<Float32Array[]> {
@@ -189,7 +225,7 @@ export class GeminiEmbedder implements Embedder {
   }
 
   private async embedBatch(texts: string[], signal?: AbortSignal): Promise<Float32Array[]> {
-    const config: NonNullable<EmbedContentParameters['config']> = { outputDimensionality: this.dims }
+    const config: GeminiEmbedParams['config'] = { outputDimensionality: this.dims }
     if (this.options.taskType) config.taskType = this.options.taskType
     if (signal) config.abortSignal = signal
     let response: { embeddings?: { values?: number[] }[] }

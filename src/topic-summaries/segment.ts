@@ -3,7 +3,7 @@ import { countTokens, cutLength } from '../text/token-count'
 
 /**
  * Transcripts and segmentation of a topic for the summary LLM (design §3.3). Tokens are
- * counted with the plugin's one tokenizer (`text/token-count`, o200k_base).
+ * counted with the plugin's one token count (`text/token-count`, an estimate of o200k_base).
  */
 
 /** Tokens of `text` (special-token markers in chat text count as plain text). */

@@ -8,13 +8,15 @@
 //
 //   npm run test:e2e
 //
-// Ends with "N passed, N failed" and exits non-zero on any failure. Screenshots go to
+// Prints what the plugin adds to the app's node_modules ("install: the plugin adds N MB to a fresh Koishi
+// app") and the tarball's size, again beside the timings at the end (figures:). Ends with "N passed, N failed"
+// and exits non-zero on any failure. Screenshots go to
 // docs/screenshots/. Settings (environment): E2E_CHROMIUM (default /usr/bin/chromium), E2E_KEEP=1
 // keeps the temp folder, E2E_CACHE (npm's cache, kept between runs; default in the OS temp folder),
 // E2E_FACTS_TIMEOUT_MS (how long to wait for memories, default 90 s), E2E_SCREENSHOTS (folder).
 import type { ChildProcess } from 'node:child_process'
 import { spawn } from 'node:child_process'
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import yaml from 'js-yaml'
@@ -68,6 +70,8 @@ const VIEWPORT = { width: 1280, height: 960 }
 let passed = 0
 let failed = 0
 const timings: [string, number][] = []
+/** The run's figures, printed again beside the timings at the end. */
+const figures: string[] = []
 
 function check(name: string, ok: boolean, detail = ''): boolean {
   if (ok) passed++
@@ -133,9 +137,12 @@ async function install(dirs: Dirs, env: NodeJS.ProcessEnv, tarball: string): Pro
   return footprint(dirs.app, env, packages, beforeKb)
 }
 
-function printFootprint(print: Footprint) {
+function printFootprint(print: Footprint, tarball: string) {
   const mb = (kb: number) => `${(kb / 1024).toFixed(1)} MB`
   console.log(`node_modules: ${mb(print.before)} without the plugin, ${mb(print.after)} with it (+${mb(print.after - print.before)})`)
+  figures.push(`install: the plugin adds ${mb(print.after - print.before)} to a fresh Koishi app`)
+  figures.push(`package: the tarball is ${(statSync(tarball).size / 1000).toFixed(0)} kB`)
+  for (const figure of figures) console.log(figure)
   console.log(`${print.added.length} packages added; the largest:`)
   for (const { name, kb } of print.added.slice(0, 10)) console.log(`  ${mb(kb).padStart(9)}  ${name}`)
 }
@@ -495,7 +502,7 @@ async function main(): Promise<void> {
     check('npm pack made the tarball', true, tarball)
 
     const print = await step('install into a fresh Koishi app', () => install(dirs, env, tarball))
-    printFootprint(print)
+    printFootprint(print, tarball)
     check('the plugin is installed from the tarball', existsSync(join(dirs.app, 'node_modules/koishi-plugin-memory/lib/index.js')))
 
     const port = await freePort()
@@ -595,6 +602,7 @@ async function main(): Promise<void> {
   console.log('\ntimings:')
   for (const [name, ms] of timings) console.log(`  ${seconds(ms).padStart(8)}  ${name}`)
   console.log(`  ${seconds(Date.now() - started).padStart(8)}  in all`)
+  if (figures.length) console.log(`\nfigures:\n${figures.map((figure) => `  ${figure}`).join('\n')}`)
   console.log(`\n${passed} passed, ${failed} failed`)
   process.exitCode = failed ? 1 : 0
 }

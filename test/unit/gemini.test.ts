@@ -1,13 +1,25 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { ApiError } from '@google/genai'
+import { HTTP } from '@koishijs/plugin-http'
+import { Context } from 'koishi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { GeminiGenerateResponse, GeminiModelsPort } from '../../src/providers/gemini'
 import { GeminiEmbedder, GeminiLLM } from '../../src/providers/gemini'
+import { GeminiRestModels } from '../../src/providers/gemini-rest'
+import { Counters } from '../../src/core/observability'
+import { createProviders } from '../../src/providers/factory'
+import { quiet } from '../fakes/logger'
 import { ProviderError } from '../../src/providers/types'
 
 type Outcome<T> = T | Error
+
+/** Koishi's own HTTP error, shaped as `ctx.http` throws it for a non-2xx answer. */
+function httpError(status: number, data: unknown) {
+  const error = new HTTP.Error(`request failed with status ${status}`)
+  error.response = { url: 'x', status, statusText: '', data, headers: new Headers() }
+  return error
+}
 
 /** A stand-in for `ai.models` that plays back scripted outcomes and records each request. */
 class ScriptedModels implements GeminiModelsPort {
@@ -90,7 +102,7 @@ describe('GeminiLLM', () => {
     })
   })
 
-  it("hands the caller's abort signal to the SDK, generation and embeddings alike", async () => {
+  it("hands the caller's abort signal to the request, generation and embeddings alike", async () => {
     const models = new ScriptedModels([{ text: 'ok' }], [{ embeddings: [{ values: [1, 0] }] }])
     const { signal } = new AbortController()
     await new GeminiLLM({ apiKey: KEY, model: 'm' }, models).generate('p', { signal })
@@ -105,11 +117,12 @@ describe('GeminiLLM', () => {
     expect(models.generateCalls[0].config).toEqual({})
   })
 
-  it('maps ApiError to ProviderError with the HTTP status and retryability', async () => {
+  it('maps an HTTP error to ProviderError with the HTTP status and retryability', async () => {
     const models = new ScriptedModels([
-      new ApiError({ message: '{"error":{"code":429,"message":"Resource exhausted"}}', status: 429 }),
-      new ApiError({ message: 'API key not valid', status: 400 }),
-      new ApiError({ message: 'internal', status: 500 }),
+      httpError(429, { error: { code: 429, message: 'Resource exhausted' } }),
+      httpError(400, { error: { code: 400, message: 'API key not valid' } }),
+      httpError(500, { error: { code: 500, message: 'internal' } }),
+      new HTTP.Error('request timeout', 'ETIMEDOUT'),
     ])
     const llm = new GeminiLLM({ apiKey: KEY, model: 'm' }, models)
     const e429 = await llm.generate('p').catch((e) => e)
@@ -118,6 +131,7 @@ describe('GeminiLLM', () => {
     expect(e429.message).toContain('Resource exhausted')
     await expect(llm.generate('p')).rejects.toMatchObject({ status: 400, retryable: false })
     await expect(llm.generate('p')).rejects.toMatchObject({ status: 500, retryable: true })
+    await expect(llm.generate('p')).rejects.toMatchObject({ status: undefined, message: expect.stringMatching(/timed out/) })
   })
 
   it('treats a network failure as retryable, without a status, and never repeats the key', async () => {
@@ -181,7 +195,7 @@ describe('GeminiEmbedder', () => {
   })
 
   it('maps errors with their status', async () => {
-    const models = new ScriptedModels([], [new ApiError({ message: 'unavailable', status: 503 })])
+    const models = new ScriptedModels([], [httpError(503, { error: { code: 503, message: 'unavailable' } })])
     await expect(new GeminiEmbedder({ apiKey: KEY, model: 'm' }, models).embed(['a'])).rejects.toMatchObject({
       status: 503,
       retryable: true,
@@ -189,9 +203,11 @@ describe('GeminiEmbedder', () => {
   })
 })
 
-describe('Gemini providers on the real SDK client (loopback server, no internet)', () => {
+describe("Gemini's REST API through ctx.http (loopback server, no internet)", () => {
   let server: Server
   let baseUrl: string
+  let http: HTTP
+  const ctx = new Context()
   const requests: { url: string; headers: IncomingMessage['headers']; body: any }[] = []
   let reply: (url: string, body: any) => { status: number; body: unknown }
 
@@ -209,8 +225,15 @@ describe('Gemini providers on the real SDK client (loopback server, no internet)
     })
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
     baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    ctx.plugin(HTTP)
+    await ctx.start()
+    http = ctx.http
   })
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
+  afterAll(async () => {
+    await ctx.stop()
+    await new Promise<void>((resolve) => server.close(() => resolve()))
+  })
+  const rest = <T extends { apiKey: string; baseUrl?: string }>(options: T) => [options, new GeminiRestModels(http, options)] as const
 
   it('generates through generateContent with JSON mode', async () => {
     requests.length = 0
@@ -218,16 +241,55 @@ describe('Gemini providers on the real SDK client (loopback server, no internet)
       status: 200,
       body: { candidates: [{ content: { role: 'model', parts: [{ text: '{"ok":true}' }] }, finishReason: 'STOP' }] },
     })
-    const llm = new GeminiLLM({ apiKey: KEY, model: 'gemini-2.5-flash', baseUrl })
+    const llm = new GeminiLLM(...rest({ apiKey: KEY, model: 'gemini-2.5-flash', baseUrl }))
     await expect(llm.generate('hi', { json: true, temperature: 0 })).resolves.toBe('{"ok":true}')
     expect(requests[0].url).toMatch(/models\/gemini-2\.5-flash:generateContent/)
     expect(requests[0].url).not.toContain(KEY)
     expect(requests[0].body.generationConfig).toMatchObject({ responseMimeType: 'application/json', temperature: 0 })
   })
 
+  it('sends the key in a header, the instruction and tools on the wire, and reads function calls but not thoughts', async () => {
+    requests.length = 0
+    reply = () => ({
+      status: 200,
+      body: {
+        candidates: [
+          {
+            content: {
+              role: 'model',
+              parts: [
+                { text: 'thinking…', thought: true },
+                { text: '查一下' },
+                { functionCall: { id: 'f1', name: 'search_chat_history', args: { query: '蛋糕' } } },
+              ],
+            },
+          },
+        ],
+      },
+    })
+    const llm = new GeminiLLM(...rest({ apiKey: KEY, model: 'm', baseUrl: baseUrl + '/' }))
+    const tools = [{ name: 'search_chat_history', description: 'd', parameters: { type: 'object' } }]
+    const reply1 = await llm.chat(
+      [
+        { role: 'system', content: 'persona' },
+        { role: 'user', content: '蛋糕什么味？' },
+      ],
+      { tools, maxTokens: 50 },
+    )
+    expect(reply1).toEqual({ text: '查一下', toolCalls: [{ id: 'f1', name: 'search_chat_history', arguments: { query: '蛋糕' } }] })
+    expect(requests[0].url).toBe('/v1beta/models/m:generateContent')
+    expect(requests[0].headers['x-goog-api-key']).toBe(KEY)
+    expect(requests[0].body).toEqual({
+      contents: [{ role: 'user', parts: [{ text: '蛋糕什么味？' }] }],
+      systemInstruction: { role: 'user', parts: [{ text: 'persona' }] },
+      tools: [{ functionDeclarations: [{ name: 'search_chat_history', description: 'd', parametersJsonSchema: { type: 'object' } }] }],
+      generationConfig: { maxOutputTokens: 50 },
+    })
+  })
+
   it('carries the HTTP status of an error answer', async () => {
     reply = () => ({ status: 429, body: { error: { code: 429, message: 'quota', status: 'RESOURCE_EXHAUSTED' } } })
-    const error = await new GeminiLLM({ apiKey: KEY, model: 'm', baseUrl }).generate('hi').catch((e) => e)
+    const error = await new GeminiLLM(...rest({ apiKey: KEY, model: 'm', baseUrl })).generate('hi').catch((e) => e)
     expect(error).toBeInstanceOf(ProviderError)
     expect(error).toMatchObject({ status: 429, retryable: true })
   })
@@ -238,7 +300,7 @@ describe('Gemini providers on the real SDK client (loopback server, no internet)
       status: 200,
       body: { embeddings: body.requests.map((_: unknown, i: number) => ({ values: [i + 1, 0, 0, 0] })) },
     })
-    const embedder = new GeminiEmbedder({ apiKey: KEY, model: 'gemini-embedding-001', dims: 4, baseUrl })
+    const embedder = new GeminiEmbedder(...rest({ apiKey: KEY, model: 'gemini-embedding-001', dims: 4, baseUrl }))
     const vectors = await embedder.embed(['a', 'b'])
     expect(vectors.map((v) => Array.from(v))).toEqual([
       [1, 0, 0, 0],
@@ -246,5 +308,24 @@ describe('Gemini providers on the real SDK client (loopback server, no internet)
     ])
     expect(requests[0].url).toMatch(/gemini-embedding-001:batchEmbedContents/)
     expect(requests[0].body.requests[0]).toMatchObject({ outputDimensionality: 4 })
+  })
+})
+
+describe('createProviders with gemini', () => {
+  const settings = {
+    embedding: { provider: 'gemini' as const, model: '', apiKey: KEY, baseURL: '', dims: 8, sendDimensions: false, timeout: 1000 },
+    llm: { provider: 'gemini' as const, model: '', apiKey: KEY, baseURL: '', temperature: 0, timeout: 1000 },
+    retryIntervalSeconds: 1,
+  }
+
+  it('calls Gemini through the http service, and says so when it is not loaded', () => {
+    const without = createProviders(undefined, settings, new Counters(), quiet)
+    expect(without.choices).toEqual({
+      embedder: { configured: 'gemini', used: 'offline', fallback: 'no-http' },
+      llm: { configured: 'gemini', used: 'rules', fallback: 'no-http' },
+    })
+    const http = { post: async () => ({}) } as unknown as HTTP
+    const withHttp = createProviders(http, settings, new Counters(), quiet)
+    expect(withHttp.choices).toEqual({ embedder: { configured: 'gemini', used: 'gemini' }, llm: { configured: 'gemini', used: 'gemini' } })
   })
 })

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest'
-import { countTokens, renderLine, TOKENIZER, truncateToTokens } from '../../src/text/token-count'
+import { countTokens, ESTIMATED_ENCODING, renderLine, truncateToTokens } from '../../src/text/token-count'
 
 describe('token counting', () => {
-  it('names one tokenizer and counts with it', () => {
-    expect(TOKENIZER).toBe('o200k_base')
+  it('names the encoding it estimates and counts with it', () => {
+    expect(ESTIMATED_ENCODING).toBe('o200k_base')
     expect(countTokens('')).toBe(0)
     expect(countTokens('hello world')).toBe(2)
     expect(countTokens('我喜欢吃北京烤鸭')).toBeGreaterThan(2)
