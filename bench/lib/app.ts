@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, loadavg, release, arch, tmpdir, totalmem, type } from 'node:os'
 import { execFileSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
+import type { ForkScope } from 'koishi'
 import { App } from 'koishi'
 import mock from '@koishijs/plugin-mock'
 import { SQLiteDriver } from '@minatojs/driver-sqlite'
@@ -10,6 +11,8 @@ import * as memory from '../../src'
 export interface BenchApp {
   app: App
   dir: string
+  /** The memory plugin's fork (`update` it to change its settings as the console does); unset with `memoryLater`. */
+  memory?: ForkScope
   /** Stops the app; `flush: false` stops it as Koishi does, with nothing written first. */
   stop(options?: { flush?: boolean }): Promise<void>
 }
@@ -21,6 +24,8 @@ export interface BootOptions {
   keep?: boolean
   /** More plugins (a chat plugin, the HTTP server). */
   extra?: (app: App) => void
+  /** Start Koishi and the database only: the caller plugs the memory in later (`plugMemory`), e.g. to time its start. */
+  memoryLater?: boolean
 }
 
 /**
@@ -33,13 +38,14 @@ export async function bootApp(config: memory.ConfigInput = {}, options: BootOpti
   const app = new App({ prefix: [''] })
   const mockFork = app.plugin(mock, { selfId: 'bot' })
   app.plugin(SQLiteDriver, { path: options.dir ? join(dir, 'koishi.db') : ':memory:' })
-  app.plugin(memory, { ...config, store: { path: join(dir, 'lancedb'), ...config.store } })
+  const memoryFork = options.memoryLater ? undefined : plugMemory(app, dir, config)
   options.extra?.(app)
   await app.start()
-  await new Promise<void>((resolve) => app.inject(['memory'], () => resolve()))
+  await new Promise<void>((resolve) => app.inject([options.memoryLater ? 'database' : 'memory'], () => resolve()))
   return {
     app,
     dir,
+    memory: memoryFork,
     async stop({ flush = true } = {}) {
       if (flush) await app.memory.flush()
       mockFork.dispose()
@@ -47,6 +53,11 @@ export async function bootApp(config: memory.ConfigInput = {}, options: BootOpti
       if (!options.keep) rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/** Adds the memory plugin to `app`, its LanceDB folder in `dir` unless `config` names one; `ctx.memory` comes once it has started. */
+export function plugMemory(app: App, dir: string, config: memory.ConfigInput = {}): ForkScope {
+  return app.plugin(memory, { ...config, store: { path: join(dir, 'lancedb'), ...config.store } })
 }
 
 /** Machine facts for the JSON and the docs. */
