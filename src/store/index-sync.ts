@@ -376,6 +376,7 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
 export class IndexRegistry {
   private readonly tables = new Map<string, RegisteredTable>()
   private draining?: Promise<DrainResult>
+  private comparing?: Promise<void>
 
   constructor(private readonly deps: Pick<IndexSyncDeps, 'logger'>) {}
 
@@ -399,14 +400,19 @@ export class IndexRegistry {
     for (const table of this.tables.values()) await table.ready(true)
   }
 
-  /** Compares every table with the database, a slice at a time, and queues what differs (every 10 minutes). Never throws. */
+  /**
+   * Compares every table with the database, a slice at a time, and queues what differs (every 10
+   * minutes; one comparison at a time, a call while one runs joins it). Never throws.
+   */
   reconcile(signal?: AbortSignal): Promise<void> {
-    return this.eachTable((table) => table.reconcile(signal), signal)
+    this.comparing ??= this.eachTable((table) => table.reconcile(signal), signal).finally(() => (this.comparing = undefined))
+    return this.comparing
   }
 
   /** At a start: compares what changed in the database since each table's last whole comparison. Never throws. */
   reconcileChanged(signal?: AbortSignal): Promise<void> {
-    return this.eachTable((table) => table.reconcileChanged(), signal)
+    this.comparing ??= this.eachTable((table) => table.reconcileChanged(), signal).finally(() => (this.comparing = undefined))
+    return this.comparing
   }
 
   /** Reads every table once and repairs the ones that cannot be read (after a start, in the background). Never throws. */
