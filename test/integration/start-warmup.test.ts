@@ -38,7 +38,7 @@ describe('the start-up work after a start', () => {
       await gate
       return unmemorised.apply(this, args)
     })
-    h = await boot(config, undefined, { dir, keep: true })
+    h = await boot(config, undefined, { dir, keep: true }, { warm: false })
     const memory = internalsOf(h.app.memory)
     let warmed = false
     void memory.lifecycle.ready().then(() => (warmed = true))
@@ -77,7 +77,7 @@ describe('the start-up work after a start', () => {
     expect(await index.ids('messages', [row.id])).toEqual([])
     await h.stop()
 
-    h = await boot(config, undefined, { dir, keep: true })
+    h = await boot(config, undefined, { dir, keep: true }, { warm: false })
     await h.app.memory.flushOutbox()
     expect(await internalsOf(h.app.memory).index.ids('messages', [row.id])).toEqual([row.id])
   })
