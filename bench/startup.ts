@@ -11,7 +11,8 @@
  *    hours to read back, as after a restart. `--store DIR` builds there once and reuses it afterwards.
  * 2. In a fresh process (so its memory is the plugin's alone): Koishi and the database start, then the
  *    memory plugin is added. `start_ms`: from adding it to the first answered `retrieve` (a user's facts);
- *    `ready_ms`: until the start-up work the plugin does in the background is done too; `rss_idle_mb`:
+ *    `ready_ms`: until the start-up work the plugin does in the background is done too, asked for right
+ *    after that answer (by itself the plugin begins it a few seconds after the start); `rss_idle_mb`:
  *    the process's resident memory after that and a full GC (the default memory budget).
  * 3. A settings change as the console's settings page makes it (`fork.update(config)`: Koishi disposes
  *    the plugin and starts it anew): `reload_ms` until the new instance answers `retrieve`;

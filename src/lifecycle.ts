@@ -29,16 +29,24 @@ export interface LifecycleDeps {
 
 /** At start, dialogues interrupted this recently are read back from the message table. */
 const RESTORE_DAYS = 3
+/**
+ * The start-up work waits this long after the start (or until someone waits for it): the messages that
+ * reach a bot as it comes back are answered first, not queued behind reads of every table.
+ */
+const WARM_UP_AFTER_MS = 5000
 
 /**
  * The start order, the timers, the outbox's drain and the stop order. A start does only what an
  * answer needs (the index open, its tables prepared, a stale copy emptied); the rest of the start-up
- * work runs after it, in the background, while the plugin already answers: the last run's journal
+ * work runs after it, in the background, while the plugin already answers (a few seconds later, or as
+ * soon as someone waits for it: `ready`, `flush`): the last run's journal
  * stored, its unfinished dialogues read back, each table's read check and the index compared with
  * what changed in the database since the last full comparison (`ready` resolves once it is done).
  */
 export class Lifecycle {
   private warming?: Promise<void>
+  /** Starts the start-up work now. */
+  private warmUpNow?: () => void
   private readonly stopping = new AbortController()
 
   constructor(private readonly deps: LifecycleDeps) {}
@@ -51,16 +59,22 @@ export class Lifecycle {
     // the database index served while LanceDB could not: LanceDB's copy lacks what was said and keeps what was erased since
     if ((await this.deps.databaseServedBefore()) && (await registry.resetAll())) await this.deps.forgetDatabaseCopy()
     this.startTimers()
-    this.warming = this.warmUp(this.stopping.signal)
+    const due = new Promise<void>((resolve) => {
+      this.warmUpNow = resolve
+      this.deps.ctx.setTimeout(resolve, WARM_UP_AFTER_MS)
+    })
+    this.warming = due.then(() => this.warmUp(this.stopping.signal))
   }
 
-  /** Resolves once the start-up work after the start is done (or given up at a stop). Never rejects. */
+  /** Resolves once the start-up work after the start is done (or given up at a stop), starting it now if it waits. Never rejects. */
   ready(): Promise<void> {
+    this.warmUpNow?.()
     return this.warming ?? Promise.resolve()
   }
 
   private async warmUp(signal: AbortSignal): Promise<void> {
     const { capture, registry, logger: log } = this.deps
+    if (signal.aborted) return
     // the journal first: the dialogues read back next may end in what it held
     await capture.replayJournal().catch((error) => {
       log.warn('could not store the messages the last run left in its journal, will try at the next start: %s', (error as Error).message)
@@ -83,6 +97,7 @@ export class Lifecycle {
     queue.clear()
     // the start-up work still under way ends after its current step; what it left is done at the next start
     this.stopping.abort()
+    this.warmUpNow?.()
     await this.warming
     await capture.flush()
     await messages.index.flush()
