@@ -66,6 +66,16 @@ describe('the start-up work after a start', () => {
     ])
   })
 
+  it('leaves the start-up work until a few seconds after the start, unless something waits for it', async () => {
+    const readBack = vi.spyOn(KoishiWatermarkStore.prototype, 'unmemorised')
+    h = await boot(config, undefined, undefined, { warm: false })
+    await new Promise((resolve) => setTimeout(resolve, 300))
+    // the first replies go first
+    expect(readBack).not.toHaveBeenCalled()
+    await internalsOf(h.app.memory).lifecycle.ready()
+    expect(readBack).toHaveBeenCalledTimes(1)
+  })
+
   it('finds at the next start a message the database has and the index lost while stopped', async () => {
     dir = mkdtempSync(join(tmpdir(), 'memory-warmup-'))
     h = await boot(config, undefined, { dir, keep: true })
