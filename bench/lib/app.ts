@@ -7,6 +7,7 @@ import { App } from 'koishi'
 import mock from '@koishijs/plugin-mock'
 import { SQLiteDriver } from '@minatojs/driver-sqlite'
 import * as memory from '../../src'
+import { internalsOf } from '../../src/compose'
 
 export interface BenchApp {
   app: App
@@ -31,7 +32,8 @@ export interface BootOptions {
 /**
  * Koishi with the mock adapter, SQLite (in memory, or a file in `options.dir`) and the memory plugin
  * (offline embedder and rules unless `config` says otherwise), its LanceDB folder in a fresh temp
- * directory — what `test/integration/harness.ts` boots, without the test helpers.
+ * directory — what `test/integration/harness.ts` boots, without the test helpers. Returns once the
+ * plugin's start-up work is done.
  */
 export async function bootApp(config: memory.ConfigInput = {}, options: BootOptions = {}): Promise<BenchApp> {
   const dir = options.dir ?? mkdtempSync(join(tmpdir(), 'memory-bench-'))
@@ -42,6 +44,8 @@ export async function bootApp(config: memory.ConfigInput = {}, options: BootOpti
   options.extra?.(app)
   await app.start()
   await new Promise<void>((resolve) => app.inject([options.memoryLater ? 'database' : 'memory'], () => resolve()))
+  // the start-up work after the start (the journal, the dialogues read back, the index's checks) is done too
+  if (!options.memoryLater) await internalsOf(app.memory).lifecycle.ready()
   return {
     app,
     dir,
