@@ -10,6 +10,7 @@ import { IndexRegistry } from './store/index-sync'
 import { LanceIndex } from './store/lance-index'
 import { lanceLoadFailure } from './store/lance-library'
 import { defineForgetTable } from './store/forget-fence'
+import { defineIndexMarkTable, KoishiIndexMarks } from './store/index-marks'
 import { defineOutboxTable, KoishiOutbox } from './store/outbox'
 import { ScopeCache } from './store/scope-cache'
 
@@ -28,6 +29,7 @@ export function composeIndex(ctx: Context, config: Config, counters: Counters, l
   defineOutboxTable(ctx)
   defineForgetTable(ctx)
   defineVectorTables(ctx)
+  defineIndexMarkTable(ctx)
   const registry = new IndexRegistry({ logger: log })
   const lanceFailure = config.store.engine === 'auto' ? lanceLoadFailure() : undefined
   const used: EngineChoice['used'] = config.store.engine === 'database' || lanceFailure ? 'database' : 'lancedb'
@@ -53,12 +55,14 @@ export function composeIndex(ctx: Context, config: Config, counters: Counters, l
         })
   const cacheBytes = (config.store.cacheMB ?? defaultCacheMB()) * 2 ** 20
   const index = new ScopeCache(store, { capBytes: cacheBytes, logger: log, counters })
-  const outbox = new KoishiOutbox(ctx, instanceName(storeDir(ctx, config)))
+  const instance = instanceName(storeDir(ctx, config))
+  const outbox = new KoishiOutbox(ctx, instance)
   return {
     engine,
     registry,
     index,
     outbox,
+    marks: new KoishiIndexMarks(ctx, instance),
     cacheBytes,
     /** LanceDB serves, and the database index served before: LanceDB's copy is stale. */
     databaseServedBefore: async () => store !== databaseIndex && (await databaseIndex.served()),

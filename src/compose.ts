@@ -31,10 +31,10 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const providers = composeProviders(ctx, config, counters, log)
   const { embedder, llm } = providers
   const infra = composeIndex(ctx, config, counters, log)
-  const { registry, index, outbox } = infra
+  const { registry, index, outbox, marks } = infra
   const fence = new ForgetFence(new KoishiForgetMarks(ctx))
   const foreground = new Foreground()
-  const sync = { index, embedder, outbox, counters, logger: log, yieldToReads: () => foreground.clear() }
+  const sync = { index, embedder, outbox, marks, counters, logger: log, yieldToReads: () => foreground.clear() }
   const now = () => new Date()
   const modules = new MemoryModules(
     // a quarter of the cache's memory more holds whole channels for the context builder

@@ -29,26 +29,64 @@ export interface LifecycleDeps {
 
 /** At start, dialogues interrupted this recently are read back from the message table. */
 const RESTORE_DAYS = 3
+/**
+ * The start-up work waits this long after the start (or until someone waits for it): the messages that
+ * reach a bot as it comes back are answered first, not queued behind reads of every table.
+ */
+const WARM_UP_AFTER_MS = 5000
 
-/** The start order, the timers, the outbox's drain and the stop order. */
+/**
+ * The start order, the timers, the outbox's drain and the stop order. A start does only what an
+ * answer needs (the index open, its tables prepared, a stale copy emptied); the rest of the start-up
+ * work runs after it, in the background, while the plugin already answers (a few seconds later, or as
+ * soon as someone waits for it: `ready`, `flush`): the last run's journal
+ * stored, its unfinished dialogues read back, each table's read check and the index compared with
+ * what changed in the database since the last full comparison (`ready` resolves once it is done).
+ */
 export class Lifecycle {
+  private warming?: Promise<void>
+  /** Starts the start-up work now. */
+  private warmUpNow?: () => void
+  private readonly stopping = new AbortController()
+
   constructor(private readonly deps: LifecycleDeps) {}
 
   async start(): Promise<void> {
-    const { index, registry, capture, logger: log } = this.deps
-    tuneSqlite(this.deps.ctx, log)
+    const { index, registry } = this.deps
+    tuneSqlite(this.deps.ctx, this.deps.logger)
     await index.open()
     await registry.prepare()
     // the database index served while LanceDB could not: LanceDB's copy lacks what was said and keeps what was erased since
     if ((await this.deps.databaseServedBefore()) && (await registry.resetAll())) await this.deps.forgetDatabaseCopy()
-    await registry.reconcile()
+    this.startTimers()
+    const due = new Promise<void>((resolve) => {
+      this.warmUpNow = resolve
+      this.deps.ctx.setTimeout(resolve, WARM_UP_AFTER_MS)
+    })
+    this.warming = due.then(() => this.warmUp(this.stopping.signal))
+  }
+
+  /** Resolves once the start-up work after the start is done (or given up at a stop), starting it now if it waits. Never rejects. */
+  ready(): Promise<void> {
+    this.warmUpNow?.()
+    return this.warming ?? Promise.resolve()
+  }
+
+  private async warmUp(signal: AbortSignal): Promise<void> {
+    const { capture, registry, logger: log } = this.deps
+    if (signal.aborted) return
+    // the journal first: the dialogues read back next may end in what it held
     await capture.replayJournal().catch((error) => {
       log.warn('could not store the messages the last run left in its journal, will try at the next start: %s', (error as Error).message)
     })
+    if (signal.aborted) return
     await capture.restore(new Date(Date.now() - RESTORE_DAYS * 86_400_000)).catch((error) => {
       log.warn('could not read back the dialogues that wait to be memorised: %s', (error as Error).message)
     })
-    this.startTimers()
+    if (signal.aborted) return
+    await registry.verify(signal)
+    await registry.reconcileChanged(signal)
+    if (!signal.aborted) await this.drainOutbox()
   }
 
   async stop(): Promise<void> {
@@ -57,6 +95,10 @@ export class Lifecycle {
     // no job meets a database already gone
     capture.stop()
     queue.clear()
+    // the start-up work still under way ends after its current step; what it left is done at the next start
+    this.stopping.abort()
+    this.warmUpNow?.()
+    await this.warming
     await capture.flush()
     await messages.index.flush()
     await queue.idle()
@@ -95,7 +137,7 @@ export class Lifecycle {
         summarizeTopics: () => maintenance.summarizeTopics(),
         evolveGroups: () => void maintenance.evolveDueGroups(),
         endQuietDialogues: () => capture.sweep(),
-        reconcileIndexes: () => void registry.reconcile().then(() => this.drainOutbox()),
+        reconcileIndexes: () => void registry.reconcile(this.stopping.signal).then(() => this.drainOutbox()),
         expireReviews: () => void maintenance.expireReviews(),
         // the same hourly timer promotes hot mid-term topics into long-term knowledge
         consolidateProfiles: () =>

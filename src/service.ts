@@ -240,8 +240,9 @@ export class MemoryService extends Service {
     return this.memory.transfer.import(input, options)
   }
 
-  /** Carries out the index work waiting in the outbox (one drain at a time). */
-  flushOutbox(): Promise<DrainResult> {
+  /** Carries out the index work waiting in the outbox (one drain at a time), once the start-up work has queued what it found. */
+  async flushOutbox(): Promise<DrainResult> {
+    await this.memory.lifecycle.ready()
     return this.memory.lifecycle.drainOutbox()
   }
 
@@ -410,10 +411,11 @@ export class MemoryService extends Service {
     return this.memory.maintenance.evolveDueGroups()
   }
 
-  /** Waits until captured messages are written and indexed and background memory work is done. */
+  /** Waits until the start-up work is done, captured messages are written and indexed and background memory work is done. */
   async flush() {
-    const { capture, queue, modules, index } = this.memory
+    const { capture, queue, modules, index, lifecycle } = this.memory
     const messages = modules.part('messages')
+    await lifecycle.ready()
     await capture.flush()
     await queue.idle()
     await messages.index.flush()

@@ -73,6 +73,17 @@ export interface CaptureDeps {
   logger: Logger
 }
 
+/** A turn said while the plugin runs, on its way into its channel's dialogue. */
+interface LiveTurn {
+  role: 'user' | 'assistant'
+  /** The user whose dialogue it is (the one the bot answers, for the bot's turn). */
+  owner: SpeakerRef
+  name: string
+  content: string
+  id: string
+  at: Date
+}
+
 /**
  * Capture as one downward flow: a session becomes a stored row (recorder), then feeds short-term
  * memory (term statistics, topic attribution, the rolling summary, episodes) and, when a dialogue
@@ -85,6 +96,11 @@ export class CapturePipeline {
   private readonly backlog: MemorizeBacklog
   /** Captured rows per channel waiting for topic attribution, attributed in order by one job. */
   private readonly unattributed = new Map<string, MessageRow[]>()
+  /**
+   * Live turns said before `restore` has read back the last run's dialogues (it runs after the start, in
+   * the background): they join their dialogues after the turns read back, so none is out of order or twice.
+   */
+  private held?: LiveTurn[] = []
 
   /** Where captured rows are stored, live or from the journal. */
   private readonly sink: MessageSink
@@ -135,6 +151,8 @@ export class CapturePipeline {
   /** Drops what waits of a user (their words are being erased) and writes the rest. */
   async forgetUser(platform: string, userId: string): Promise<void> {
     this.tracker.drop(platform, userId)
+    if (this.held)
+      this.held = this.held.filter((turn) => turn.role !== 'user' || turn.owner.platform !== platform || turn.owner.userId !== userId)
     this.backlog.dropUser(platform, userId)
     this.recorder.dropUser(platform, userId)
     this.deps.journal?.forgetUser(platform, userId)
@@ -161,12 +179,8 @@ export class CapturePipeline {
     this.deps.warm?.(row)
     this.shortTerm(row)
     if (!options.memorize || !content) return
-    const owner = ownerOf(session)
     const said = cleanText(renderPlainText(session.elements ?? [], options.placeholders, session.selfId))
-    const waiting = this.tracker.user(owner, row.userName, said, row.id, row.createdAt)
-    const every = owner.guildId ? options.groupEvery : options.privateEvery
-    if (every > 0 && waiting >= every) this.finishDialogue(owner)
-    this.memorizeFull()
+    this.track({ role: 'user', owner: ownerOf(session), name: row.userName, content: said, id: row.id, at: row.createdAt })
   }
 
   outgoing(session: Session, replyTo?: Session): void {
@@ -195,8 +209,23 @@ export class CapturePipeline {
     this.shortTerm(row)
     if (replyTo?.messageId && replyTo.userId !== replyTo.selfId) this.exchange(replyTo, row)
     if (!replyTo?.userId || replyTo.userId === replyTo.selfId || !this.deps.options.memorize) return
-    const owner = ownerOf(replyTo)
-    if (this.tracker.assistant(owner, row.userName, row.content, row.id, row.createdAt) && this.deps.options.afterReply) {
+    this.track({ role: 'assistant', owner: ownerOf(replyTo), name: row.userName, content: row.content, id: row.id, at: row.createdAt })
+  }
+
+  /** A live turn joins its channel's dialogue; while the dialogues of the last run are read back, it waits behind them. */
+  private track(turn: LiveTurn): void {
+    if (this.held) this.held.push(turn)
+    else this.apply(turn)
+  }
+
+  private apply(turn: LiveTurn): void {
+    const { options } = this.deps
+    const { owner } = turn
+    if (turn.role === 'user') {
+      const waiting = this.tracker.user(owner, turn.name, turn.content, turn.id, turn.at)
+      const every = owner.guildId ? options.groupEvery : options.privateEvery
+      if (every > 0 && waiting >= every) this.finishDialogue(owner)
+    } else if (this.tracker.assistant(owner, turn.name, turn.content, turn.id, turn.at) && options.afterReply) {
       this.finishDialogue(owner)
     }
     this.memorizeFull()
@@ -305,8 +334,22 @@ export class CapturePipeline {
    * interrupted. They end by silence like any other. Returns how many messages were read.
    */
   async restore(since: Date, limit = 5000): Promise<number> {
-    if (!this.deps.options.memorize) return 0
-    const rows = await this.deps.watermarks.unmemorised(since, limit)
+    try {
+      if (!this.deps.options.memorize) return 0
+      return await this.readBack(since, limit)
+    } finally {
+      // the turns said meanwhile follow the ones read back, in the order they came
+      const held = this.held ?? []
+      this.held = undefined
+      for (const turn of held) this.apply(turn)
+    }
+  }
+
+  private async readBack(since: Date, limit: number): Promise<number> {
+    const read = await this.deps.watermarks.unmemorised(since, limit)
+    // a turn captured since the start is stored before it is read back: it joins its dialogue once, live
+    const live = new Set(this.held?.map((turn) => turn.id))
+    const rows = read.filter((row) => !live.has(row.id))
     const owners = new Map<string, SpeakerRef>()
     for (const row of rows) {
       const key = `${row.platform}:${row.channelId}:${row.messageId}`

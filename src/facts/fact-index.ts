@@ -5,7 +5,7 @@ import type { FactRow } from './table'
 /** The LanceDB copy of facts: searched by their content, scoped to their user and guild. */
 export type FactIndex = IndexedTable<FactRow>
 
-export function factIndexKind(table: string, facts: Pick<FactStore, 'get' | 'allIds'>): IndexKind<FactRow> {
+export function factIndexKind(table: string, facts: Pick<FactStore, 'get' | 'allIds' | 'idsAfter' | 'changedSince'>): IndexKind<FactRow> {
   return {
     table,
     name: 'facts',
@@ -20,5 +20,7 @@ export function factIndexKind(table: string, facts: Pick<FactStore, 'get' | 'all
     }),
     load: (ids) => facts.get(ids),
     allIds: () => facts.allIds(),
+    ...(facts.idsAfter && { idsAfter: (after, limit) => facts.idsAfter!(after, limit) }),
+    ...(facts.changedSince && { changedSince: (since) => facts.changedSince!(since) }),
   }
 }

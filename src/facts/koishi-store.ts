@@ -51,6 +51,18 @@ export class KoishiFactStore implements FactStore {
     return (await this.ctx.database.get('memory_fact', {}, ['id'])).map((row) => row.id)
   }
 
+  async idsAfter(after: string, limit: number) {
+    const rows = await this.ctx.database.get('memory_fact', { id: { $gt: after } }, { fields: ['id'], sort: { id: 'asc' }, limit })
+    return rows.map((row) => row.id)
+  }
+
+  async changedSince(since: Date) {
+    const rows = await this.ctx.database.get('memory_fact', { $or: [{ createdAt: { $gte: since } }, { updatedAt: { $gte: since } }] }, [
+      'id',
+    ])
+    return rows.map((row) => row.id)
+  }
+
   async remove(ids: string[]) {
     if (ids.length) await this.ctx.database.remove('memory_fact', { id: { $in: ids } })
   }

@@ -17,6 +17,10 @@ export interface FactStore {
   count(scope?: Scope, options?: ListOptions): Promise<number>
   /** Ids of every fact (an index rebuild). */
   allIds(): Promise<string[]>
+  /** Up to `limit` fact ids after `after`, in order (the index compared a slice at a time). */
+  idsAfter?(after: string, limit: number): Promise<string[]>
+  /** Ids of facts created or changed since `since`. */
+  changedSince?(since: Date): Promise<string[]>
   /** Every fact of a user on a platform, in every guild. */
   ofUser(platform: string, userId: string): Promise<FactRow[]>
   remove(ids: string[]): Promise<void>

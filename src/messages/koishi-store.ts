@@ -448,6 +448,19 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
     return (await this.ctx.database.get('memory_message', { isCommand: false }, ['id'])).map((row) => row.id)
   }
 
+  async indexableIdsAfter(after: string, limit: number) {
+    const rows = await this.ctx.database.get(
+      'memory_message',
+      { isCommand: false, id: { $gt: after } },
+      { fields: ['id'], sort: { id: 'asc' }, limit },
+    )
+    return rows.map((row) => row.id)
+  }
+
+  async indexableSince(since: Date) {
+    return (await this.ctx.database.get('memory_message', { isCommand: false, createdAt: { $gte: since } }, ['id'])).map((row) => row.id)
+  }
+
   async setTopic(ids: string[], topicId: string) {
     await this.written(
       await this.locate(ids),
@@ -488,10 +501,11 @@ export class KoishiWatermarkStore {
    * commands, oldest first, with the bot's answers to those messages: the dialogues that still wait.
    */
   async unmemorised(since: Date, limit: number): Promise<MessageRow[]> {
+    // where and when first, the whole rows only of what waits: most of what was said lies behind its watermark
     const said = await this.ctx.database.get(
       'memory_message',
       { role: 'user', isCommand: false, createdAt: { $gte: since } },
-      { sort: { createdAt: 'asc' }, limit },
+      { fields: ['id', 'platform', 'channelId', 'createdAt'], sort: { createdAt: 'asc' }, limit },
     )
     if (!said.length) return []
     const marks = new Map<string, Date>()
@@ -500,7 +514,11 @@ export class KoishiWatermarkStore {
     }
     // a message in the same second as the watermark is read back too (chat platforms stamp whole seconds):
     // memorising it again adds nothing
-    const waiting = said.filter((row) => !marks.has(markId(row)) || row.createdAt >= marks.get(markId(row))!)
+    const past = said.filter((row) => !marks.has(markId(row)) || row.createdAt >= marks.get(markId(row))!)
+    const order = new Map(past.map((row, i) => [row.id, i]))
+    const waiting: MessageRow[] = []
+    for (const part of chunks([...order.keys()])) waiting.push(...(await this.ctx.database.get('memory_message', { id: { $in: part } })))
+    waiting.sort((a, b) => order.get(a.id)! - order.get(b.id)!)
     const answers: MessageRow[] = []
     for (const part of chunks(waiting.map((row) => row.messageId))) {
       answers.push(...(await this.ctx.database.get('memory_message', { role: 'assistant', replyMessageId: { $in: part } })))

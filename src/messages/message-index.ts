@@ -69,6 +69,8 @@ export function messageIndexKind(rows: IndexedMessages): IndexKind<MessageRow> {
     }),
     load: (ids) => rows.byIds(ids),
     allIds: () => rows.indexableIds(),
+    ...(rows.indexableIdsAfter && { idsAfter: (after, limit) => rows.indexableIdsAfter!(after, limit) }),
+    ...(rows.indexableSince && { changedSince: (since) => rows.indexableSince!(since) }),
     indexed: indexable,
   }
 }

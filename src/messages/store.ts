@@ -41,4 +41,8 @@ export interface IndexedMessages {
   byIds(ids: string[]): Promise<MessageRow[]>
   /** Ids of every message that belongs in the index (not a command). */
   indexableIds(): Promise<string[]>
+  /** Up to `limit` of them after `after`, in order (the index compared a slice at a time). */
+  indexableIdsAfter?(after: string, limit: number): Promise<string[]>
+  /** Those stored since `since` (by the time they were said). */
+  indexableSince?(since: Date): Promise<string[]>
 }

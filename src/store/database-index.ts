@@ -258,10 +258,15 @@ export class DatabaseIndex implements VectorIndex {
     }))
   }
 
-  async ids(table: string): Promise<string[]> {
+  async ids(table: string, among?: readonly string[]): Promise<string[]> {
     this.metaOf(table)
     this.checkOpen()
-    return (await this.ctx.database.get('memory_vector', { table }, ['id'])).map((row) => row.id)
+    if (!among) return (await this.ctx.database.get('memory_vector', { table }, ['id'])).map((row) => row.id)
+    const out: string[] = []
+    for (const part of chunks([...new Set(among)])) {
+      out.push(...(await this.ctx.database.get('memory_vector', { table, id: { $in: part } }, ['id'])).map((row) => row.id))
+    }
+    return out
   }
 
   async texts(table: string, ids: string[]): Promise<string[]> {

@@ -1,5 +1,6 @@
 import type { Counters, Logger } from '../core/observability'
 import type { Embedder } from '../providers/types'
+import type { IndexMarks } from './index-marks'
 import type { Outbox } from './outbox'
 import type { Scope } from '../scope'
 import type { IndexHit, IndexRow, VectorIndex } from './vector-index'
@@ -22,6 +23,13 @@ export interface IndexKind<Row extends { id: string }> {
   load(ids: string[]): Promise<Row[]>
   /** Ids of every row that belongs in the index, for a rebuild. */
   allIds(): Promise<string[]>
+  /**
+   * Up to `limit` ids of rows that belong, in the database's order of ids, after `after` (`''`: from the
+   * first): the comparison with the index goes a slice at a time. Without it, a comparison reads `allIds`.
+   */
+  idsAfter?(after: string, limit: number): Promise<string[]>
+  /** Ids of rows that belong and were written (created or changed) since `since`: what a start compares. */
+  changedSince?(since: Date): Promise<string[]>
   /** Whether a loaded row belongs in the index; the others are removed. Default: every row. */
   indexed?(row: Row): boolean
 }
@@ -30,6 +38,8 @@ export interface IndexSyncDeps {
   index: VectorIndex
   embedder: Embedder
   outbox: Outbox
+  /** Where each table's comparison with the database stands; without it every comparison goes through every row. */
+  marks?: IndexMarks
   counters: Counters
   logger: Logger
   /** Awaited before rows are embedded and written: replies' reads go first (`Foreground.clear`). */
@@ -64,8 +74,21 @@ export interface RegisteredTable {
   purgeErased(): Promise<void>
   queueAll(): Promise<number>
   rebuild(): Promise<number>
-  reconcile(): Promise<ReconcileResult>
+  reconcile(signal?: AbortSignal): Promise<ReconcileResult>
+  reconcileChanged(): Promise<ReconcileResult>
+  verify(): Promise<void>
 }
+
+/** Ids the database gives per slice of a comparison. */
+const SLICE = 2000
+/**
+ * A start compares the rows written since the last whole comparison began, and this long before it:
+ * a row stamped before it may have reached the database a little later (another instance's clock, a
+ * message's platform time).
+ */
+const CHANGED_SLACK_MS = 60 * 60_000
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /** What a comparison of the index with the database found and queued. */
 export interface ReconcileResult {
@@ -207,18 +230,81 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
 
   /**
    * Compares the index with the database and queues what differs: rows missing from the index are
-   * indexed, rows the database no longer has are removed. Throws when the index cannot be read.
+   * indexed, rows the database no longer has are removed. The database is read a slice at a time, the
+   * event loop free between slices; where it stands is kept (`marks`), so a comparison cut off by a stop
+   * (`signal`) or a kill goes on from there next time. Only a comparison that went through every row in
+   * one run can tell rows the database no longer has. Throws when the index cannot be read.
    */
-  async reconcile(): Promise<ReconcileResult> {
+  async reconcile(signal?: AbortSignal): Promise<ReconcileResult> {
     if (!(await this.ready())) throw new Error('the vector store is unavailable')
-    const [wanted, present] = await Promise.all([this.kind.allIds(), this.deps.index.ids(this.table)])
-    const has = new Set(present)
-    const wants = new Set(wanted)
-    const missing = wanted.filter((id) => !has.has(id))
-    const extra = present.filter((id) => !wants.has(id))
+    const { index, outbox, marks } = this.deps
+    const mark = await marks?.get(this.table)
+    const resumed = Boolean(mark?.sweepFrom && mark.cursor)
+    const from = (resumed && mark?.sweepFrom) || new Date()
+    // read before the database: a row indexed since was written to the database first, so every id here that the
+    // database does not give below is one it no longer has
+    const present = new Set(await index.ids(this.table))
+    const seen = new Set<string>()
+    let cursor = resumed ? mark!.cursor : ''
+    let missing = 0
+    for (const slice of this.slices(() => cursor)) {
+      const ids = await slice
+      if (!ids.length) break
+      for (const id of ids) seen.add(id)
+      const lacking = ids.filter((id) => !present.has(id))
+      // indexed since the index's ids were read: not missing
+      const indexedSince = lacking.length ? new Set(await index.ids(this.table, lacking)) : new Set<string>()
+      const queued = lacking.filter((id) => !indexedSince.has(id))
+      await outbox.addMany(this.table, queued, 'upsert')
+      missing += queued.length
+      cursor = ids[ids.length - 1]
+      if (!this.kind.idsAfter) break
+      await marks?.set(this.table, { checkedFrom: mark?.checkedFrom, sweepFrom: from, cursor })
+      if (signal?.aborted) return { missing, extra: 0 }
+      await nextTurn()
+    }
+    const extra = resumed ? [] : [...present].filter((id) => !seen.has(id))
+    await outbox.addMany(this.table, extra, 'delete')
+    await marks?.set(this.table, { checkedFrom: from, cursor: '' })
+    return { missing, extra: extra.length }
+  }
+
+  /** The database's ids in slices after the cursor (all at once for a kind that cannot slice). */
+  private *slices(cursor: () => string): Generator<Promise<string[]>> {
+    const { idsAfter } = this.kind
+    if (!idsAfter) {
+      yield this.kind.allIds()
+      return
+    }
+    for (;;) yield idsAfter.call(this.kind, cursor(), SLICE)
+  }
+
+  /**
+   * At a start: queues the rows written since the last whole comparison began that the index lacks.
+   * A table with no whole comparison yet, or whose kind cannot tell what changed, is compared whole.
+   */
+  async reconcileChanged(): Promise<ReconcileResult> {
+    if (!(await this.ready())) throw new Error('the vector store is unavailable')
+    const checkedFrom = (await this.deps.marks?.get(this.table))?.checkedFrom
+    if (!checkedFrom || !this.kind.changedSince) return this.reconcile()
+    const changed = await this.kind.changedSince(new Date(checkedFrom.getTime() - CHANGED_SLACK_MS))
+    const present = new Set(await this.deps.index.ids(this.table, changed))
+    const missing = changed.filter((id) => !present.has(id))
     await this.deps.outbox.addMany(this.table, missing, 'upsert')
-    await this.deps.outbox.addMany(this.table, extra, 'delete')
-    return { missing: missing.length, extra: extra.length }
+    return { missing: missing.length, extra: 0 }
+  }
+
+  /** Reads the whole table once and repairs it when it cannot be read; a table made anew is refilled. Never throws. */
+  async verify(): Promise<void> {
+    const { index, logger } = this.deps
+    try {
+      if (!(await this.ready())) return
+      if ((await index.verify?.(this.table)) !== 'created') return
+      const queued = await this.queueAll()
+      if (queued) logger.info('%s: %d rows will be indexed (%s)', this.name, queued, 'the table was damaged')
+    } catch (error) {
+      logger.debug('could not check the %s index: %s', this.name, (error as Error).message)
+    }
   }
 
   /** Empties the table and queues every row of the kind again (`memory.reindex`); the next drain purges the old rows' files. */
@@ -293,6 +379,7 @@ export class IndexedTable<Row extends { id: string }> implements RegisteredTable
 export class IndexRegistry {
   private readonly tables = new Map<string, RegisteredTable>()
   private draining?: Promise<DrainResult>
+  private comparing?: Promise<void>
 
   constructor(private readonly deps: Pick<IndexSyncDeps, 'logger'>) {}
 
@@ -316,11 +403,34 @@ export class IndexRegistry {
     for (const table of this.tables.values()) await table.ready(true)
   }
 
-  /** Compares every table with the database and queues what differs (at start, and now and then). Never throws. */
-  async reconcile(): Promise<void> {
+  /**
+   * Compares every table with the database, a slice at a time, and queues what differs (every 10
+   * minutes; one comparison at a time, a call while one runs joins it). Never throws.
+   */
+  reconcile(signal?: AbortSignal): Promise<void> {
+    this.comparing ??= this.eachTable((table) => table.reconcile(signal), signal).finally(() => (this.comparing = undefined))
+    return this.comparing
+  }
+
+  /** At a start: compares what changed in the database since each table's last whole comparison. Never throws. */
+  reconcileChanged(signal?: AbortSignal): Promise<void> {
+    this.comparing ??= this.eachTable((table) => table.reconcileChanged(), signal).finally(() => (this.comparing = undefined))
+    return this.comparing
+  }
+
+  /** Reads every table once and repairs the ones that cannot be read (after a start, in the background). Never throws. */
+  async verify(signal?: AbortSignal): Promise<void> {
     for (const table of this.tables.values()) {
+      if (signal?.aborted) return
+      await table.verify()
+    }
+  }
+
+  private async eachTable(compare: (table: RegisteredTable) => Promise<ReconcileResult>, signal?: AbortSignal): Promise<void> {
+    for (const table of this.tables.values()) {
+      if (signal?.aborted) return
       try {
-        const { missing, extra } = await table.reconcile()
+        const { missing, extra } = await compare(table)
         if (missing || extra) this.deps.logger.info('%s: %d rows will be indexed, %d removed from the index', table.name, missing, extra)
       } catch (error) {
         this.deps.logger.debug('could not compare the %s index with the database: %s', table.name, (error as Error).message)

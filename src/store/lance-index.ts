@@ -68,6 +68,11 @@ export interface LanceIndexOptions {
   onReindexNeeded?: (table: string, check: EmbedderCheck) => void
 }
 
+/** The `id` column of a query's Arrow table. */
+function idsOf(table: { getChild(name: string): { toArray(): unknown[] } | null }): string[] {
+  return Array.from(table.getChild('id')?.toArray() ?? [], String)
+}
+
 /** Rows per mergeInsert call. */
 const WRITE_CHUNK = 10_000
 
@@ -155,7 +160,8 @@ export class LanceIndex implements VectorIndex {
     this.meta.set(table, { embedderId, dims })
     if (previous && (previous.embedderId !== embedderId || previous.dims !== dims)) this.handles.delete(table)
     this.rejectIfOpen(table)
-    return this.enqueue(table, () => this.run(table, () => this.ensureTable(table)))
+    // the read check of every row waits for `verify`, after the start
+    return this.enqueue(table, () => this.run(table, () => this.ensureTable(table, false, false)))
   }
 
   async upsert(table: string, rows: IndexRow[]): Promise<void> {
@@ -345,14 +351,33 @@ export class LanceIndex implements VectorIndex {
 
   // ── breaker, connection, queues ────────────────────────────────────────────
 
-  /** Ids of every row of a table (to find rows the database has and the index lacks). */
-  async ids(table: string): Promise<string[]> {
+  /** Ids of every row of a table (to find rows the database has and the index lacks); only those of `among` when given. */
+  async ids(table: string, among?: readonly string[]): Promise<string[]> {
     this.metaOf(table)
     this.rejectIfOpen(table)
     return this.run(table, async () => {
       const handle = await this.handle(table, false)
-      return (await handle.query().select(['id']).toArray()).map((row) => String(row.id))
+      // as Arrow columns, not a JS object a row: a table of many rows is read once natively
+      if (!among) return idsOf(await handle.query().select(['id']).toArrow())
+      const out: string[] = []
+      for (const part of chunks([...new Set(among)], ID_CHUNK)) {
+        out.push(...idsOf(await handle.query().where(lanceIdIn(part)).select(['id']).limit(part.length).toArrow()))
+      }
+      return out
     })
+  }
+
+  /** The read check a start once made before it answered: every row's id, a scoped vector query, a full-text query. */
+  async verify(table: string): Promise<EmbedderCheck> {
+    this.metaOf(table)
+    this.rejectIfOpen(table)
+    return this.enqueue(table, () =>
+      this.run(table, async () => {
+        const handle = await this.handle(table, true)
+        const damage = await this.repairs.damage(handle)
+        return damage ? this.repairs.repair(await this.connect(), handle, damage) : 'ok'
+      }),
+    )
   }
 
   private async run<T>(table: string, fn: () => Promise<T>): Promise<T> {
@@ -461,8 +486,11 @@ export class LanceIndex implements VectorIndex {
     return inQueue ? reopen() : this.enqueue(table, reopen)
   }
 
-  /** Opens or creates `table` for its prepared embedder; drops and recreates it on a mismatch. */
-  private async ensureTable(table: string, remade = false): Promise<EmbedderCheck> {
+  /**
+   * Opens or creates `table` for its prepared embedder; drops and recreates it on a mismatch. With
+   * `checkReads`, a table that opens is read through (`TableRepair.damage`) and repaired when it cannot be.
+   */
+  private async ensureTable(table: string, remade = false, checkReads = true): Promise<EmbedderCheck> {
     const meta = this.metaOf(table)
     const conn = await this.connect()
     let result: EmbedderCheck = 'created'
@@ -489,7 +517,7 @@ export class LanceIndex implements VectorIndex {
         throw error
       }
       if (!mismatch) {
-        const damage = remade ? undefined : await this.repairs.damage(handle)
+        const damage = remade || !checkReads ? undefined : await this.repairs.damage(handle)
         if (damage) return this.repairs.repair(conn, handle, damage)
         this.handles.set(table, handle)
         await this.searchIndexes.ensure(handle, table, false)

@@ -79,7 +79,8 @@ export class TableRepair {
     const { lancedb } = loadLib()
     const meta = this.options.metaOf(handle.name)
     try {
-      await handle.query().select(['id']).toArray()
+      // every id, read natively: no JS object a row
+      await handle.query().select(['id']).toArrow()
       await handle.query().nearestTo(new Float32Array(meta.dims).fill(1)).distanceType('cosine').where("user_id = ''").limit(1).toArray()
       await handle.query().fullTextSearch(new lancedb.MatchQuery('a', 'text')).where("guild_id = ''").limit(1).toArray()
       return undefined

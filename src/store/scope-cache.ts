@@ -170,8 +170,15 @@ export class ScopeCache implements VectorIndex {
     return this.inner.scopeRows(table, scope, limit)
   }
 
-  ids(table: string): Promise<string[]> {
-    return this.inner.ids(table)
+  ids(table: string, among?: readonly string[]): Promise<string[]> {
+    return this.inner.ids(table, among)
+  }
+
+  async verify(table: string): Promise<EmbedderCheck> {
+    const check = (await this.inner.verify?.(table)) ?? 'ok'
+    // a table made anew holds none of the rows its cached scopes hold
+    if (check !== 'ok') this.invalidate(table)
+    return check
   }
 
   texts(table: string, ids: string[]): Promise<string[]> {

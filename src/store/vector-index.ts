@@ -60,8 +60,14 @@ export interface VectorIndex {
   count(table: string, scope?: Scope): Promise<number>
   /** Up to `limit` rows of one scope, with their vectors (to hold a scope in memory). Throws when the store is unavailable. */
   scopeRows(table: string, scope: Scope, limit: number): Promise<IndexRow[]>
-  /** Ids of every row of a table (to find what the database has and the index lacks). */
-  ids(table: string): Promise<string[]>
+  /** Ids of every row of a table (to find what the database has and the index lacks); only those of `among` when given. */
+  ids(table: string, among?: readonly string[]): Promise<string[]>
+  /**
+   * Reads every row and search index of a prepared table, and repairs what cannot be read: its search
+   * indexes rebuilt, or the table made anew (`'created'`: every row must be re-added). Engines that keep
+   * nothing to damage leave it out.
+   */
+  verify?(table: string): Promise<EmbedderCheck>
   /** Texts of rows matching `ids`, used to prove that forgotten text is gone. */
   texts(table: string, ids: string[]): Promise<string[]>
   /**

@@ -54,9 +54,9 @@ export class ExactIndex implements VectorIndex {
     return this.rows.size
   }
   /** Every table shares one map here: the ids of all. */
-  async ids() {
+  async ids(_: string, among?: readonly string[]) {
     this.check()
-    return [...this.rows.keys()]
+    return among ? among.filter((id) => this.rows.has(id)) : [...this.rows.keys()]
   }
   async texts(_: string, ids: string[]) {
     return ids.flatMap((id) => this.rows.get(id)?.text ?? [])

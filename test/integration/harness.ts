@@ -7,6 +7,7 @@ import mock from '@koishijs/plugin-mock'
 import { HTTP } from '@koishijs/plugin-http'
 import * as memory from '../../src'
 import { dropDatabase, plugDatabase } from './database'
+import { internalsOf } from '../../src/compose'
 
 export interface Harness {
   app: App
@@ -25,9 +26,15 @@ export interface BootPlace {
 /**
  * A Koishi app with the mock adapter, the test database (`database.ts`) and the memory plugin on a
  * temp folder. SQLite is in memory, unless `place` names a folder: then it is a file there, so another
- * app can start on it.
+ * app can start on it. Returns once the plugin has started and, unless `warm` is false, once its
+ * start-up work after the start (journal, dialogues read back, the index's checks) is done too.
  */
-export async function boot(config: memory.ConfigInput = {}, extra?: (app: App) => void, place?: BootPlace): Promise<Harness> {
+export async function boot(
+  config: memory.ConfigInput = {},
+  extra?: (app: App) => void,
+  place?: BootPlace,
+  { warm = true }: { warm?: boolean } = {},
+): Promise<Harness> {
   const dir = place?.dir ?? mkdtempSync(join(tmpdir(), 'memory-test-'))
   const app = new App({ prefix: [''] })
   // disposed before the app: at app.stop() the mock bot would look for a bot list already gone
@@ -41,6 +48,7 @@ export async function boot(config: memory.ConfigInput = {}, extra?: (app: App) =
   extra?.(app)
   await app.start()
   await ready(app)
+  if (warm) await internalsOf(app.memory).lifecycle.ready()
   return {
     app,
     dir,
