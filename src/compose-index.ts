@@ -3,7 +3,8 @@ import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import type { Context } from 'koishi'
 import type { Config } from './config'
-import { defaultCacheMB } from './config'
+import { memoryMB } from './config'
+import { MemoryBudget } from './core/memory-budget'
 import type { Counters, Logger } from './core/observability'
 import { DatabaseIndex, defineVectorTables } from './store/database-index'
 import { IndexRegistry } from './store/index-sync'
@@ -33,8 +34,10 @@ export function composeIndex(ctx: Context, config: Config, counters: Counters, l
   const used: EngineChoice['used'] = config.store.engine === 'database' || lanceFailure ? 'database' : 'lancedb'
   const engine: EngineChoice = { configured: config.store.engine, used, lanceFailure }
   if (lanceFailure) log.warn(ctx.i18n.text([], ['memory.log.index-fallback'], [lanceFailure]))
+  const budget = new MemoryBudget(memoryMB(config.store) * 2 ** 20)
   const databaseIndex = new DatabaseIndex(ctx, { logger: log, counters })
-  const store =
+  const lanceCaches: number = engine.used === 'lancedb' ? budget.claim('lancedb', () => (store as LanceIndex).cached()) : 0
+  const store: DatabaseIndex | LanceIndex =
     engine.used === 'database'
       ? databaseIndex
       : new LanceIndex({
@@ -46,20 +49,25 @@ export function composeIndex(ctx: Context, config: Config, counters: Counters, l
           optimizeEveryMs: config.store.optimizeIntervalMinutes * 60_000,
           // both legs at once, fused in JS with LanceDB's RRF formula (docs/benchmarks.md)
           hybrid: 'parallel',
+          // most of it for index data, which queries read; file metadata is read once per table version
+          cacheBytes: { index: Math.floor(lanceCaches * 0.6), metadata: Math.floor(lanceCaches * 0.4) },
           onReindexNeeded: (table) => {
             index.invalidate(table)
             void registry.tableLost(table)
           },
         })
-  const cacheBytes = (config.store.cacheMB ?? defaultCacheMB()) * 2 ** 20
-  const index = new ScopeCache(store, { capBytes: cacheBytes, logger: log, counters })
+  const index: ScopeCache = new ScopeCache(store, {
+    capBytes: budget.claim('scopes', () => ({ bytes: index.stats().bytes, entries: index.stats().scopes })),
+    logger: log,
+    counters,
+  })
   const outbox = new KoishiOutbox(ctx, instanceName(storeDir(ctx, config)))
   return {
     engine,
     registry,
     index,
     outbox,
-    cacheBytes,
+    budget,
     /** LanceDB serves, and the database index served before: LanceDB's copy is stale. */
     databaseServedBefore: async () => store !== databaseIndex && (await databaseIndex.served()),
     forgetDatabaseCopy: () => databaseIndex.forgetAll(),
