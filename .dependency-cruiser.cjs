@@ -105,9 +105,10 @@ module.exports = {
       comment:
         'integration and end-to-end tests and the benchmarks use the plugin as its users and other plugins do: a room through ' +
         'its index.ts (unit tests test one module each and import it directly). bench/evolution.ts times the evolution ' +
-        "steps one by one (the plan, the model's answer, its application), which no public entry offers on its own",
+        "steps one by one (the plan, the model's answer, its application), which no public entry offers on its own; " +
+        'bench/memory-estimates.ts sets the bytes each cache of the memory budget reports beside the heap it takes, one cache at a time',
       severity: 'error',
-      from: { path: '^(test/(integration|e2e)|bench)/', pathNot: '^bench/evolution\\.ts$' },
+      from: { path: '^(test/(integration|e2e)|bench)/', pathNot: '^bench/(evolution|memory-estimates)\\.ts$' },
       to: { path: `^src/${ROOMS}/.+`, pathNot: `^src/${ROOMS}/index\\.ts$` },
     },
   ],

@@ -10,7 +10,7 @@
  * the table is optimized (FTS, scalar and the IVF_RQ vector index), then:
  *   - `p95_ms` — the product's `retrieve`: the service's `Retriever` (embed the query, hybrid search in
  *     one user's scope, rerank, top 10) on `ScopeCache` in front of `LanceIndex`, with the cap of
- *     `--cache-mb` (default: the plugin's, a sixth of this machine's memory), in a process of its own
+ *     `--cache-mb` (default: the scope cache's share of the default `store.memoryMB`), in a process of its own
  *     (`bench/latency-cache.ts`) after each user's first query; `caps` repeats it for every cap of
  *     `--caps` (0 is no cache), each with its hit rate and resident memory at idle;
  *   - `main_p95_ms`: the same `Retriever` straight on `LanceIndex` (the retrieve before the cache);
@@ -43,7 +43,8 @@ import { percentile } from './lib/metrics'
 import { LIMIT, USERS, WARMUP } from './latency-setup'
 import { parseArgs } from './lib/args'
 import { measureBuildContext } from './build-context'
-import { defaultCacheMB } from '../src/config'
+import { DEFAULT_MEMORY_MB } from '../src/config'
+import { BUDGET_SHARES } from '../src/core/memory-budget'
 
 // by require, as the store loads it (CommonJS), so both share one copy of its Arrow classes
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -54,8 +55,8 @@ const arg = (name: string, fallback: string) => options[name] ?? fallback
 const OUT = arg('out', 'bench/results/latency.json')
 const SIZES = arg('sizes', '1000,10000,100000').split(',').map(Number)
 const QUERIES = Math.max(100, Number(arg('queries', '200')))
-/** The scope cache's cap for the headline figure; the plugin's default on this machine unless given. */
-const CACHE_MB = Number(arg('cache-mb', String(defaultCacheMB())))
+/** The scope cache's cap for the headline figure; unless given, its share of the plugin's default memory budget. */
+const CACHE_MB = Number(arg('cache-mb', String(Math.floor(DEFAULT_MEMORY_MB * BUDGET_SHARES.scopes))))
 /** More caps, for their effect on speed and memory. */
 const MORE_CAPS = arg('caps', '0')
   .split(',')

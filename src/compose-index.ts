@@ -3,7 +3,8 @@ import { hostname } from 'node:os'
 import { resolve } from 'node:path'
 import type { Context } from 'koishi'
 import type { Config } from './config'
-import { defaultCacheMB } from './config'
+import { memoryMB } from './config'
+import { MemoryBudget } from './core/memory-budget'
 import type { Counters, Logger } from './core/observability'
 import { DatabaseIndex, defineVectorTables } from './store/database-index'
 import { IndexRegistry } from './store/index-sync'
@@ -35,8 +36,10 @@ export function composeIndex(ctx: Context, config: Config, counters: Counters, l
   const used: EngineChoice['used'] = config.store.engine === 'database' || lanceFailure ? 'database' : 'lancedb'
   const engine: EngineChoice = { configured: config.store.engine, used, lanceFailure }
   if (lanceFailure) log.warn(ctx.i18n.text([], ['memory.log.index-fallback'], [lanceFailure]))
+  const budget = new MemoryBudget(memoryMB(config.store) * 2 ** 20)
   const databaseIndex = new DatabaseIndex(ctx, { logger: log, counters })
-  const store =
+  const lanceCaches: number = engine.used === 'lancedb' ? budget.claim('lancedb', () => (store as LanceIndex).cached()) : 0
+  const store: DatabaseIndex | LanceIndex =
     engine.used === 'database'
       ? databaseIndex
       : new LanceIndex({
@@ -48,13 +51,19 @@ export function composeIndex(ctx: Context, config: Config, counters: Counters, l
           optimizeEveryMs: config.store.optimizeIntervalMinutes * 60_000,
           // both legs at once, fused in JS with LanceDB's RRF formula (docs/benchmarks.md)
           hybrid: 'parallel',
+          // LanceDB's caches evict lazily and run past what they are given (1.7 times in the budget's
+          // test), so they are given half their share; of it, most for index data, which queries read
+          cacheBytes: { index: Math.floor(lanceCaches * 0.3), metadata: Math.floor(lanceCaches * 0.2) },
           onReindexNeeded: (table) => {
             index.invalidate(table)
             void registry.tableLost(table)
           },
         })
-  const cacheBytes = (config.store.cacheMB ?? defaultCacheMB()) * 2 ** 20
-  const index = new ScopeCache(store, { capBytes: cacheBytes, logger: log, counters })
+  const index: ScopeCache = new ScopeCache(store, {
+    capBytes: budget.claim('scopes', () => ({ bytes: index.stats().bytes, entries: index.stats().scopes })),
+    logger: log,
+    counters,
+  })
   const instance = instanceName(storeDir(ctx, config))
   const outbox = new KoishiOutbox(ctx, instance)
   return {
@@ -63,7 +72,7 @@ export function composeIndex(ctx: Context, config: Config, counters: Counters, l
     index,
     outbox,
     marks: new KoishiIndexMarks(ctx, instance),
-    cacheBytes,
+    budget,
     /** LanceDB serves, and the database index served before: LanceDB's copy is stale. */
     databaseServedBefore: async () => store !== databaseIndex && (await databaseIndex.served()),
     forgetDatabaseCopy: () => databaseIndex.forgetAll(),

@@ -37,8 +37,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const sync = { index, embedder, outbox, marks, counters, logger: log, yieldToReads: () => foreground.clear() }
   const now = () => new Date()
   const modules = new MemoryModules(
-    // a quarter of the cache's memory more holds whole channels for the context builder
-    { ctx, embedder, llm, index, outbox, sync, heldBytes: infra.cacheBytes / 4, fence, counters, logger: log, newId, now },
+    { ctx, embedder, llm, index, outbox, sync, budget: infra.budget, fence, counters, logger: log, newId, now },
     memoryModules(config, embedder),
   )
   for (const table of modules.indexes()) registry.add(table)
@@ -200,6 +199,7 @@ function composeRecall(
       group: part('group'),
       embedder,
       longTerm: (target, topK) => recall.facts(sessionScope(target), target.content, topK),
+      budget: modules.env.budget,
       counters,
       logger: log,
     },

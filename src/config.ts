@@ -1,4 +1,3 @@
-import { totalmem } from 'node:os'
 import { Schema } from 'koishi'
 import { DEFAULT_EVOLUTION_PROMPTS } from './group'
 import { DEFAULT_PROMPTS } from './facts'
@@ -25,7 +24,9 @@ export interface Config {
     optimizeEveryWrites: number
     optimizeIntervalMinutes: number
     retryIntervalSeconds: number
-    /** Memory for the rows of recently searched scopes (MB); 0 searches the store every time; unset: `defaultCacheMB()`. */
+    /** The memory budget of every cache (MB, `core/memory-budget.ts`); 0 caches nothing; unset: `memoryMB(store)`. */
+    memoryMB?: number
+    /** The setting `memoryMB` replaced (the scope cache's cap; a quarter more held channels), still read. */
     cacheMB?: number
   }
   retrieval: {
@@ -159,9 +160,20 @@ type DeepPartial<T> = { [K in keyof T]?: T[K] extends unknown[] ? T[K] : T[K] ex
 /** What a user may write: every field has a default. */
 export type ConfigInput = DeepPartial<Config>
 
-/** The scope cache's cap when none is set: a sixth of the machine's memory. */
-export function defaultCacheMB(): number {
-  return Math.floor(totalmem() / 6 / 2 ** 20)
+/**
+ * The memory budget when none is set: what a 1 GB machine can give the caches beside Node, Koishi,
+ * LanceDB and SQLite, with room left for other plugins.
+ */
+export const DEFAULT_MEMORY_MB = 128
+
+/**
+ * The memory budget in MB: `memoryMB`, else an old `cacheMB` with the quarter more it gave the held
+ * channels (so an upgrade keeps the memory it was given), else `DEFAULT_MEMORY_MB`.
+ */
+export function memoryMB(store: Pick<Config['store'], 'memoryMB' | 'cacheMB'>): number {
+  if (store.memoryMB !== undefined) return store.memoryMB
+  if (store.cacheMB !== undefined) return Math.round(store.cacheMB * 1.25)
+  return DEFAULT_MEMORY_MB
 }
 
 export const Config: Schema<ConfigInput, Config> = Schema.object({
@@ -197,7 +209,10 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     optimizeEveryWrites: Schema.natural().min(1).default(200),
     optimizeIntervalMinutes: Schema.natural().min(1).default(30),
     retryIntervalSeconds: Schema.natural().min(1).default(30),
-    cacheMB: Schema.natural().max(1 << 20),
+    memoryMB: Schema.natural().max(1 << 20),
+    cacheMB: Schema.natural()
+      .max(1 << 20)
+      .hidden(),
   }).collapse(),
   retrieval: Schema.object({
     topK: Schema.natural().min(1).max(50).default(5),

@@ -1,6 +1,7 @@
 import type { Context } from 'koishi'
 import type { ForgetFence } from './store/forget-fence'
 import type { Counters, Logger } from './core/observability'
+import type { MemoryBudget } from './core/memory-budget'
 import type { Embedder, LLM } from './providers/types'
 import type { UserRef } from './scope'
 import type { IndexSyncDeps, RegisteredTable } from './store/index-sync'
@@ -68,8 +69,8 @@ export interface ModuleEnv {
   outbox: KoishiOutbox
   /** What an `IndexedTable` needs to keep a kind's LanceDB copy in step. */
   sync: IndexSyncDeps
-  /** Memory the message store may hold whole channels in. */
-  heldBytes: number
+  /** The memory budget (`store.memoryMB`): each cache of a kind claims its share of it. */
+  budget: MemoryBudget
   /** When each user was last forgotten: waiting work stores nothing of what they said before. */
   fence: ForgetFence
   counters: Counters

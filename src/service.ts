@@ -23,6 +23,7 @@ import type {
   RecalledItem,
 } from './knowledge'
 import { knowledgeScope } from './knowledge'
+import type { BudgetReport } from './core/memory-budget'
 import type { MirrorStats } from './messages'
 import type { Providers } from './providers/factory'
 import type { ChatMessage, ToolDefinition } from './providers/types'
@@ -68,6 +69,8 @@ export interface MemoryStatus {
   cache: ScopeCacheStats
   /** The channels whose messages are held in memory for the context builder, against their cap. */
   held: MirrorStats
+  /** The memory budget (`store.memoryMB`): what each cache holds against its share. */
+  memory: BudgetReport
   breakers: Record<string, string>
   queue: number
   captureBuffer: number
@@ -436,6 +439,7 @@ export class MemoryService extends Service {
       index: this.memory.engine,
       cache: index.stats(),
       held: modules.part('messages').store.held(),
+      memory: modules.env.budget.report(),
       breakers: { vectorStore: index.state, ...providers.states() },
       queue: queue.size,
       captureBuffer: capture.recorder.pending,

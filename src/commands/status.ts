@@ -3,6 +3,9 @@ import type { Config } from '../config'
 import type { ProviderChoice } from '../providers/factory'
 import { sessionScope } from '../scope'
 
+/** Bytes as MB with one decimal. */
+const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10
+
 /** `memory.stats` and `memory.status`: what the replies saw, and how the memory runs. */
 export function registerStatusCommands(ctx: Context, config: Config) {
   const root = ctx.command('memory')
@@ -53,19 +56,24 @@ export function registerStatusCommands(ctx: Context, config: Config) {
           session.text(`.engine-${status.index.used}`) +
             (status.index.lanceFailure ? session.text('.engine-database-fallback', [status.index.lanceFailure]) : ''),
         ]),
+        session.text('.memory', { used: mb(status.memory.usedBytes), budget: mb(status.memory.budgetBytes) }),
         session.text('.cache', {
-          used: Math.round((status.cache.bytes / 2 ** 20) * 10) / 10,
-          cap: Math.round(status.cache.capBytes / 2 ** 20),
+          used: mb(status.cache.bytes),
+          cap: mb(status.cache.capBytes),
           scopes: status.cache.scopes,
           hits:
             status.cache.hits + status.cache.misses ? Math.round((100 * status.cache.hits) / (status.cache.hits + status.cache.misses)) : 0,
         }),
         session.text('.held', {
-          used: Math.round((status.held.bytes / 2 ** 20) * 10) / 10,
-          cap: Math.round(status.held.capBytes / 2 ** 20),
+          used: mb(status.held.bytes),
+          cap: mb(status.held.capBytes),
           channels: status.held.channels,
           messages: status.held.rows,
         }),
+        // the scopes and the channels have their lines above, with what only they tell
+        ...status.memory.consumers
+          .filter((use) => use.name !== 'scopes' && use.name !== 'channels')
+          .map((use) => session.text(`.consumer-${use.name}`, { used: mb(use.bytes), cap: mb(use.capBytes), n: use.entries })),
         session.text('.health', [health]),
       ]
       if (session.userId) lines.push(session.text('.mine', [await ctx.memory.facts.count(sessionScope(session))]))

@@ -209,6 +209,8 @@ export interface HealthView {
   outbox: number
   dialogues: number
   facts: number
+  /** The memory budget (`store.memoryMB`) and what each cache holds against its share, in bytes. */
+  memory: { budgetBytes: number; usedBytes: number; consumers: { name: string; capBytes: number; bytes: number; entries: number }[] }
   tables: { table: string; name: string; rows: number | null; optimizedAt: number | null }[]
   series: SeriesPoint[]
   sampleSeconds: number

@@ -113,6 +113,8 @@ export interface ContextBuilderDeps {
   /** Told about every context built (the context log). Errors are ignored. */
   onBuilt?: (target: ContextTarget, context: BuiltContext) => void
   scorer?: RelevanceScorer
+  /** Memory for the features of messages and the embeddings of candidates kept across builds (default 8 MB and 4 MB). */
+  cacheBytes?: { features: number; vectors: number }
   counters: Counters
   logger: Logger
   /** Milliseconds, for build times. Default `performance.now`. */

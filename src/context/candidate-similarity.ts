@@ -1,14 +1,27 @@
-import { Lru } from '../core/lru'
+import { ByteLru } from '../core/lru'
 import type { ChannelRef } from '../messages'
 import type { ContextBuilderConfig, ContextBuilderDeps } from './builder-config'
 import type { Candidate } from './candidates'
 import type { ContextTarget } from './types'
 
+/** The cap when none is given (a standalone builder, tests). */
+const DEFAULT_CAP_BYTES = 4 * 2 ** 20
+
 /** The embedding similarities of the candidates to the target; the candidates' vectors are kept across builds. */
 export class CandidateSimilarity {
-  private readonly vectors = new Lru<Float32Array>(4096)
+  /** By row id, the least recently used dropped past the cap; a vector costs its buffer and two objects. */
+  private readonly vectors: ByteLru<Float32Array>
 
-  constructor(private readonly deps: Pick<ContextBuilderDeps, 'embedder' | 'similarities' | 'counters' | 'logger'>) {}
+  constructor(
+    private readonly deps: Pick<ContextBuilderDeps, 'embedder' | 'similarities' | 'counters' | 'logger'>,
+    capBytes = DEFAULT_CAP_BYTES,
+  ) {
+    this.vectors = new ByteLru(capBytes, (vector) => 160 + vector.byteLength)
+  }
+
+  held(): { bytes: number; entries: number } {
+    return this.vectors.held()
+  }
 
   async embedTarget(target: ContextTarget): Promise<Float32Array | undefined> {
     if (!this.deps.embedder || !target.content.trim()) return undefined

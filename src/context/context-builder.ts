@@ -45,7 +45,7 @@ import type { BuiltContext, ContextOptions, ContextTarget } from './types'
 export class ContextBuilder {
   readonly config: Readonly<ContextBuilderConfig>
   readonly scorer: RelevanceScorer
-  private readonly texts = new TextFeatureCache()
+  private readonly texts: TextFeatureCache
   private readonly similarity: CandidateSimilarity
   private readonly clock: () => number
 
@@ -55,8 +55,14 @@ export class ContextBuilder {
   ) {
     this.config = Object.freeze({ ...DEFAULT_CONTEXT_CONFIG, ...config })
     this.scorer = deps.scorer ?? new RelevanceScorer()
-    this.similarity = new CandidateSimilarity(deps)
+    this.texts = new TextFeatureCache(deps.cacheBytes?.features)
+    this.similarity = new CandidateSimilarity(deps, deps.cacheBytes?.vectors)
     this.clock = deps.clock ?? (() => performance.now())
+  }
+
+  /** What the caches kept across builds take (estimated). */
+  held(): { features: { bytes: number; entries: number }; vectors: { bytes: number; entries: number } } {
+    return { features: this.texts.held(), vectors: this.similarity.held() }
   }
 
   /** The context for `target`. Never throws. */

@@ -22,9 +22,10 @@ declare module '../module' {
 export const contextModule = defineMemoryKind({
   name: 'context',
   tables: defineContextTable,
-  create({ ctx, counters, logger }) {
+  create({ ctx, counters, logger, budget }) {
     const logStore = new KoishiContextLogStore(ctx)
-    return { log: new ContextLog(logStore, { counters, logger }), logStore, termStats: new TermStats() }
+    const termStats: TermStats = new TermStats({ capBytes: budget.claim('terms', () => termStats.held()) })
+    return { log: new ContextLog(logStore, { counters, logger }), logStore, termStats }
   },
   // the contexts a user's messages triggered quote them, and any context that showed an erased line
   // holds it with the reply drawn from it

@@ -1,4 +1,5 @@
-import { Lru } from '../core/lru'
+import { ByteLru } from '../core/lru'
+import { stringBytes } from '../core/memory-budget'
 import type { MessageRow } from '../messages'
 import { matchTerms } from '../text/keywords'
 import { hashTerms } from '../text/term-hashes'
@@ -17,9 +18,27 @@ export interface TextFeatures {
   tokens?: number
 }
 
-/** The features of messages by row id, kept across builds. */
+/** The cap when none is given (a standalone builder, tests). */
+const DEFAULT_CAP_BYTES = 8 * 2 ** 20
+
+/** What features take: the object, the strings (counted even when a held row shares them), the terms' buffer. */
+function featuresBytes(features: TextFeatures): number {
+  let bytes = 120 + stringBytes(features.userName) + stringBytes(features.content) + 100 + features.terms.byteLength
+  for (const mention of features.mentions) bytes += 8 + stringBytes(mention)
+  return bytes
+}
+
+/** The features of messages by row id, kept across builds, the least recently used dropped past `capBytes`. */
 export class TextFeatureCache {
-  private readonly texts = new Lru<TextFeatures>(32768)
+  private readonly texts: ByteLru<TextFeatures>
+
+  constructor(capBytes = DEFAULT_CAP_BYTES) {
+    this.texts = new ByteLru(capBytes, featuresBytes)
+  }
+
+  held(): { bytes: number; entries: number } {
+    return this.texts.held()
+  }
 
   of(row: MessageRow): TextFeatures {
     let features = this.texts.get(row.id)

@@ -8,6 +8,7 @@ import { createJudge } from './judges'
 import type { JudgePrompts } from './prompts'
 import { KoishiFactStore } from './koishi-store'
 import { Retriever } from './retrieve'
+import { Reranker } from './rerank'
 import type { ReviseResult } from './revise'
 import { reviseFact } from './revise'
 import { defineFactTable } from './table'
@@ -41,11 +42,11 @@ declare module '../module' {
 export const factsModule = defineMemoryKind({
   name: 'facts',
   tables: defineFactTable,
-  create({ ctx, sync, embedder, llm, index, counters, logger, newId, now }, settings: FactSettings): FactsPart {
+  create({ ctx, sync, embedder, llm, index, budget, counters, logger, newId, now }, settings: FactSettings): FactsPart {
     const store = new KoishiFactStore(ctx)
     const factIndex = new IndexedTable(sync, factIndexKind(settings.table, store))
     const lock = new KeyedLock()
-    const retriever = new Retriever({
+    const retriever: Retriever = new Retriever({
       index,
       embedder,
       table: settings.table,
@@ -53,6 +54,7 @@ export const factsModule = defineMemoryKind({
       logger,
       lexicalShare: settings.lexicalShare,
       facts: store,
+      reranker: new Reranker(budget.claim('rerank', () => retriever.reranker.held())),
     })
     return {
       store,

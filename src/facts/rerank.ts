@@ -1,4 +1,5 @@
-import { Lru } from '../core/lru'
+import { ByteLru } from '../core/lru'
+import { stringBytes } from '../core/memory-budget'
 import type { TermCounts } from '../text/bm25'
 import { bm25, countTerms, termStatsOf } from '../text/bm25'
 import { matchTerms } from '../text/keywords'
@@ -54,11 +55,32 @@ export function queryTerms(query: string): { words: Map<string, number>; names: 
   return { words, names }
 }
 
-export class Reranker {
-  private readonly cache: Lru<{ list: string[]; counts: TermCounts }>
+interface TextTerms {
+  list: string[]
+  counts: TermCounts
+}
 
-  constructor(maxCached = 4096) {
-    this.cache = new Lru(maxCached)
+/** The cap when none is given (a standalone reranker, tests). */
+const DEFAULT_CAP_BYTES = 4 * 2 ** 20
+
+/** What a text's terms take: the objects and the array, each distinct term's string and map entry. */
+function termsBytes({ list, counts }: TextTerms): number {
+  let bytes = 200 + 8 * list.length
+  for (const term of counts.terms.keys()) bytes += 40 + stringBytes(term)
+  return bytes
+}
+
+export class Reranker {
+  /** The terms of texts scored lately, by text (the same facts and lines come back query after query). */
+  private readonly cache: ByteLru<TextTerms>
+
+  constructor(capBytes = DEFAULT_CAP_BYTES) {
+    this.cache = new ByteLru(capBytes, termsBytes)
+  }
+
+  /** What the kept terms take (estimated) and of how many texts. */
+  held(): { bytes: number; entries: number } {
+    return this.cache.held()
   }
 
   /** The hits, best first, each with its blended `relevance` in [0, 1]. */

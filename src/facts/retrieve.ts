@@ -41,6 +41,8 @@ export interface RetrieveDeps {
    * instance, a removal still waiting in the outbox) is dropped, and the text is the database's.
    */
   facts?: Pick<FactStore, 'get'>
+  /** The reranker, with its cache of terms in the memory budget; default: one of its own. */
+  reranker?: Reranker
 }
 
 /** Candidates fetched from the index per memory asked for, and at least, for the reranker. */
@@ -59,9 +61,12 @@ const MIN_CANDIDATES = 40
  */
 export class Retriever {
   private outage?: string
-  private reranker = new Reranker()
+  /** Also what the fused recall reranks facts and lines with: one cache of terms for both. */
+  readonly reranker: Reranker
 
-  constructor(private deps: RetrieveDeps) {}
+  constructor(private deps: RetrieveDeps) {
+    this.reranker = deps.reranker ?? new Reranker()
+  }
 
   async retrieve(scope: Scope, query: string, topK: number, minScore: number, options: RecallOptions = {}): Promise<RetrievedMemory[]> {
     const { embedder, index, table, counters } = this.deps

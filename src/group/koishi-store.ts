@@ -273,6 +273,8 @@ export interface CreateGroupMemoriesOptions extends Omit<GroupMemoriesDeps, 'sto
   table?: string
   /** Where index work waits; default: the outbox of an instance with no name. */
   outbox?: Outbox
+  /** The guild's messages; default: a message store of its own. */
+  messages?: GuildMessages
 }
 
 /**
@@ -281,10 +283,10 @@ export interface CreateGroupMemoriesOptions extends Omit<GroupMemoriesDeps, 'sto
  */
 export function createGroupMemories(ctx: Context, options: CreateGroupMemoriesOptions): GroupMemories {
   defineGroupTables(ctx)
-  const { index, table, outbox, ...rest } = options
+  const { index, table, outbox, messages, ...rest } = options
   return new GroupMemories({
     ...rest,
-    store: new KoishiGroupStore(ctx),
+    store: new KoishiGroupStore(ctx, messages),
     reviews: new KoishiReviewStore(ctx),
     sources: new KoishiGroupSources(ctx),
     vector: index ? { index, outbox: outbox ?? new KoishiOutbox(ctx), table } : undefined,

@@ -29,8 +29,11 @@ declare module '../module' {
 export const groupModule = defineMemoryKind({
   name: 'group',
   tables: defineGroupTables,
-  create({ ctx, index, outbox, embedder, llm, counters, logger }, settings: GroupSettings) {
+  create({ ctx, index, outbox, embedder, llm, counters, logger, part }, settings: GroupSettings) {
+    // the message store the other kinds read, with its one cache of rows in the memory budget
+    const messages = part('messages').store
     const memories = createGroupMemories(ctx, {
+      messages,
       index,
       outbox,
       embedder,
@@ -40,7 +43,7 @@ export const groupModule = defineMemoryKind({
       logger,
       options: settings.options,
     })
-    const store = new KoishiGroupStore(ctx)
+    const store = new KoishiGroupStore(ctx, messages)
     const forget = new GroupForget({
       store,
       reviews: new KoishiReviewStore(ctx),

@@ -135,8 +135,9 @@ export class ChannelMirror {
     const held = this.held.get(key)
     if (held) {
       apply(held.rows)
-      // channels grow as they are written: past the cap, those not read for a while make room
-      if (this.bytes > this.options.capBytes) this.makeRoom(0)
+      // channels grow as they are written: past the cap, those not read for a while make room, and
+      // when all are in use the least recently used go anyway, so the cap holds
+      if (this.bytes > this.options.capBytes && !this.makeRoom(0)) this.shrink()
     }
     this.loading.get(key)?.journal.push(apply)
     this.unticked.set(key, { platform: channel.platform, channelId: channel.channelId })
@@ -297,6 +298,14 @@ export class ChannelMirror {
       this.drop(key, 0)
     }
     return this.bytes + bytes <= this.options.capBytes
+  }
+
+  /** Drops the least recently used channels, in use or not, until the held ones fit the cap. */
+  private shrink(): void {
+    for (const key of this.held.keys()) {
+      if (this.bytes <= this.options.capBytes) break
+      this.drop(key, RETRY_MS)
+    }
   }
 
   /** Drops the channel's rows if held, and leaves its reads to the database for `waitMs`. */

@@ -43,8 +43,8 @@ function byChannel<T extends Where>(rows: T[]): [Where, T[]][] {
   return [...groups.values()]
 }
 
-/** Rows kept in the cache of rows read (a few context builds' worth). */
-const CACHED_ROWS = 50000
+/** Memory for the cache of rows read when none is given (a few context builds' worth). */
+const ROW_CACHE_BYTES = 16 * 2 ** 20
 const ERASED_FIELDS = ['id', 'messageId', 'channelId', 'guildId', 'topicId'] as const satisfies (keyof ErasedMessage)[]
 /** Shorter texts are no quotation: a reply that holds them may say something else. */
 const QUOTE_MIN = 4
@@ -66,9 +66,9 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
 
   constructor(
     private ctx: Context,
-    options: { cachedRows?: number; heldBytes?: number; logger?: Logger } = {},
+    options: { rowBytes?: number; heldBytes?: number; logger?: Logger } = {},
   ) {
-    this.cache = new RowCache(options.cachedRows ?? CACHED_ROWS)
+    this.cache = new RowCache(options.rowBytes ?? ROW_CACHE_BYTES)
     this.mirror = new ChannelMirror({
       capBytes: options.heldBytes ?? 0,
       clock: new ChannelClock(ctx),
@@ -93,6 +93,11 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
   /** What the held channels take. */
   held(): MirrorStats {
     return this.mirror.stats()
+  }
+
+  /** What the cache of rows read takes. */
+  cachedRows(): { bytes: number; entries: number } {
+    return this.cache.held()
   }
 
   /** Announces this store's writes to other instances now and settles loads of channels under way. */

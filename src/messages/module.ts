@@ -23,8 +23,12 @@ export const messagesModule = defineMemoryKind({
     defineMessageTable(ctx)
     defineWatermarkTable(ctx)
   },
-  create({ ctx, sync, heldBytes, logger }) {
-    const store = new KoishiMessageStore(ctx, { heldBytes, logger })
+  create({ ctx, sync, budget, logger }) {
+    const store: KoishiMessageStore = new KoishiMessageStore(ctx, {
+      heldBytes: budget.claim('channels', () => ({ bytes: store.held().bytes, entries: store.held().channels })),
+      rowBytes: budget.claim('rows', () => store.cachedRows()),
+      logger,
+    })
     return { store, index: new MessageIndex({ ...sync, rows: store }), watermarks: new KoishiWatermarkStore(ctx) }
   },
   indexes: (part) => [part.index.indexed],

@@ -1,4 +1,5 @@
 import { definedOnly } from '../core/defined'
+import type { MemoryBudget } from '../core/memory-budget'
 import type { Counters, Logger } from '../core/observability'
 import type { ChannelSummariesPart } from '../channel-summaries'
 import type { ContextPart, ContextTarget, ScorerWeights } from '../context'
@@ -16,6 +17,8 @@ export interface ContextBuilderDeps {
   embedder: Embedder
   /** The user's facts for a message (none without a user). */
   longTerm(target: ContextTarget, topK: number): Promise<RetrievedMemory[]>
+  /** Where the builder's caches claim their memory. */
+  budget: MemoryBudget
   counters: Counters
   logger: Logger
 }
@@ -44,7 +47,7 @@ export interface ContextBuilderSettings {
 export function createContextBuilder(deps: ContextBuilderDeps, settings: ContextBuilderSettings): ContextBuilder {
   const { messages, context, channelSummaries, group } = deps
   const { weights, threshold, halfLifeHours, ...options } = settings
-  return new ContextBuilder(
+  const builder: ContextBuilder = new ContextBuilder(
     {
       store: messages.store,
       search: quickSearch(messages.index),
@@ -57,10 +60,15 @@ export function createContextBuilder(deps: ContextBuilderDeps, settings: Context
       group: (target) =>
         group.memories.recall({ platform: target.platform, guildId: target.guildId }, target.content, { limit: 5, threshold: 0.05 }),
       onBuilt: (target, built) => context.log.record(target, built),
+      cacheBytes: {
+        features: deps.budget.claim('features', () => builder.held().features),
+        vectors: deps.budget.claim('vectors', () => builder.held().vectors),
+      },
       counters: deps.counters,
       logger: deps.logger,
       scorer: new RelevanceScorer(definedOnly({ weights: definedOnly(weights ?? {}), threshold, halfLifeHours })),
     },
     definedOnly(options),
   )
+  return builder
 }

@@ -1,5 +1,5 @@
 import type { FactRow, FactsPart, RetrievedMemory } from '../facts'
-import { Reranker } from '../facts'
+import type { Reranker } from '../facts'
 import type { MessageRow, MessagesPart } from '../messages'
 import type { AskerScope, LineCandidate } from './line-candidates'
 import { lineCandidates } from './line-candidates'
@@ -48,9 +48,11 @@ const keyOf = (line: LineCandidate) => (line.answers ? `${line.answers.content}\
  * are a key to the person's words, never in place of them.
  */
 export class FusedRecall {
-  private readonly reranker = new Reranker()
-
   constructor(private readonly deps: FusedRecallDeps) {}
+
+  private get reranker(): Reranker {
+    return this.deps.facts.retriever.reranker
+  }
 
   async recall(scope: AskerScope, query: string, options: MemoryQuery): Promise<RecalledMemory[]> {
     const { facts, messages } = this.deps

@@ -62,6 +62,11 @@ export interface LanceIndexOptions {
    */
   hybrid?: 'lancedb' | 'parallel'
   /**
+   * Memory LanceDB may keep in its caches of index data and of file metadata, in bytes (the memory
+   * budget's `lancedb` share). Default: LanceDB's own, 6 GB and 1 GB, which a flood of writes fills.
+   */
+  cacheBytes?: { index: number; metadata: number }
+  /**
    * Called when a table had to be created or recreated outside `prepare()` (e.g. the directory was
    * wiped while the plugin ran): its rows must be re-added from the database.
    */
@@ -92,6 +97,8 @@ export class LanceIndex implements VectorIndex {
   private closed = false
 
   private conn?: LanceDB.Connection
+  private readonly cacheBytes?: { index: number; metadata: number }
+  private session?: LanceDB.Session
   private readonly meta = new Map<string, TableMeta>()
   private readonly handles = new Map<string, LanceDB.Table>()
   private readonly queues = new Map<string, Promise<void>>()
@@ -102,6 +109,7 @@ export class LanceIndex implements VectorIndex {
     this.counters = options.counters
     this.hybrid = options.hybrid ?? 'lancedb'
     this.onReindexNeeded = options.onReindexNeeded
+    this.cacheBytes = options.cacheBytes
 
     const { dir, logger, counters } = options
     this.breakers = new TableBreakers({
@@ -138,6 +146,11 @@ export class LanceIndex implements VectorIndex {
   }
 
   /** The worst state of any table's breaker. */
+  /** What LanceDB's caches hold now (nothing before the first connection). */
+  cached(): { bytes: number; entries: number } {
+    return this.session ? { bytes: Number(this.session.sizeBytes()), entries: this.session.approxNumItems() } : { bytes: 0, entries: 0 }
+  }
+
   get state(): IndexState {
     if (!this.started || this.closed) return 'uninitialised'
     return this.breakers.state
@@ -429,7 +442,10 @@ export class LanceIndex implements VectorIndex {
       fs.mkdirSync(this.dir, { recursive: true })
       if (!fs.statSync(this.dir).isDirectory()) throw new Error(`${this.dir} is not a directory`)
       fs.accessSync(this.dir, fs.constants.R_OK | fs.constants.W_OK)
-      const conn = await lancedb.connect(this.dir)
+      // one session for every connection this index makes: a reconnect keeps its caches, never doubles them
+      const caches = this.cacheBytes
+      this.session ??= caches && new lancedb.Session(BigInt(caches.index), BigInt(caches.metadata))
+      const conn = await lancedb.connect(this.dir, this.session && { session: this.session })
       await conn.tableNames()
       this.conn = conn
       return conn

@@ -249,13 +249,16 @@ describe('KoishiMessageStore: rows served from its cache', () => {
     expect(await contents('m1', 'm2')).toEqual(['m1:said anew:', 'm2:edited:'])
   })
 
-  it('reads only the ids and topics of cached rows, and whole rows past its size', async () => {
+  it('reads only the ids and topics of cached rows, and whole rows past its memory', async () => {
     const get = vi.spyOn(app.database, 'get')
     await contents('m1', 'm3')
     expect(get.mock.calls.map((call) => call[2])).toEqual([['id', 'topicId']])
     get.mockRestore()
 
-    const small = new KoishiMessageStore(app, { cachedRows: 2 })
+    // room for two rows of this size, not three
+    const probe = new KoishiMessageStore(app)
+    await probe.byIds(['qq:g1:m1'])
+    const small = new KoishiMessageStore(app, { rowBytes: Math.floor(2.5 * probe.cachedRows().bytes) })
     await small.byIds(['qq:g1:m1'])
     await small.byIds(['qq:g1:m2', 'qq:g1:m3'])
     const again = vi.spyOn(app.database, 'get')

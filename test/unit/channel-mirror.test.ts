@@ -101,4 +101,24 @@ describe('ChannelMirror', () => {
     expect(mirror.stats()).toMatchObject({ channels: 1 })
     expect(mirror.stats().bytes).toBeLessThanOrEqual(3000)
   })
+  it('holds to the cap when channels in use grow past it: the least recently read goes anyway', async () => {
+    const other = { platform: 'qq', channelId: 'g2' }
+    const mirror = new ChannelMirror({
+      capBytes: 3000,
+      clock: new SlowClock(),
+      logger: quiet,
+      now: () => 0,
+      reads: { count: async () => rows.length, page: async (_c, after) => (after ? [] : rows) },
+    })
+    for (const c of [channel, other]) {
+      await mirror.fresh(c)
+      await mirror.settled()
+    }
+    // both read this minute; the second grows past the cap
+    const long = 'a long line '.repeat(40)
+    mirror.wrote(other, (held) => held.upsert(message({ messageId: 'big', userId: 'ann', content: long, at: 9 })))
+    expect(mirror.stats()).toMatchObject({ channels: 1 })
+    expect(mirror.stats().bytes).toBeLessThanOrEqual(3000)
+    expect(mirror.channelOf(message({ messageId: 'big', userId: 'ann', content: long, at: 9 }).id)).toBeDefined()
+  })
 })

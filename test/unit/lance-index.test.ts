@@ -51,6 +51,23 @@ afterEach(async () => {
 const scopeA = { platform: 'onebot', userId: 'alice' }
 
 describe('LanceIndex', () => {
+  it('keeps its caches of index data and file metadata within the bytes it is given', async () => {
+    const cap = 256 * 1024
+    index = makeIndex({ cacheBytes: { index: cap, metadata: cap } })
+    expect(index.cached()).toEqual({ bytes: 0, entries: 0 })
+    await index.open()
+    await index.prepare('facts', EMBEDDER, DIMS)
+    for (let i = 0; i < 30; i++) {
+      await index.upsert('facts', [row(`f${i}`, `Alice note ${i}`, 'alice', i + 1)])
+      await index.search('facts', { vector: vec(i + 1), text: 'Alice note', scope: scopeA, limit: 5 })
+    }
+    // the caches are LanceDB's session: it holds what the writes and queries read, no more than given
+    const { bytes, entries } = index.cached()
+    expect(entries).toBeGreaterThan(0)
+    expect(bytes).toBeGreaterThan(0)
+    expect(bytes).toBeLessThanOrEqual(2 * cap)
+  })
+
   it('round-trips rows: prepare, upsert, search, count, texts, reopen', async () => {
     index = makeIndex()
     expect(index.state).toBe('uninitialised')

@@ -18,11 +18,34 @@ describe('TermStats', () => {
     expect(stats.view(channel, 100)).toBeUndefined()
   })
 
-  it('keeps at most maxChannels channels and maxTerms terms', () => {
-    const stats = new TermStats({ maxChannels: 2, maxTerms: 10 })
-    for (const id of ['a', 'b', 'c']) for (let i = 0; i < 20; i++) stats.add({ platform: 'p', channelId: id }, `word${i} shared`)
-    expect(stats.view({ platform: 'p', channelId: 'a' }, 1)).toBeUndefined()
-    expect(stats.view({ platform: 'p', channelId: 'c' }, 1)).toBeDefined()
+  it('keeps within its bytes: the least recently fed channel leaves first, a channel past a quarter halves', () => {
+    const feed = (stats: TermStats, id: string) => {
+      for (let i = 0; i < 20; i++) stats.add({ platform: 'p', channelId: id }, `word${i} shared`)
+    }
+    const one = new TermStats()
+    feed(one, 'a')
+    const channelBytes = one.held().bytes
+    // room for four such channels, not five
+    const stats = new TermStats({ capBytes: Math.floor(4.5 * channelBytes) })
+    for (const id of ['a', 'b', 'c', 'd']) feed(stats, id)
+    expect(stats.held().entries).toBe(4)
+    // a was fed longest ago: fed again it stays, and b leaves when e needs the room
+    stats.add({ platform: 'p', channelId: 'a' }, 'word1 shared')
+    feed(stats, 'e')
+    expect(stats.held().bytes).toBeLessThanOrEqual(4.5 * channelBytes)
+    expect(['a', 'b', 'c', 'd', 'e'].filter((id) => stats.view({ platform: 'p', channelId: id }, 1))).toEqual(['a', 'c', 'd', 'e'])
+    // one channel never takes more than a quarter: its counts halve and its rarest terms drop out
+    for (let i = 0; i < 200; i++) stats.add({ platform: 'p', channelId: 'big' }, `term${i} shared`)
+    expect(stats.held().bytes).toBeLessThanOrEqual(4.5 * channelBytes)
+    const big = stats.view({ platform: 'p', channelId: 'big' }, 1)!
+    expect(big.idf('term3')).toBeGreaterThan(big.idf('term199'))
+  })
+
+  it('keeps nothing with a cap of 0', () => {
+    const stats = new TermStats({ capBytes: 0 })
+    for (let i = 0; i < 30; i++) stats.add(channel, 'the build is green')
+    expect(stats.view(channel)).toBeUndefined()
+    expect(stats.held()).toEqual({ bytes: 0, entries: 0 })
   })
 
   it('needs enough messages before it speaks for a channel, and computes pool statistics', () => {

@@ -11,7 +11,7 @@ export interface HealthDeps {
   sampleSeconds: number
 }
 
-/** Health: providers, breakers, queues, the index tables and the charts' series. */
+/** Health: providers, breakers, queues, the memory budget, the index tables and the charts' series. */
 export function healthRoutes(ctx: Context, authority: Authorities, deps: HealthDeps): Routes {
   const memory = () => ctx.memory
   return {
@@ -33,6 +33,7 @@ export function healthRoutes(ctx: Context, authority: Authorities, deps: HealthD
         outbox: status.outbox,
         dialogues: status.dialogues,
         facts: status.facts,
+        memory: status.memory,
         tables,
         series: await deps.series.read(),
         sampleSeconds: deps.sampleSeconds,
