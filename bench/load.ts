@@ -2,7 +2,7 @@
  * The plugin under load: many channels talking at once while the reply path reads, then a stop as
  * Koishi stops (nothing written first) and a restart that must find every message.
  *
- *   npm run bench:load -- [--messages 20000] [--channels 50] [--rate N] [--out FILE]
+ *   npm run bench:load -- [--messages 20000] [--channels 50] [--rate N] [--config JSON] [--out FILE]
  *
  * 1. Boots Koishi (mock adapter, SQLite in a file, the memory on its offline defaults) in a temp folder.
  * 2. Sends `--messages` messages over `--channels` channels (four in five groups of three speakers, the
@@ -45,6 +45,7 @@ async function main() {
   const messages = intOption(options, 'messages', 20_000)
   const channels = intOption(options, 'channels', 50)
   const rate = intOption(options, 'rate', 0)
+  const config: ConfigInput = { ...LOAD_CONFIG, ...(options.config ? (JSON.parse(options.config) as ConfigInput) : {}) }
   const out = options.out
   const started = new Date()
   const rev = revision(ROOT)
@@ -53,7 +54,7 @@ async function main() {
   const lanes = floodLanes({ messages, groups, privates: channels - groups, seed: SEED, idPrefix: 'l', channelPrefix: 'load' })
   let app: BenchApp | undefined
   try {
-    app = await bootApp(LOAD_CONFIG, { dir, keep: true })
+    app = await bootApp(config, { dir, keep: true })
     const { memory } = app.app
     const rssAtBoot = process.memoryUsage().rss
     let loading = true
@@ -119,7 +120,7 @@ async function main() {
 
     // as Koishi stops: the database goes before the plugin, nothing is written first
     await app.stop({ flush: false })
-    app = await bootApp(LOAD_CONFIG, { dir, keep: true })
+    app = await bootApp(config, { dir, keep: true })
     await app.app.memory.flush()
     const rows = await app.app.database.get('memory_message', { role: 'user' }, ['messageId'])
     const stored = new Set(rows.map((row) => row.messageId))
@@ -131,6 +132,7 @@ async function main() {
         messages_sent: messages,
         channels,
         rate: rate || null,
+        config: options.config ? JSON.parse(options.config) : null,
         messages_per_s: round4(messages / (loadMs / 1000)),
         rows_in_db: stored.size,
         lost_at_stop: lost,
