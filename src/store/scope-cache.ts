@@ -56,6 +56,8 @@ const SCOPE_COLUMNS = [
 ] as const
 
 const defaultMaxRows = (queryDims: number) => Math.floor(4_000_000 / Math.max(1, queryDims))
+/** Most scopes waiting to be warmed; the oldest requests go first when more come. */
+const MAX_WARMING = 1000
 /** The share of the cap past which the cache counts as full. */
 const FULL = 0.9
 
@@ -71,6 +73,10 @@ const FULL = 0.9
 export class ScopeCache implements VectorIndex {
   private readonly entries = new Map<string, Entry>()
   private readonly loading = new Map<string, Promise<void>>()
+  /** Scopes warmed ahead of their searches, oldest first, waiting for the loads searches asked for. */
+  private readonly warming = new Map<string, { table: string; scope: Scope; dims: number }>()
+  /** Loads searches asked for, running or queued. */
+  private asked = 0
   /** The last load queued: scopes load one after another, so a burst of new scopes never crowds out the searches. */
   private loads = Promise.resolve()
   private readonly oversized = new Map<string, number>()
@@ -107,6 +113,7 @@ export class ScopeCache implements VectorIndex {
     this.drops.set(table, (this.drops.get(table) ?? 0) + 1)
     for (const [key, entry] of this.entries) if (entry.table === table) this.drop(key)
     for (const key of this.oversized.keys()) if (key.startsWith(`${table}\u0000`)) this.oversized.delete(key)
+    for (const key of this.warming.keys()) if (key.startsWith(`${table}\u0000`)) this.warming.delete(key)
   }
 
   open(): Promise<void> {
@@ -200,6 +207,7 @@ export class ScopeCache implements VectorIndex {
   async close(): Promise<void> {
     for (const key of [...this.entries.keys()]) this.drop(key)
     this.oversized.clear()
+    this.warming.clear()
     await this.inner.close()
   }
 
@@ -255,8 +263,9 @@ export class ScopeCache implements VectorIndex {
   }
 
   /**
-   * Starts loading a scope that searches are about to read (a reply to a message just captured reads its
-   * speaker's and its channel's scopes), so they are answered from memory; a cached scope counts as used.
+   * Queues a scope that searches are about to read (a reply to a message just captured reads its speaker's
+   * and its channel's scopes) to load while no search waits for a load of its own; a cached scope counts
+   * as used.
    */
   warm(table: string, scope: Scope): void {
     const dims = this.dims.get(table)
@@ -269,14 +278,40 @@ export class ScopeCache implements VectorIndex {
       entry.usedAt = Date.now()
       return
     }
-    if ((this.oversized.get(key) ?? 0) > Date.now()) return
-    this.startLoad(table, scope, key, dims)
+    if ((this.oversized.get(key) ?? 0) > Date.now() || this.loading.has(key)) return
+    this.warming.delete(key)
+    this.warming.set(key, { table, scope, dims })
+    if (this.warming.size > MAX_WARMING) this.warming.delete(this.warming.keys().next().value!)
+    this.pumpWarming()
   }
 
+  /** A load a search asked for: it goes before every warmed scope that has not started. */
   private startLoad(table: string, scope: Scope, key: string, dims: number) {
+    this.warming.delete(key)
     if (this.loading.has(key) || this.thrashing()) return
-    this.loads = this.loads.then(() => this.load(table, scope, key, dims)).finally(() => this.loading.delete(key))
+    this.asked++
+    this.chain(key, () => this.load(table, scope, key, dims)).finally(() => {
+      this.asked--
+      this.pumpWarming()
+    })
+  }
+
+  /** Starts the oldest warmed scope when no load runs or waits (a full cache drops what waits). */
+  private pumpWarming(): void {
+    if (this.asked || this.loading.size) return
+    for (const [key, { table, scope, dims }] of this.warming) {
+      this.warming.delete(key)
+      if (this.thrashing()) continue
+      if (this.entries.has(key)) continue
+      void this.chain(key, () => this.load(table, scope, key, dims)).finally(() => this.pumpWarming())
+      return
+    }
+  }
+
+  private chain(key: string, load: () => Promise<void>): Promise<void> {
+    this.loads = this.loads.then(load).finally(() => this.loading.delete(key))
     this.loading.set(key, this.loads)
+    return this.loads
   }
 
   /** Whether the cache is full of scopes still in use, so that loading another would only push one of them out. */
@@ -286,9 +321,12 @@ export class ScopeCache implements VectorIndex {
     return !!oldest && Date.now() - oldest.usedAt < (this.options.busyWithinMs ?? 60_000)
   }
 
-  /** Resolves once the scopes being loaded are in memory (or were found too large, or failed to load). */
+  /** Resolves once the scopes being loaded or warmed are in memory (or were found too large, or failed to load). */
   async settled(): Promise<void> {
-    await Promise.all(this.loading.values())
+    while (this.loading.size || this.warming.size) {
+      this.pumpWarming()
+      await Promise.all(this.loading.values())
+    }
   }
 
   private async load(table: string, scope: Scope, key: string, dims: number): Promise<void> {

@@ -220,6 +220,20 @@ describe('ScopeCache', () => {
     expect(off.stats().scopes).toBe(0)
   })
 
+  it('loads a scope a search asked for before the warmed scopes that wait', async () => {
+    const order: string[] = []
+    const read = store.scopeRows.bind(store)
+    store.scopeRows = async (table, scope, limit) => {
+      order.push(scope.userId ?? '')
+      return read(table, scope, limit)
+    }
+    for (const user of ['w1', 'w2', 'w3']) cache.warm('facts', { platform: 'onebot', userId: user })
+    await cache.search('facts', { vector: vec(1), text: '火锅', scope: u1, limit: 5 })
+    await cache.settled()
+    // the first warmed scope had started; the search's load comes next, then the rest in the order warmed
+    expect(order).toEqual(['w1', 'u1', 'w2', 'w3'])
+  })
+
   it('keeps a cached scope in step with writes and deletions', async () => {
     await cache.nearest('facts', vec(1), u1, 5)
     await cache.settled()
