@@ -216,15 +216,16 @@ export async function driveMemoryPage(report: Report, run: PageRun): Promise<voi
         )
       }
       const status = await memoryCommand(run, 'status')
-      const cache = /检索缓存：已用 [\d.]+ \/ \d+ MB，保存了 (\d+) 个用户、群组或频道；(\d+)% 的检索直接在内存中完成/.exec(status)
+      const cache = /检索缓存：已用 [\d.]+ \/ [\d.]+ MB，保存了 (\d+) 个用户、群组或频道；(\d+)% 的检索直接在内存中完成/.exec(status)
       check(
         'sandbox: memory.status shows searches answered from the scope cache',
         !!cache && +cache[1] > 0 && +cache[2] > 0,
         oneLine(status),
       )
       // the chats the bot answered in are held whole for the context builder
-      const held = /消息缓存：已用 [\d.]+ \/ \d+ MB，保存了 (\d+) 个频道的全部 (\d+) 条消息/.exec(status)
+      const held = /消息缓存：已用 [\d.]+ \/ [\d.]+ MB，保存了 (\d+) 个频道的全部 (\d+) 条消息/.exec(status)
       check('sandbox: memory.status shows the chats held for building contexts', !!held && +held[1] > 0 && +held[2] > 0, oneLine(status))
+      check('sandbox: memory.status has no text left untranslated', !/commands\.memory\./.test(status), oneLine(status))
 
       await memory.open('people')
       await memory.searchUser(run.speaker)
