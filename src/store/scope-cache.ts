@@ -240,12 +240,8 @@ export class ScopeCache implements VectorIndex {
     if (!this.capBytes || this.dims.get(table) !== dims) return undefined
     this.noteQuery(table, vector)
     const key = keyOf(table, scope)
-    const entry = this.entries.get(key)
+    const entry = this.touch(key)
     if (entry) {
-      // most recently used last
-      this.entries.delete(key)
-      this.entries.set(key, entry)
-      entry.usedAt = Date.now()
       this.hits++
       this.options.counters?.inc('index.cache-hit')
       return entry
@@ -271,18 +267,22 @@ export class ScopeCache implements VectorIndex {
     const dims = this.dims.get(table)
     if (!this.capBytes || dims === undefined) return
     const key = keyOf(table, scope)
-    const entry = this.entries.get(key)
-    if (entry) {
-      this.entries.delete(key)
-      this.entries.set(key, entry)
-      entry.usedAt = Date.now()
-      return
-    }
+    if (this.touch(key)) return
     if ((this.oversized.get(key) ?? 0) > Date.now() || this.loading.has(key)) return
     this.warming.delete(key)
     this.warming.set(key, { table, scope, dims })
     if (this.warming.size > MAX_WARMING) this.warming.delete(this.warming.keys().next().value!)
     this.pumpWarming()
+  }
+
+  /** The cached scope, marked as used now (the most recently used last). */
+  private touch(key: string): Entry | undefined {
+    const entry = this.entries.get(key)
+    if (!entry) return undefined
+    this.entries.delete(key)
+    this.entries.set(key, entry)
+    entry.usedAt = Date.now()
+    return entry
   }
 
   /** A load a search asked for: it goes before every warmed scope that has not started. */
