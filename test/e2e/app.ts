@@ -1,5 +1,5 @@
-// The fresh Koishi app of the e2e: the plugin built and packed, installed beside Koishi's own
-// packages in a temp folder, configured from koishi.yml.example and started with the Koishi CLI.
+// The fresh Koishi app of the e2e: Koishi's own packages in a temp folder, the plugin installed into it as
+// the README says (test/e2e/install.ts), configured from koishi.yml.example and started with the Koishi CLI.
 import type { ChildProcess } from 'node:child_process'
 import { spawn } from 'node:child_process'
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -29,7 +29,6 @@ export const KEY_VARIABLES = ['GEMINI_API_KEY', 'SILICONFLOW_API_KEY', 'DEEPSEEK
 
 export interface Dirs {
   root: string
-  pack: string
   app: string
   home: string
   cache: string
@@ -289,5 +288,5 @@ export async function footprint(app: string, env: NodeJS.ProcessEnv, beforePacka
 }
 
 export function ensureDirs(dirs: Dirs): void {
-  for (const dir of [dirs.pack, dirs.app, dirs.home, dirs.cache]) mkdirSync(dir, { recursive: true })
+  for (const dir of [dirs.app, dirs.home, dirs.cache]) mkdirSync(dir, { recursive: true })
 }

@@ -1,5 +1,6 @@
-// End-to-end: the plugin as a user installs it. Builds and packs it, installs it into a fresh Koishi
-// app in a temp folder, writes the app's koishi.yml from koishi.yml.example, starts it with the
+// End-to-end: the plugin as a user installs it. Follows the README's install commands literally: a
+// fresh clone of the repository's committed HEAD (uncommitted changes are not tested), built and packed,
+// the tarball installed into a fresh Koishi app in a temp folder, writes the app's koishi.yml from koishi.yml.example, starts it with the
 // Koishi CLI and drives the console's sandbox in headless Chromium: two users, a private chat and a
 // group chat, Chinese and English, then `memory.list`, the plugin's settings page and its Memory page
 // (test/e2e/memory-steps.ts: a person's fact edited and forgotten, import and export, a group's
@@ -39,6 +40,7 @@ import {
 } from './app'
 import type { Fact, Script } from './facts'
 import { GROUP_B, mentioned, ownEntries, PRIVATE_A, statusCounts } from './facts'
+import { installCommands, installFromReadme } from './install'
 import { driveMemoryPage, driveModeration } from './memory-steps'
 import { Sandbox } from './sandbox'
 import { chat, json, ScriptedServer } from '../integration/scripted-server'
@@ -111,30 +113,32 @@ interface Started {
   base: string
 }
 
-async function buildAndPack(dirs: Dirs, env: NodeJS.ProcessEnv): Promise<string> {
-  const log = join(dirs.root, 'build.log')
-  await run('npm', ['run', 'build'], { cwd: REPO, env, timeoutMs: 180_000, log })
-  await run('npm', ['pack', '--pack-destination', dirs.pack], { cwd: REPO, env, timeoutMs: 60_000, log })
-  const { name, version } = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { name: string; version: string }
-  const tarball = join(dirs.pack, `${name}-${version}.tgz`)
-  if (!existsSync(tarball)) throw new Error(`npm pack made no ${tarball}`)
-  return tarball
-}
-
-async function install(dirs: Dirs, env: NodeJS.ProcessEnv, tarball: string): Promise<Footprint> {
+/**
+ * A fresh Koishi app (Koishi and its console plugins), then the plugin installed as the README says:
+ * cloned, built and packed, the tarball installed into the app.
+ */
+async function install(dirs: Dirs, env: NodeJS.ProcessEnv): Promise<{ print: Footprint; tarball: string }> {
   const log = join(dirs.root, 'install.log')
-  const npmInstall = ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=warn']
   writeAppPackage(dirs)
   // first Koishi and its plugins, so that what the plugin adds can be measured
   let start = Date.now()
-  await run('npm', npmInstall, { cwd: dirs.app, env, timeoutMs: 420_000, log })
+  await run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=warn'], {
+    cwd: dirs.app,
+    env,
+    timeoutMs: 420_000,
+    log,
+  })
   console.log(`Koishi app installed in ${seconds(Date.now() - start)}`)
   const packages = topLevelPackages(dirs.app)
   const beforeKb = await nodeModulesKb(dirs.app, env)
   start = Date.now()
-  await run('npm', [...npmInstall, tarball], { cwd: dirs.app, env, timeoutMs: 420_000, log })
-  console.log(`plugin installed in ${seconds(Date.now() - start)}`)
-  return footprint(dirs.app, env, packages, beforeKb)
+  const tarball = await installFromReadme(
+    join(REPO, 'README.md'),
+    { repository: REPO, app: dirs.app },
+    { cwd: dirs.root, env, timeoutMs: 900_000, log },
+  )
+  console.log(`the README's install commands ran in ${seconds(Date.now() - start)} (log: ${log})`)
+  return { print: await footprint(dirs.app, env, packages, beforeKb), tarball }
 }
 
 function printFootprint(print: Footprint, tarball: string) {
@@ -460,7 +464,6 @@ async function main(): Promise<void> {
   const root = mkdtempSync(join(tmpdir(), 'koishi-memory-e2e-'))
   const dirs: Dirs = {
     root,
-    pack: join(root, 'pack'),
     app: join(root, 'app'),
     home: join(root, 'home'),
     cache: process.env.E2E_CACHE || join(tmpdir(), 'koishi-memory-e2e-cache'),
@@ -498,10 +501,13 @@ async function main(): Promise<void> {
   try {
     if (!check('Chromium is installed', existsSync(CHROMIUM), CHROMIUM)) return
 
-    const tarball = await step('build and pack', () => buildAndPack(dirs, env))
-    check('npm pack made the tarball', true, tarball)
-
-    const print = await step('install into a fresh Koishi app', () => install(dirs, env, tarball))
+    const commands = installCommands(readFileSync(join(REPO, 'README.md'), 'utf8'))
+    check(
+      'README.zh-CN.md gives the same install commands as README.md',
+      JSON.stringify(installCommands(readFileSync(join(REPO, 'README.zh-CN.md'), 'utf8'))) === JSON.stringify(commands),
+    )
+    const { print, tarball } = await step('install as the README says, from a fresh clone', () => install(dirs, env))
+    check('the README’s commands made the tarball', existsSync(tarball), tarball)
     printFootprint(print, tarball)
     check('the plugin is installed from the tarball', existsSync(join(dirs.app, 'node_modules/koishi-plugin-memory/lib/index.js')))
 
