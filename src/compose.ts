@@ -145,6 +145,7 @@ function composeCapture(
       privateEvery: config.memorize.privateEvery,
       groupEvery: config.memorize.groupEvery,
       quietMs: config.memorize.quietSeconds * 1000,
+      privateQuietMs: config.memorize.privateQuietSeconds * 1000,
       afterReply: config.memorize.afterReply,
       retryMs: config.memorize.retrySeconds * 1000,
       maxAttempts: config.memorize.maxAttempts,

@@ -47,6 +47,7 @@ export interface Config {
     privateEvery: number
     groupEvery: number
     quietSeconds: number
+    privateQuietSeconds: number
     commandPrefixes: string[]
     queueLimit: number
     retrySeconds: number
@@ -231,6 +232,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     privateEvery: Schema.natural().default(5),
     groupEvery: Schema.natural().default(30),
     quietSeconds: Schema.natural().default(600),
+    privateQuietSeconds: Schema.natural().default(60),
     commandPrefixes: Schema.array(String).default(['/', '.', '。']),
     queueLimit: Schema.natural().min(1).default(200),
     retrySeconds: Schema.natural().min(1).default(30),

@@ -129,7 +129,7 @@ export class Lifecycle {
         closeIntervalMinutes: config.topics.closeIntervalMinutes,
         summaryIntervalMinutes: config.summaries.enabled ? config.summaries.scheduleIntervalMinutes : 0,
         evolutionHour: config.group.timer ? config.group.hour : undefined,
-        quietSeconds: config.memorize.enabled ? config.memorize.quietSeconds : 0,
+        quietSeconds: config.memorize.enabled ? shortestQuiet(config.memorize.quietSeconds, config.memorize.privateQuietSeconds) : 0,
       },
       {
         drainOutbox: () => void this.drainOutbox(),
@@ -148,4 +148,10 @@ export class Lifecycle {
       },
     )
   }
+}
+
+/** The shorter of the two quiet times that are on (0 when neither is). */
+function shortestQuiet(...seconds: number[]): number {
+  const on = seconds.filter((value) => value > 0)
+  return on.length ? Math.min(...on) : 0
 }

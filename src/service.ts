@@ -36,6 +36,8 @@ import type { DrainResult, RebuildResult } from './store/index-sync'
 import type { ScopeCacheStats } from './store/scope-cache'
 import type { ExportResult, ExportSelection, ImportOptions, ImportResult, ImportSource } from './transfer'
 import { facadeOf } from './facade'
+import type { WaitingPlace, WaitingReport } from './capture'
+import { pickChats } from './capture'
 import type { FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
 
 declare module 'koishi' {
@@ -412,6 +414,28 @@ export class MemoryService extends Service {
   /** Queues an evolution of every group with new messages; returns how many were queued. */
   evolveDueGroups(): Promise<number> {
     return this.memory.maintenance.evolveDueGroups()
+  }
+
+  /**
+   * What of a user's waits to be memorised: their lines in dialogues that have not ended, in `where`
+   * (their private chat, one guild, or everywhere), when the quiet time ends the last of those dialogues,
+   * and how many ended dialogues there wait for the memorising job.
+   */
+  waiting(user: UserRef, where: WaitingPlace = 'everywhere'): WaitingReport {
+    return this.memory.capture.waitingOf(user.userId, pickChats(user.platform, where))
+  }
+
+  /**
+   * Ends now the dialogues that wait in `where` (a channel, or every chat) and memorises them; resolves
+   * once that is done, with how many dialogues and user lines were handed over.
+   */
+  async memorizeNow(where: { platform: string; channelId: string } | 'everywhere' = 'everywhere') {
+    await this.memory.recall.settleCapture()
+    const handed = this.memory.capture.finishNow(
+      where === 'everywhere' ? undefined : (owner) => owner.platform === where.platform && owner.channelId === where.channelId,
+    )
+    await this.flush()
+    return handed
   }
 
   /** Waits until the start-up work is done, captured messages are written and indexed and background memory work is done. */

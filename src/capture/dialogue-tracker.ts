@@ -14,6 +14,15 @@ interface Pending {
   lastUserAt: Date
 }
 
+/** What of one user's waits in a dialogue that has not ended. */
+export interface WaitingTurns {
+  owner: SpeakerRef
+  /** The user's own lines in it. */
+  userTurns: number
+  /** When anyone last said something in it: its quiet time counts from here. */
+  lastUserAt: Date
+}
+
 export interface FinishedDialogue {
   owner: SpeakerRef
   turns: Turn[]
@@ -85,6 +94,17 @@ export class DialogueTracker {
       .filter((entry) => entry.lastUserAt < before)
       .filter((entry) => !channel || (entry.owner.platform === channel.platform && entry.owner.channelId === channel.channelId))
       .map((entry) => entry.owner)
+  }
+
+  /** The dialogues `pick` picks that hold lines of `userId` (any user's when left out), with how many. */
+  waitingOf(pick: (owner: SpeakerRef) => boolean, userId?: string): WaitingTurns[] {
+    const found: WaitingTurns[] = []
+    for (const entry of this.pending.values()) {
+      if (!pick(entry.owner)) continue
+      const userTurns = entry.turns.filter(({ turn }) => turn.role === 'user' && (userId === undefined || turn.userId === userId)).length
+      if (userTurns) found.push({ owner: entry.owner, userTurns, lastUserAt: entry.lastUserAt })
+    }
+    return found
   }
 
   /** Ends the channel's dialogue and hands it over. */

@@ -1,3 +1,5 @@
 export { CaptureJournal } from './journal'
 export { CapturePipeline } from './pipeline'
 export { isSession, targetOf } from './session-rows'
+export type { WaitingPlace, WaitingReport } from './waiting'
+export { pickChats } from './waiting'

@@ -48,6 +48,13 @@ export class MemorizeBacklog {
 
   constructor(private readonly deps: BacklogDeps) {}
 
+  /** Dialogues of the chats `pick` picks that wait here (or are being memorised). */
+  waitingOf(pick: (owner: FinishedDialogue['owner']) => boolean): number {
+    let count = 0
+    for (const channel of this.channels.values()) count += channel.dialogues.filter((dialogue) => pick(dialogue.owner)).length
+    return count
+  }
+
   add(key: string, dialogue: FinishedDialogue): void {
     let channel = this.channels.get(key)
     if (!channel) {

@@ -20,6 +20,7 @@ import { renderPlainText } from './render'
 import { cleanText } from '../text/clean'
 import { localMessageId, mentionsBot, ownerOf, rowOf, speakerName } from './session-rows'
 import type { SpeakerRef } from '../scope'
+import type { WaitingReport } from './waiting'
 
 export interface CaptureOptions {
   /** Which channels are recorded: all, only the listed ones, or all but the listed ones. */
@@ -32,8 +33,10 @@ export interface CaptureOptions {
   privateEvery: number
   /** A group chat's dialogue ends after this many messages of the user (0: never by count). */
   groupEvery: number
-  /** A dialogue ends when its user has said nothing for this long (0: never by silence). */
+  /** A group dialogue ends when nobody has said anything in it for this long (0: never by silence). */
   quietMs: number
+  /** A private dialogue ends when its user has said nothing for this long (0: never by silence). */
+  privateQuietMs: number
   /** A dialogue ends when the bot answers it. */
   afterReply: boolean
   /** Wait before a dialogue whose memorising failed is tried again (doubled at each failure). */
@@ -302,10 +305,46 @@ export class CapturePipeline {
     if (!queued) this.unattributed.delete(key)
   }
 
-  /** Ends the dialogues of users quiet since `now - quietMs` (a replay passes its own clock and quiet time). */
-  sweep(now = new Date(), quietMs = this.deps.options.quietMs): void {
-    if (!this.deps.options.memorize || quietMs <= 0) return
-    for (const owner of this.tracker.quietSince(new Date(now.getTime() - quietMs))) this.finishDialogue(owner)
+  /**
+   * Ends the dialogues quiet for their chat's quiet time by `now`: `quietMs` in a group, `privateQuietMs`
+   * in private (a replay passes its own clock and quiet times).
+   */
+  sweep(now = new Date(), quietMs = this.deps.options.quietMs, privateQuietMs = this.deps.options.privateQuietMs): void {
+    if (!this.deps.options.memorize) return
+    for (const [quiet, inGroup] of [
+      [quietMs, true],
+      [privateQuietMs, false],
+    ] as const) {
+      if (quiet <= 0) continue
+      for (const owner of this.tracker.quietSince(new Date(now.getTime() - quiet))) {
+        if (Boolean(owner.guildId) === inGroup) this.finishDialogue(owner)
+      }
+    }
+  }
+
+  /**
+   * What of `userId`'s waits to be memorised in the chats `pick` picks: their lines in dialogues that have
+   * not ended, when the quiet time ends the last of them (none when silence ends no dialogue there), and
+   * how many dialogues of those chats have ended and wait for the memorising job.
+   */
+  waitingOf(userId: string, pick: (owner: SpeakerRef) => boolean): WaitingReport {
+    const { options } = this.deps
+    let messages = 0
+    let dueAt: Date | undefined
+    for (const entry of this.tracker.waitingOf(pick, userId)) {
+      messages += entry.userTurns
+      const quiet = entry.owner.guildId ? options.quietMs : options.privateQuietMs
+      const due = quiet > 0 ? new Date(entry.lastUserAt.getTime() + quiet) : undefined
+      if (due && (!dueAt || due > dueAt)) dueAt = due
+    }
+    return { messages, dueAt, memorising: this.backlog.waitingOf(pick) }
+  }
+
+  /** Ends now every dialogue `pick` picks (every one when left out); returns how many, and their users' lines. */
+  finishNow(pick: (owner: SpeakerRef) => boolean = () => true): { dialogues: number; messages: number } {
+    const waiting = this.tracker.waitingOf(pick)
+    for (const entry of waiting) this.finishDialogue(entry.owner)
+    return { dialogues: waiting.length, messages: waiting.reduce((sum, entry) => sum + entry.userTurns, 0) }
   }
 
   /** Topics closed: the dialogues of their channels with nothing said since the topic's last message end. */

@@ -6,6 +6,8 @@ import type { ErasedCounts } from '../module'
 import { ERASED_KINDS } from '../erase'
 import { clip } from '../text/clip'
 import { parseUser } from './users'
+import { FLUSH_AUTHORITY } from './flush'
+import { waitingText } from './waiting-text'
 
 /** `2026-11-26`, in the server's local time. */
 const day = (time: Date) =>
@@ -55,7 +57,13 @@ export function registerFactCommands(ctx: Context, config: Config) {
         ctx.memory.list(scope, pageSize, (page - 1) * pageSize, history),
         ctx.memory.facts.count(scope, history),
       ])
-      if (!rows.length) return session.text(total ? '.no-page' : '.empty', [page])
+      const waiting = waitingText(
+        session,
+        ctx.memory.waiting(owner, session.guildId ? { guildId: session.guildId } : 'everywhere'),
+        (session.user?.authority ?? 0) >= FLUSH_AUTHORITY,
+      )
+      const withWaiting = (text: string) => (waiting ? `${text}\n${waiting}` : text)
+      if (!rows.length) return withWaiting(session.text(total ? '.no-page' : waiting ? '.empty-waiting' : '.empty', [page]))
       const item = (row: FactRow) => {
         const text = [row.id, clip(row.content, 80), row.version]
         if (!history.history) return session.text('.item', text)
@@ -64,7 +72,7 @@ export function registerFactCommands(ctx: Context, config: Config) {
           ? session.text('.item-closed', [...text, since, day(row.validTo)])
           : session.text('.item-current', [...text, since])
       }
-      return [session.text('.header', [total, page, Math.ceil(total / pageSize)]), ...rows.map(item)].join('\n')
+      return withWaiting([session.text('.header', [total, page, Math.ceil(total / pageSize)]), ...rows.map(item)].join('\n'))
     })
 
   root

@@ -1,6 +1,7 @@
 import type { Context } from 'koishi'
 import type { Config } from '../config'
 import { registerFactCommands } from './facts'
+import { registerFlushCommand } from './flush'
 import { registerGroupCommands } from './group'
 import { registerKnowledgeCommands } from './knowledge'
 import { registerReindexCommand } from './reindex'
@@ -23,4 +24,5 @@ export function registerCommands(ctx: Context, config: Config) {
   registerTraceCommand(ctx, config)
   registerFactCommands(ctx, config)
   registerStatusCommands(ctx, config)
+  registerFlushCommand(ctx)
 }

@@ -99,6 +99,8 @@ export interface UserDetails {
   sources: Record<string, MessageView>
   profiles: ProfileView[]
   entities: EntityView[]
+  /** What of theirs waits to be memorised: lines of dialogues not ended, when the last ends (ms), ended dialogues in the job. */
+  waiting: { messages: number; dueAt: number | null; memorising: number }
 }
 
 // ── groups ──────────────────────────────────────────────────────────────────

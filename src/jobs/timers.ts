@@ -27,7 +27,7 @@ export interface TimerSettings {
   summaryIntervalMinutes: number
   /** The local hour groups evolve at; undefined: no daily evolution. */
   evolutionHour?: number
-  /** How long a user stays quiet before their dialogue ends (0: never by silence). */
+  /** The shortest quiet time that ends a dialogue (0: none ends by silence). */
   quietSeconds: number
 }
 

@@ -103,6 +103,7 @@ describe('the console page’s server side, on the real memory', () => {
     expect(fact.sourceIds.map((id) => details.sources[id]?.content)).toContain('我住在成都')
     expect(details.entities.map((entity) => entity.name)).toContain('成都')
     expect(JSON.stringify(details)).not.toMatch(/Osaka|Kyoto/)
+    expect(details.waiting).toEqual({ messages: 0, dueAt: null, memorising: 0 })
   })
 
   it('edits a fact as a new version (the old one closed and kept), which memory.list then shows', async () => {
@@ -235,5 +236,18 @@ describe('the console page’s server side, on the real memory', () => {
     expect(await h.app.database.get('memory_fact', { userId: 'alice' })).toEqual([])
     expect(await h.app.database.get('memory_message', { userId: 'alice' })).toEqual([])
     expect(await con.call<UserHit[]>('memory/users', 'alice')).toEqual([])
+  })
+
+  it('shows what of a person waits to be memorised, and by when', async () => {
+    const carol = { platform: 'mock', userId: 'carol' }
+    const said = Date.now()
+    // no mention in a group: the echo bot does not answer, so the dialogue waits for the group's quiet time
+    await say(h.app, 'carol', '我在杭州上班', 'g7')
+    const details = await con.call<UserDetails>('memory/user', carol)
+    expect(details.waiting.messages).toBe(1)
+    expect(details.waiting.dueAt! - said).toBeGreaterThanOrEqual(599_000)
+    expect(details.waiting.dueAt! - said).toBeLessThan(610_000)
+    await h.app.memory.memorizeNow({ platform: 'mock', channelId: 'g7' })
+    expect((await con.call<UserDetails>('memory/user', carol)).waiting).toEqual({ messages: 0, dueAt: null, memorising: 0 })
   })
 })

@@ -93,6 +93,7 @@ export function peopleRoutes(ctx: Context, authority: Authorities): Routes {
       const sources = await memory().messages.byIds(wanted)
       const said = sources.filter((row) => row.userId === owner.userId).sort((a, b) => ms(b.createdAt) - ms(a.createdAt))
       const name = said[0]?.userName || knowledge.profiles.find((profile) => profile.userName)?.userName || owner.userId
+      const waiting = memory().waiting(owner)
       return {
         user: owner,
         name,
@@ -104,6 +105,7 @@ export function peopleRoutes(ctx: Context, authority: Authorities): Routes {
           .sort((a, b) => b.mentions - a.mentions || ms(b.lastSeen) - ms(a.lastSeen))
           .slice(0, 100)
           .map(entityView),
+        waiting: { messages: waiting.messages, dueAt: waiting.dueAt ? ms(waiting.dueAt) : null, memorising: waiting.memorising },
       }
     }),
 
