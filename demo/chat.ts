@@ -9,7 +9,7 @@
  */
 import { mkdirSync } from 'node:fs'
 import { createInterface } from 'node:readline'
-import { App } from 'koishi'
+import { App, h } from 'koishi'
 import mock from '@koishijs/plugin-mock'
 import * as help from '@koishijs/plugin-help'
 import { HTTP } from '@koishijs/plugin-http'
@@ -51,7 +51,7 @@ async function main() {
     } else if (line) {
       const content = line.startsWith('@bot ') ? `<at id="${app.mock.bots[0].selfId}"/> ${line.slice(5)}` : line
       const replies = await app.mock.client(user, group).receive(content)
-      for (const text of replies) console.log(`bot> ${text}`)
+      for (const text of replies) console.log(`bot> ${plain(text)}`)
       // give the background memory job time to finish, so the next line can use what it stored
       await app.memory.flush()
     }
@@ -61,6 +61,22 @@ async function main() {
   // the mock bot must go before the app, whose bot list it looks itself up in when disposed
   mockFork.dispose()
   await app.stop()
+}
+
+/**
+ * A reply as a terminal shows it: its text, an @ as @name, and an element a platform would not know
+ * (`help` writes its placeholder "<command>" as one) as its own name in angle brackets, then its content.
+ */
+function plain(message: string): string {
+  const render = (elements: h[]): string =>
+    elements
+      .map((element) => {
+        if (element.type === 'text') return String(element.attrs.content ?? '')
+        if (element.type === 'at') return `@${element.attrs.name ?? element.attrs.id}`
+        return `<${element.type}>${render(element.children)}`
+      })
+      .join('')
+  return render(h.parse(message))
 }
 
 main().catch((error) => {

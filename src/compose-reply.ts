@@ -31,7 +31,8 @@ export function composeReplier(ctx: Context, config: Config, memory: Memory, cou
           log,
           { label: 'chat', chatluna: providers.chatluna },
         )
-  if (model.choice.fallback) log.warn(ctx.i18n.text([], [`memory.log.fallback-chat-${model.choice.fallback}`], [model.choice.configured]))
+  // only for a chat that answers: with it off, its settings wait unused and a warning would only alarm
+  if (settings.enabled && model.choice.fallback) log.warn(ctx.i18n.text([], [`memory.log.fallback-chat-${model.choice.fallback}`], [model.choice.configured]))
 
   const knowledgeOn = config.knowledge.enabled
   const tokenBudget = config.context.tokenBudget

@@ -47,9 +47,12 @@ export function registerKnowledgeCommands(ctx: Context, config: Config) {
       if (!profile || (!profile.profileText && !current.length && !profile.traits.length)) return session.text('.empty')
       const lines = [session.text('.header', [profile.userName || owner.userId])]
       if (profile.profileText) lines.push(profile.profileText)
-      for (const preference of current) lines.push(session.text('.preference', [preference.key, preference.value]))
-      if (profile.traits.length)
-        lines.push(session.text('.traits', [profile.traits.map((trait) => trait.name).join(session.text('general.comma'))]))
+      // what the profile's text already says is not listed again under it
+      const unsaid = (value: string) => !profile.profileText.includes(value)
+      for (const preference of current.filter((one) => unsaid(one.value)))
+        lines.push(session.text('.preference', [preference.key, preference.value]))
+      const traits = profile.traits.map((trait) => trait.name).filter(unsaid)
+      if (traits.length) lines.push(session.text('.traits', [traits.join(session.text('general.comma'))]))
       return lines.join('\n')
     })
 

@@ -20,6 +20,8 @@ export interface ExtractedFact {
   replaces?: string[]
   /** When it became true, when the statement gives a date; else the time it was said. */
   validFrom?: Date
+  /** Why this fact was kept, when the judge can say it of each fact; else the extraction's reason stands. */
+  reason?: string
 }
 
 /** A current fact of a speaker, shown to the judge so it can tell which of them a new fact replaces. */

@@ -110,7 +110,7 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
     extracted.map((fact) => fact.statement),
   )
   const stored: StoredFact[] = []
-  for (const [i, { statement, turns, about, replaces, validFrom }] of extracted.entries()) {
+  for (const [i, { statement, turns, about, replaces, validFrom, reason }] of extracted.entries()) {
     // whatever the judge said, a question, a request or a hypothetical is no memory and closes nothing
     if (turns?.length ? turnsOnlyAsk(dialogue.turns, turns) : drawnOnlyFromQuestions(statement, dialogue.turns)) {
       counters.inc('memorize.question-dropped')
@@ -133,7 +133,7 @@ export async function memorize(deps: MemorizeDeps, dialogue: Dialogue): Promise<
         return undefined
       }
       const since = validFrom ?? turnsTime(dialogue, turns) ?? said ?? now
-      return storeFact(deps, owner, { statement, vector, sourceIds, reason: extraction.reason, now, since, replaces })
+      return storeFact(deps, owner, { statement, vector, sourceIds, reason: reason ?? extraction.reason, now, since, replaces })
     }
     const result = await (deps.lock ? deps.lock.run(factLockKey(owner), write) : write())
     if (result) stored.push(result)

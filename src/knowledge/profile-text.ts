@@ -23,28 +23,42 @@ const LABELS: Record<Language, { traits: string; facts: string; separator: strin
 /** Most facts quoted in an offline profile. */
 const TOP_FACTS = 5
 
-/** The offline profile: the surest current preferences by key, the traits and the newest facts, in one short text. */
+/** Words that say someone likes or dislikes something, in either language. */
+const LIKING = /喜欢|爱|讨厌|\b(?:likes?|loves?|enjoys?|prefers?|hates?|dislikes?|favou?rite)\b/iu
+
+/** The offline profile: the surest current preferences by kind, the traits and the newest facts, in one short text. */
 export function summarizeProfile(sources: ProfileSources, language: Language): string {
   const labels = LABELS[language]
-  const byKey = new Map<string, Preference[]>()
-  for (const preference of sources.preferences.filter((one) => one.validTo === null))
-    byKey.set(preference.key, [...(byKey.get(preference.key) ?? []), preference])
+  const colon = language === 'zh' ? '：' : ': '
+  const current = sources.preferences.filter((one) => one.validTo === null)
+  // by what the reader sees: 喜欢 said in Chinese and likes said in English are one line
+  const byLabel = new Map<string, Preference[]>()
+  for (const preference of current) {
+    const label = labels.key[preference.key] ?? preference.key
+    byLabel.set(label, [...(byLabel.get(label) ?? []), preference])
+  }
   const parts: string[] = []
-  for (const [key, list] of byKey) {
-    const values = list.sort((a, b) => b.confidence - a.confidence).map((one) => one.value)
-    const label = labels.key[key] ?? key
-    parts.push(`${label}${language === 'zh' ? '：' : ': '}${values.slice(0, 6).join(labels.separator)}${labels.end}`)
+  for (const [label, list] of byLabel) {
+    const values = [...new Set(list.sort((a, b) => b.confidence - a.confidence).map((one) => one.value))]
+    parts.push(`${label}${colon}${values.slice(0, 6).join(labels.separator)}${labels.end}`)
   }
   if (sources.traits.length)
     parts.push(
-      `${labels.traits}${language === 'zh' ? '：' : ': '}${[...sources.traits]
+      `${labels.traits}${colon}${[...sources.traits]
         .sort((a, b) => b.confidence - a.confidence)
         .map((trait) => trait.name)
         .join(labels.separator)}${labels.end}`,
     )
-  const facts = sources.facts.slice(0, TOP_FACTS)
-  if (facts.length) parts.push(`${labels.facts}${language === 'zh' ? '：' : ': '}${facts.join(language === 'zh' ? '' : ' ')}`)
-  return parts.join(language === 'zh' ? '' : ' ')
+  // a fact that only says what a preference above says ("alice喜欢猫。" beside 喜欢：猫) is not repeated
+  const restates = (fact: string) => LIKING.test(fact) && current.some((one) => fact.toLowerCase().includes(one.value.toLowerCase()))
+  const facts = sources.facts.filter((fact) => !restates(fact)).slice(0, TOP_FACTS)
+  if (facts.length) parts.push(`${labels.facts}${colon}${joinSentences(facts)}`)
+  return joinSentences(parts)
+}
+
+/** Sentences one after another: a space after one that ends in Latin punctuation, none after a Chinese one. */
+function joinSentences(sentences: string[]): string {
+  return sentences.reduce((text, next) => (!text ? next : /[.!?:;]$/.test(text) ? `${text} ${next}` : text + next), '')
 }
 
 export const PROFILE_PROMPTS: Record<Language, string> = {

@@ -118,10 +118,13 @@ function chineseClause(text: string, found: RuleFindings): void {
   // 我的哥哥是小明, 我哥哥叫小明 (我哥哥是医生 says what he does, not his name)
   for (const kin of text.matchAll(new RegExp(`我(?:的(${KIN_ZH})(?:是|叫)|(${KIN_ZH})叫)([\\p{Script=Han}A-Za-z]{2,8})`, 'gu')))
     found.relations.push({ subject: SPEAKER, predicate: kin[1] ?? kin[2], object: trimZh(kin[3]), objectType: 'PERSON' })
-  const like = /我(?:也|真的|最|很|特别|非常|超|超级|还|一直)?(不再喜欢|不喜欢|不爱|讨厌|喜欢|热爱|爱)([^，。！？、；,.!?;\s]{1,15})/u.exec(
-    text,
-  )
-  if (like) {
+  // 我最喜欢的运动是游泳: what is liked is what follows 是, not "的运动是游泳"
+  const favourite =
+    /我(?:也|真的|最|很|特别|非常|还|一直)?(喜欢|爱)的[^，。！？、；,.!?;\s]{1,8}?(?:是|就是)([^，。！？、；,.!?;\s]{1,15})/u.exec(text)
+  const like =
+    favourite ??
+    /我(?:也|真的|最|很|特别|非常|超|超级|还|一直)?(不再喜欢|不喜欢|不爱|讨厌|喜欢|热爱|爱)([^，。！？、；,.!?;\s]{1,15})/u.exec(text)
+  if (like && !like[2].startsWith('的')) {
     const value = trimZh(like[2])
     if (value && !isVagueValue(value)) {
       const verb = like[1]

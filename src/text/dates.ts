@@ -6,7 +6,7 @@ import { detectLanguage } from './language'
  * Relative dates and times in a statement ("下周三", "明年", "next September", "in three days")
  * resolved against the time the statement was said and written as absolute dates, so a fact stays
  * true after the week it was said in: "小明下周三要去上海出差" said on Thursday 2026-11-26 becomes
- * "小明2026年12月2日（周三）要去上海出差".
+ * "小明2026年12月2日（周三）要去上海出差" ("alice 2026年…" after a Latin name).
  *
  * Which words are relative is decided here (a list per language): chrono-node also reads absolute
  * dates and words that only look like dates ("30 years", "sat", "at 8"), which must stay as said.
@@ -30,15 +30,20 @@ export interface ResolvedDate {
   replacement: string
 }
 
-/** `text` with every relative date or time resolved against `reference` (when it was said). */
+/**
+ * `text` with every relative date or time resolved against `reference` (when it was said). A date
+ * written straight after a Latin name gets a space ("alice 2026年12月…", not "alice2026年12月…", and
+ * "user1 2026年…", not "user12026年…"), whether resolved here or written so by a model.
+ */
 export function resolveRelativeDates(text: string, reference: Date, language: Language = detectLanguage(text, 'zh')): string {
   let out = ''
   let at = 0
   for (const found of findRelativeDates(text, reference, language)) {
-    out += text.slice(at, found.index) + found.replacement
+    out += text.slice(at, found.index)
+    out += (/[A-Za-z0-9]$/.test(out) && /^\d/.test(found.replacement) ? ' ' : '') + found.replacement
     at = found.index + found.text.length
   }
-  return out + text.slice(at)
+  return (out + text.slice(at)).replace(/([A-Za-z])(\d{4}年)/g, '$1 $2')
 }
 
 /** The relative dates of `text`, in order, none overlapping. */

@@ -364,6 +364,9 @@ async function drive(context: BrowserContext, base: string, folder: string): Pro
       `${advanced?.y} px`,
     )
     check('settings: no "not installed" warning for memory', !text.includes('此插件尚未安装'))
+    // an unset key shows as an empty field, not as dots standing for something
+    const keys = await page.locator('input[type="password"]').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))
+    check('settings: an unset API key shows an empty field', keys.length > 0 && keys.every((value) => value === ''), JSON.stringify(keys))
     await screenshot(page, 'console-memory-settings.png')
   })
 
@@ -552,9 +555,9 @@ async function main(): Promise<void> {
         'the database file is inside the app folder',
         existsSync(join(dirs.app, 'koishi.db')) || existsSync(join(dirs.app, 'data/koishi.db')),
       )
-      // Koishi rewrites koishi.yml on its first start: the key must stay an expression, never a value
+      // Koishi rewrites koishi.yml on its first start: no key may appear in it
       const written = readFileSync(join(dirs.app, 'koishi.yml'), 'utf8')
-      check('koishi.yml, rewritten by Koishi, still reads the key from env', written.includes('${{ env.GEMINI_API_KEY }}'))
+      check('koishi.yml, rewritten by Koishi, holds no key', !/apiKey: (?!'')\S/.test(written), /apiKey: .*/.exec(written)?.[0])
     })
 
     context = await step('launch Chromium', () => launch(dirs))

@@ -1,6 +1,8 @@
 import { App, Logger } from 'koishi'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as memory from '../../src'
+import type { Harness } from './harness'
+import { boot } from './harness'
 
 /** Log lines of the `memory` logger while `run` runs. */
 async function logged(run: () => Promise<void>): Promise<string[]> {
@@ -34,4 +36,26 @@ describe('the first start', () => {
     expect(waiting).toHaveLength(1)
     expect(waiting[0]).toContain('@minatojs/driver-sqlite')
   }, 15_000)
+})
+
+describe('the boot log', () => {
+  let h: Harness | undefined
+
+  afterEach(async () => {
+    await h?.stop()
+    h = undefined
+  })
+
+  const chatWithoutKey = (enabled: boolean) => ({
+    chat: { enabled, model: { provider: 'gemini' as const, model: 'gemini-2.5-flash', apiKey: '' } },
+  })
+
+  it('warns about the chat model’s missing key only when the built-in chat is on', async () => {
+    const off = await logged(async () => void (h = await boot(chatWithoutKey(false))))
+    expect(off.filter((line) => /built-in chat|内置聊天/.test(line))).toEqual([])
+    await h!.stop()
+    h = undefined
+    const on = await logged(async () => void (h = await boot(chatWithoutKey(true))))
+    expect(on.filter((line) => /built-in chat|内置聊天/.test(line))).toHaveLength(1)
+  })
 })

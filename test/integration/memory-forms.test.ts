@@ -30,6 +30,10 @@ describe('memory forming where the owner sees it', () => {
     const [flushed] = await client.receive('memory.flush')
     expect(flushed).toBe('已记忆 1 段对话中的 2 条消息。用 memory.list 查看记住了什么。')
     expect((await factsOf(h, 'alice')).join()).toContain('成都')
+    // each fact with the rules that found it, not every rule the dialogue matched
+    const reasons = (await h.app.database.get('memory_fact', { userId: 'alice' })).map((row) => row.reason)
+    expect(reasons).toHaveLength(2)
+    expect(new Set(reasons).size).toBe(2)
     const [after] = await client.receive('memory.list')
     expect(after).toMatch(/成都/)
     expect(after).not.toContain('等待记忆')

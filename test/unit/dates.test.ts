@@ -132,3 +132,18 @@ describe('findRelativeDates', () => {
     expect(resolveRelativeDates('小明下周三要去上海出差', later, 'zh')).toBe('小明2026年12月9日（周三）要去上海出差')
   })
 })
+
+describe('a date after a Latin name', () => {
+  it('is set apart by a space, so the name and the year do not run together', () => {
+    expect(resolveRelativeDates('alice下个月要去日本', thursday, 'zh')).toBe('alice 2026年12月要去日本')
+    expect(resolveRelativeDates('user1明年去留学', thursday, 'zh')).toBe('user1 2027年去留学')
+    // as a model writes it, with the date already absolute
+    expect(resolveRelativeDates('Bob2026年12月2日要去上海出差。', thursday, 'zh')).toBe('Bob 2026年12月2日要去上海出差。')
+  })
+
+  it('leaves a date after Chinese text, or inside a word, as it is', () => {
+    expect(resolveRelativeDates('小明下个月要去日本', thursday, 'zh')).toBe('小明2026年12月要去日本')
+    expect(resolveRelativeDates('群友A打算明年去日本留学', thursday, 'zh')).toBe('群友A打算2027年去日本留学')
+    expect(resolveRelativeDates('alice 下个月要去日本', thursday, 'zh')).toBe('alice 2026年12月要去日本')
+  })
+})

@@ -80,8 +80,8 @@ describe('RuleJudge (Chinese group chat)', () => {
     const result = await run(conversation)
     expect(result.reason).toBe('rules: preference, plan')
     expect(result.facts).toEqual([
-      { statement: '小明2026年12月4日（周五）要去北京出差。', turns: [2] },
-      { statement: '小红也喜欢北京烤鸭。', turns: [3] },
+      { statement: '小明2026年12月4日（周五）要去北京出差。', turns: [2], reason: 'rules: plan' },
+      { statement: '小红也喜欢北京烤鸭。', turns: [3], reason: 'rules: preference' },
     ])
   })
 
@@ -94,7 +94,7 @@ describe('RuleJudge (Chinese group chat)', () => {
       'Alice住在成都。',
       'Alice喜欢吃四川火锅。',
       'Alice不吃香菜。',
-      'Alice2026年12月要去日本旅游。',
+      'Alice 2026年12月要去日本旅游。',
     ])
   })
 
@@ -323,10 +323,12 @@ describe('RuleJudge (casual chat between friends)', () => {
       u('Alice', 'Just got back from camping with the kids at the beach'),
       u('Alice', 'So proud of you! Also I signed up for a pottery class, it starts next week.'),
     ])
-    expect(facts).toEqual([
+    expect(facts.map(({ statement, turns }) => ({ statement, turns }))).toEqual([
       { statement: 'Alice just got back from camping with the kids at the beach.', turns: [1] },
       { statement: 'Alice signed up for a pottery class, it starts in the week of November 30, 2026.', turns: [2] },
     ])
+    // each with the rules that found it
+    expect(facts.every((fact) => fact.reason?.startsWith('rules: '))).toBe(true)
   })
 })
 
