@@ -118,6 +118,8 @@ export interface Config {
     listOthers: number
     stats: number
     transfer: number
+    /** `memory.flush`: memorising now what waits. */
+    flush: number
     /** The console's Memory page (with `@koishijs/plugin-auth`); each tab also needs its command's authority. */
     console: number
   }
@@ -331,6 +333,7 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     listOthers: Schema.natural().max(5).default(3),
     stats: Schema.natural().max(5).default(3),
     transfer: Schema.natural().max(5).default(4),
+    flush: Schema.natural().max(5).default(3),
     console: Schema.natural().max(5).default(4),
   }).collapse(),
   chatluna: Schema.object({

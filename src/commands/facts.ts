@@ -6,7 +6,6 @@ import type { ErasedCounts } from '../module'
 import { ERASED_KINDS } from '../erase'
 import { clip } from '../text/clip'
 import { parseUser } from './users'
-import { FLUSH_AUTHORITY } from './flush'
 import { waitingText } from './waiting-text'
 
 /** `2026-11-26`, in the server's local time. */
@@ -60,7 +59,7 @@ export function registerFactCommands(ctx: Context, config: Config) {
       const waiting = waitingText(
         session,
         ctx.memory.waiting(owner, session.guildId ? { guildId: session.guildId } : 'everywhere'),
-        (session.user?.authority ?? 0) >= FLUSH_AUTHORITY,
+        (session.user?.authority ?? 0) >= config.authority.flush,
       )
       const withWaiting = (text: string) => (waiting ? `${text}\n${waiting}` : text)
       if (!rows.length) return withWaiting(session.text(total ? '.no-page' : waiting ? '.empty-waiting' : '.empty', [page]))

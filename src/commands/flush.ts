@@ -1,12 +1,10 @@
 import type { Context } from 'koishi'
-
-/** Who may memorise what waits now: an admin, as for the group's memory. */
-export const FLUSH_AUTHORITY = 3
+import type { Config } from '../config'
 
 /** `memory.flush`: memorises now what waits in this chat (`-a`: in every chat) instead of after the quiet time. */
-export function registerFlushCommand(ctx: Context) {
+export function registerFlushCommand(ctx: Context, config: Config) {
   ctx
-    .command('memory.flush', { authority: FLUSH_AUTHORITY })
+    .command('memory.flush', { authority: config.authority.flush })
     .option('all', '-a')
     .action(async ({ session, options }) => {
       if (!session?.channelId) return

@@ -24,5 +24,5 @@ export function registerCommands(ctx: Context, config: Config) {
   registerTraceCommand(ctx, config)
   registerFactCommands(ctx, config)
   registerStatusCommands(ctx, config)
-  registerFlushCommand(ctx)
+  registerFlushCommand(ctx, config)
 }

@@ -266,6 +266,22 @@ async function drive(context: BrowserContext, base: string, folder: string): Pro
     const help = await sandbox.command('/help')
     check('help lists the memory command', /memory/.test(help), help.replace(/\n/g, ' ⏎ '))
 
+    // memory forming where the owner sees it: a private line waits for the private quiet time (a minute),
+    // memory.list says so and by when, and memory.flush memorises it at once
+    const newcomer = await sandbox.addUser()
+    await sandbox.selectUser(newcomer)
+    await sandbox.panel('private')
+    await sandbox.say('我住在杭州')
+    const waiting = await sandbox.command('/memory.list')
+    check('private: memory.list says what waits and by when', /1 条消息等待记忆，一分钟内完成/.test(waiting), waiting.replace(/\n/g, ' ⏎ '))
+    check('private: memory.list names memory.flush to whoever may run it', /memory\.flush/.test(waiting))
+    await screenshot(page, 'sandbox-private-waiting.png')
+    const flushed = await sandbox.command('/memory.flush')
+    check('private: memory.flush memorises what waits', /已记忆 1 段对话中的 1 条消息/.test(flushed), flushed)
+    const kept = await sandbox.command('/memory.list')
+    check('private: after memory.flush, memory.list shows the fact', /杭州/.test(kept) && !/等待记忆/.test(kept), kept.replace(/\n/g, ' ⏎ '))
+    await screenshot(page, 'sandbox-private-flushed.png')
+
     await sandbox.selectUser(a)
     await sandbox.panel('private')
     await tell(sandbox, PRIVATE_A)
