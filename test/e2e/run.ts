@@ -279,7 +279,11 @@ async function drive(context: BrowserContext, base: string, folder: string): Pro
     const flushed = await sandbox.command('/memory.flush')
     check('private: memory.flush memorises what waits', /已记忆 1 段对话中的 1 条消息/.test(flushed), flushed)
     const kept = await sandbox.command('/memory.list')
-    check('private: after memory.flush, memory.list shows the fact', /杭州/.test(kept) && !/等待记忆/.test(kept), kept.replace(/\n/g, ' ⏎ '))
+    check(
+      'private: after memory.flush, memory.list shows the fact',
+      /杭州/.test(kept) && !/等待记忆/.test(kept),
+      kept.replace(/\n/g, ' ⏎ '),
+    )
     await screenshot(page, 'sandbox-private-flushed.png')
 
     await sandbox.selectUser(a)
@@ -382,7 +386,9 @@ async function drive(context: BrowserContext, base: string, folder: string): Pro
     )
     check('settings: no "not installed" warning for memory', !text.includes('此插件尚未安装'))
     // an unset key shows as an empty field, not as dots standing for something
-    const keys = await page.locator('input[type="password"]').evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))
+    const keys = await page
+      .locator('input[type="password"]')
+      .evaluateAll((inputs) => inputs.map((input) => (input as unknown as { value: string }).value))
     check('settings: an unset API key shows an empty field', keys.length > 0 && keys.every((value) => value === ''), JSON.stringify(keys))
     await screenshot(page, 'console-memory-settings.png')
   })
