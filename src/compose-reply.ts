@@ -32,7 +32,8 @@ export function composeReplier(ctx: Context, config: Config, memory: Memory, cou
           { label: 'chat', chatluna: providers.chatluna },
         )
   // only for a chat that answers: with it off, its settings wait unused and a warning would only alarm
-  if (settings.enabled && model.choice.fallback) log.warn(ctx.i18n.text([], [`memory.log.fallback-chat-${model.choice.fallback}`], [model.choice.configured]))
+  if (settings.enabled && model.choice.fallback)
+    log.warn(ctx.i18n.text([], [`memory.log.fallback-chat-${model.choice.fallback}`], [model.choice.configured]))
 
   const knowledgeOn = config.knowledge.enabled
   const tokenBudget = config.context.tokenBudget

@@ -175,7 +175,11 @@ export class RuleJudge implements MemoryJudge {
         continue
       }
       // each fact with the rules that found it, not every rule the dialogue matched
-      facts.push({ statement, turns: [fact.turn], reason: `rules: ${CATEGORY_ORDER.filter((c) => fact.categories.includes(c)).join(', ')}` })
+      facts.push({
+        statement,
+        turns: [fact.turn],
+        reason: `rules: ${CATEGORY_ORDER.filter((c) => fact.categories.includes(c)).join(', ')}`,
+      })
       for (const category of fact.categories) found.add(category)
     }
     if (!facts.length) return { facts, reason: 'rules: no statement about the speaker of a kind worth keeping' }
