@@ -19,6 +19,11 @@ export interface MessageRow {
   rootMessageId: string
   topicId: string
   createdAt: Date
+  /**
+   * The platform's id of a bot message, once its adapter reports the send (`''` before, and on a user
+   * message, whose `messageId` is the platform's): a recall or an edit of the bot's message finds it by this.
+   */
+  sentId?: string
 }
 
 /** How often a channel's messages were written, by any instance (`ChannelClock`). */
@@ -70,11 +75,15 @@ export function defineMessageTable(ctx: Context) {
       rootMessageId: 'string(127)',
       topicId: 'string(63)',
       createdAt: 'timestamp',
+      // added in a later version: a table created before gets the column, '' on its rows
+      sentId: { type: 'string', length: 127, initial: '' },
     },
     {
       primary: 'id',
       indexes: [
         ['platform', 'channelId', 'createdAt'],
+        // a recalled or edited bot message, by the platform's id
+        ['platform', 'channelId', 'sentId'],
         ['platform', 'guildId', 'createdAt'],
         // messages of a topic, messages of a reply thread, each read newest first
         ['topicId', 'createdAt'],

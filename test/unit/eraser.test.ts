@@ -117,6 +117,24 @@ describe('forget one of several facts drawn from the same message', () => {
     })
   })
 
+  it('a recalled message takes the facts no other line of hers supports (the bot’s answer is no support) and its answer; the rest stay, without it', async () => {
+    const all = await facts.ofUser('test', 'alice')
+    const city = all.find((f) => f.content === 'Alice住在成都。')!
+    await facts.update(city.id, { sourceIds: [...city.sourceIds, 'test:c1:m9'] })
+    const [said] = await messages.byIds(['test:c1:m1'])
+    const report = await eraser.forgetMessage(said)
+    expect(report.facts.sort()).toEqual(
+      all
+        .filter((f) => f.id !== city.id)
+        .map((f) => f.id)
+        .sort(),
+    )
+    expect(report.removed).toMatchObject({ facts: 4, messages: 1, replies: 1 })
+    expect((await facts.get([city.id]))[0].sourceIds).toEqual(['test:c1:b1', 'test:c1:m9'])
+    expect(erasedFromIndex).toEqual([['test:c1:m1', 'test:c1:b1']])
+    expect(purged).toBe(1)
+  })
+
   it('erases that fact only, and the message it came from though other facts name it: the line still says what was forgotten', async () => {
     const all = await facts.ofUser('test', 'alice')
     expect(all.map((f) => f.content)).toEqual([
