@@ -20,6 +20,11 @@ export interface EraserDeps {
   erasures: Erasure[]
   /** Rewrites the index tables rows were erased from, so the erased text leaves the disk. */
   purgeIndex(): Promise<void>
+  /**
+   * Runs `callback` after `ms` (cancelled at stop). Given, a message erased by a chat event leaves the index
+   * files at the next purge within `MESSAGE_PURGE_MS`, not at once: a purge rewrites whole tables.
+   */
+  schedule?(callback: () => void, ms: number): () => void
   /** The lock a user's fact writes hold: a forget waits for a write under way. */
   lock: KeyedLock
   /** Remembers that a user was forgotten, so the dialogues that were waiting store nothing of them. */
@@ -45,6 +50,9 @@ export type ChatMessage = ErasedMessage & Pick<MessageRow, 'platform' | 'userId'
  * group memory, and the summaries that may quote them (made again later).
  */
 export class Eraser {
+  /** A purge the erasures of chat events have asked for, waiting its time. */
+  private purgeDue?: () => void
+
   constructor(private readonly deps: EraserDeps) {}
 
   /** Erases facts of `owner` by id, with the messages they were drawn from. */
@@ -100,7 +108,7 @@ export class Eraser {
         ? messageRowId(message.platform, message.channelId, message.replyMessageId)
         : undefined
     await this.eraseMessages(author, { said: [{ ...message, answers }], replies }, removed)
-    await this.deps.purgeIndex()
+    await this.purgeSoon()
     if (!edited) add(removed, { exports: await this.sweep([[jsonText(message.id)], ...gone.map((row) => [jsonText(row.content)])]) })
     return { facts: ids, removed }
   }
@@ -159,6 +167,16 @@ export class Eraser {
     counters.inc('forget.facts', ids.length)
   }
 
+  /** Recalls come often in a busy group: their purges are gathered into one, `MESSAGE_PURGE_MS` after the first. */
+  private async purgeSoon(): Promise<void> {
+    const { schedule, purgeIndex } = this.deps
+    if (!schedule) return purgeIndex()
+    this.purgeDue ??= schedule(() => {
+      this.purgeDue = undefined
+      void purgeIndex()
+    }, MESSAGE_PURGE_MS)
+  }
+
   private async sweep(needles: string[][]): Promise<number> {
     return needles.length && this.deps.sweepExports ? this.deps.sweepExports(needles) : 0
   }
@@ -179,6 +197,9 @@ export class Eraser {
     for (const erasure of this.deps.erasures) add(removed, await erasure.afterMessages?.(owner, erased))
   }
 }
+
+/** How long the index files may keep the text of a message a chat event erased (the tables and searches lose it at once). */
+export const MESSAGE_PURGE_MS = 5 * 60_000
 
 /** Ids as capture stored them (a lone surrogate written out), so a forget finds what recall finds. */
 function cleanOwner(owner: UserRef): UserRef {
