@@ -1,9 +1,12 @@
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { App, Context, Session } from 'koishi'
-import { h, Universal } from 'koishi'
+import type { Context, Session } from 'koishi'
+import { App, h, Universal } from 'koishi'
 import { afterEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
-import { boot, type Harness, say } from './harness'
+import { boot, type Harness, removePlace, say } from './harness'
+import { plugDatabase } from './database'
 import { holding, koishiTexts } from './stored-text'
 import { internalsOf } from '../../src/compose'
 
@@ -180,5 +183,54 @@ describe('a message edited in the chat', () => {
     const now = (await facts(app, 'alice')).map((fact) => fact.content).join()
     expect(now).toContain('青岛')
     expect(now).not.toContain('翡翠湖')
+  })
+})
+
+describe('a message table from before the bot messages kept their sent id', () => {
+  let hs: Harness | undefined
+  let dir: string
+
+  afterEach(async () => {
+    await hs?.stop()
+    await removePlace(dir)
+  })
+
+  it('gets the column at the next start, its rows with none, and a recall still finds them', async () => {
+    dir = mkdtempSync(join(tmpdir(), 'memory-events-'))
+    const old = new App()
+    await plugDatabase(old, dir, true)
+    old.model.extend(
+      'memory_message',
+      {
+        id: 'string(255)',
+        messageId: 'string(127)',
+        platform: 'string(63)',
+        guildId: 'string(127)',
+        channelId: 'string(127)',
+        userId: 'string(127)',
+        userName: 'string(255)',
+        content: 'text',
+        role: 'string(15)',
+        isMentionBot: 'boolean',
+        isCommand: { type: 'boolean', initial: false },
+        replyMessageId: 'string(127)',
+        rootMessageId: 'string(127)',
+        topicId: 'string(63)',
+        createdAt: 'timestamp',
+      },
+      { primary: 'id' },
+    )
+    await old.start()
+    const id = 'mock:private:alice:old-1'
+    const said = { messageId: 'old-1', platform: 'mock', guildId: '', channelId: 'private:alice', userId: 'alice', userName: 'alice' }
+    const fields = { role: 'user', isMentionBot: false, isCommand: false, replyMessageId: '', rootMessageId: 'old-1', topicId: '' }
+    await old.database.upsert('memory_message', [{ id, ...said, ...fields, content: '我住在翡翠湖边上', createdAt: new Date() }] as never)
+    await old.stop()
+
+    hs = await boot({}, undefined, { dir, keep: true })
+    const [row] = await hs.app.database.get('memory_message', { id })
+    expect(row.sentId ?? '').toBe('')
+    await emit(hs.app, chatEvent('message-deleted', 'alice', 'private:alice', 'old-1'))
+    expect(await hs.app.database.get('memory_message', { id })).toEqual([])
   })
 })
