@@ -200,7 +200,11 @@ export class CapturePipeline {
     // what memory's own commands print is memory itself (a listing, a profile), which a forget must
     // not find copied into the chat history: it is not stored
     const command = replyTo && replyTo.userId !== replyTo.selfId ? this.command(replyTo) : undefined
-    if (command && isMemoryCommand(command)) return
+    if (command && isMemoryCommand(command)) {
+      // not stored, but its send is reported like any other: it keeps its place among the sends that wait
+      this.sentIds.sending({ id: '', platform: cleanId(session.platform), channelId: cleanId(session.channelId), content })
+      return
+    }
     const answersCommand = Boolean(command)
     const row = this.row(session, {
       messageId: localMessageId(),

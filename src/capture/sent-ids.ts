@@ -20,7 +20,7 @@ export class SentIds {
 
   constructor(private readonly options: { maxAgeMs: number; maxChannels: number; now(): number }) {}
 
-  /** A bot message stored and about to be sent. */
+  /** A bot message about to be sent (`id` `''`: one that is not stored, which still takes its turn). */
   sending(row: Sending): void {
     const key = JSON.stringify([row.platform, row.channelId])
     const list = this.fresh(key)
@@ -30,7 +30,7 @@ export class SentIds {
     if (this.waiting.size > this.options.maxChannels) this.waiting.delete(this.waiting.keys().next().value!)
   }
 
-  /** The row id of the bot message the adapter sent in the channel, with the text it reports (maybe none). */
+  /** The row id of the bot message the adapter sent in the channel, with the text it reports (maybe none); `''` for one not stored. */
   sent(platform: string, channelId: string, text: string): string | undefined {
     const key = JSON.stringify([platform, channelId])
     const list = this.fresh(key)

@@ -28,6 +28,14 @@ describe('SentIds pairs a bot message stored before its send with the id its ada
     expect(ids.sent('qq', 'other', '<img src="x"/>')).toBe('x1')
   })
 
+  it('keeps the turn of a message that is not stored (a memory command’s listing), so the next send pairs right', () => {
+    const { ids } = sentIds()
+    ids.sending(bot('', '共 3 条记忆'))
+    ids.sending(bot('r1', '好的'))
+    expect(ids.sent('qq', 'c', '')).toBe('')
+    expect(ids.sent('qq', 'c', '')).toBe('r1')
+  })
+
   it('forgets a message whose send is never reported, and bounds the channels it remembers', () => {
     const { ids, wait } = sentIds()
     ids.sending(bot('r1', 'a'))
