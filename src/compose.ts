@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import { basename, dirname, join } from 'node:path'
 import type { Context } from 'koishi'
-import { CaptureJournal, CapturePipeline } from './capture'
+import { CaptureJournal, CapturePipeline, ChatEvents } from './capture'
 import { composeIndex, storeDir } from './compose-index'
 import type { Config } from './config'
 import { ForgetFence, KoishiForgetMarks } from './store/forget-fence'
@@ -69,10 +69,25 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     messages: messages.store,
     erasures: modules.erasures(),
     purgeIndex: () => registry.purgeErased(),
+    schedule: (callback, ms) => ctx.setTimeout(callback, ms),
     lock: facts.lock,
     fence,
     sweepExports: async (needles) => removeExports(await exportsHolding(exportDir(ctx.baseDir), needles)),
     counters,
+  })
+  // a recall, a delete or an edit in the chat goes through the same erasure as a forget
+  const chatEvents = new ChatEvents({
+    records: (session) => capture.records(session),
+    find: (channel, messageId) => messages.store.byPlatformId(channel, messageId),
+    capture,
+    erase: (row, options) => eraser.forgetMessage(row, options),
+    store: async (row) => {
+      await messages.store.upsert([row])
+      messages.index.add([row])
+    },
+    placeholders: config.capture.placeholders,
+    counters,
+    logger: log,
   })
   // export and import go through each kind's own store and index, as a learnt row does
   const transfer = new MemoryTransfer({
@@ -116,6 +131,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     modules,
     queue,
     capture,
+    chatEvents,
     memorize,
     recall,
     builder,

@@ -25,6 +25,8 @@ export interface ErasedLine {
   /** `''` for a private message. */
   guildId?: string
   topicId?: string | null
+  /** A bot message recalled in the chat: the row id of the message it answered (their exchange goes with it). */
+  answers?: string
 }
 
 /** What a forget removes, by kind: what `memory.forget` tells the user it erased. */

@@ -128,6 +128,7 @@ export class MemoryService extends Service {
     registerInternals(this, memory)
     ;({ groups: this.groups, facts: this.facts, messages: this.messages, topics: this.topics, metrics: this.metrics } = facadeOf(memory))
     memory.capture.listen(ctx)
+    memory.chatEvents.listen(ctx)
     this.replier = composeReplier(ctx, config, memory, counters, log)
   }
 
@@ -440,9 +441,12 @@ export class MemoryService extends Service {
 
   /** Waits until the start-up work is done, captured messages are written and indexed and background memory work is done. */
   async flush() {
-    const { capture, queue, modules, index, lifecycle } = this.memory
+    const { capture, chatEvents, queue, modules, index, lifecycle } = this.memory
     const messages = modules.part('messages')
     await lifecycle.ready()
+    await chatEvents.settled()
+    // an answer of the bot stands from here: its dialogue is memorised now, not after the grace time
+    capture.endAnswered()
     await capture.flush()
     await queue.idle()
     await messages.index.flush()

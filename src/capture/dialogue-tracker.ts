@@ -121,6 +121,36 @@ export class DialogueTracker {
     }
   }
 
+  /** Whether the bot has answered the channel's dialogue: a turn of the bot follows its last user turn. */
+  answered(channel: ChannelKey): boolean {
+    const turns = this.pending.get(this.key(channel))?.turns ?? []
+    return turns.length > 0 && turns[turns.length - 1].turn.role === 'assistant'
+  }
+
+  /**
+   * Takes a turn out of the channel's dialogue (its message was recalled or deleted); a dialogue left with
+   * no user turn goes. Returns whether the turn was there.
+   */
+  withdraw(channel: ChannelKey, sourceId: string): boolean {
+    const key = this.key(channel)
+    const entry = this.pending.get(key)
+    const index = entry?.turns.findIndex((turn) => turn.sourceId === sourceId) ?? -1
+    if (!entry || index < 0) return false
+    const [{ turn }] = entry.turns.splice(index, 1)
+    if (turn.role === 'user') entry.userTurns -= 1
+    const speaker = entry.turns.find(({ turn }) => turn.role === 'user')?.turn.userId
+    if (!speaker) this.pending.delete(key)
+    else if (!entry.turns.some(({ turn }) => turn.userId === entry.owner.userId)) entry.owner = { ...entry.owner, userId: speaker }
+    return true
+  }
+
+  /** The text of a turn still waiting becomes `content` (its message was edited). Returns whether it waits here. */
+  revise(channel: ChannelKey, sourceId: string, content: string): boolean {
+    const waiting = this.pending.get(this.key(channel))?.turns.find((turn) => turn.sourceId === sourceId)
+    if (waiting) waiting.turn = { ...waiting.turn, content }
+    return Boolean(waiting)
+  }
+
   /** Drops what a user said (after `memory.forget --all`); a dialogue left with no user line goes. */
   drop(platform: string, userId: string) {
     for (const [key, entry] of this.pending) {

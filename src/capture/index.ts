@@ -1,3 +1,4 @@
+export { ChatEvents, eventTarget } from './chat-events'
 export { CaptureJournal } from './journal'
 export { CapturePipeline } from './pipeline'
 export { isSession, targetOf } from './session-rows'

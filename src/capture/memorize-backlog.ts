@@ -25,6 +25,8 @@ interface Channel {
   attempts: number
   /** A job for the channel waits in the queue or runs. */
   queued: boolean
+  /** The dialogue being memorised now: a recall or an edit leaves it as it is (`settled` waits for it). */
+  current?: FinishedDialogue
   /** Cancels the timer of a retry that waits. */
   retry?: () => void
 }
@@ -43,6 +45,8 @@ const MAX_WAITING = 1000
  */
 export class MemorizeBacklog {
   private readonly channels = new Map<string, Channel>()
+  /** The job of each channel that runs now. */
+  private readonly running = new Map<string, Promise<void>>()
   /** Cleared at stop: a job still running leaves what it has not finished to the next start. */
   private stopped = false
 
@@ -90,6 +94,45 @@ export class MemorizeBacklog {
     }
   }
 
+  /**
+   * Takes a message's turn out of the dialogues that wait (it was recalled or deleted); a dialogue left with
+   * no user turn goes. Returns whether a dialogue of the channel held it.
+   */
+  withdraw(key: string, sourceId: string): boolean {
+    const channel = this.channels.get(key)
+    if (!channel) return false
+    let found = false
+    channel.dialogues = channel.dialogues.flatMap((dialogue) => {
+      const index = dialogue === channel.current ? -1 : dialogue.sourceIds.indexOf(sourceId)
+      if (index < 0) return [dialogue]
+      found = true
+      const turns = dialogue.turns.filter((_, i) => i !== index)
+      const speaker = turns.find((turn) => turn.role === 'user')?.userId
+      if (!speaker) return []
+      const owner = turns.some((turn) => turn.userId === dialogue.owner.userId) ? dialogue.owner : { ...dialogue.owner, userId: speaker }
+      return [{ ...dialogue, owner, turns, sourceIds: dialogue.sourceIds.filter((_, i) => i !== index) }]
+    })
+    return found
+  }
+
+  /** The text of a waiting dialogue's turn becomes `content` (its message was edited). Returns whether it waits here. */
+  revise(key: string, sourceId: string, content: string): boolean {
+    let found = false
+    const channel = this.channels.get(key)
+    for (const dialogue of channel?.dialogues ?? []) {
+      const index = dialogue === channel!.current ? -1 : dialogue.sourceIds.indexOf(sourceId)
+      if (index < 0) continue
+      dialogue.turns = dialogue.turns.map((turn, i) => (i === index ? { ...turn, content } : turn))
+      found = true
+    }
+    return found
+  }
+
+  /** Resolves once the channel's job that runs now (if any) has ended: what it stores is then there to read. */
+  async settled(key: string): Promise<void> {
+    await this.running.get(key)
+  }
+
   /** Drops what waits in memory (at stop: the watermarks bring it back at the next start). */
   clear(): void {
     this.stopped = true
@@ -101,7 +144,11 @@ export class MemorizeBacklog {
     if (this.stopped) return
     const channel = this.channels.get(key)
     if (!channel || channel.queued || channel.retry) return
-    channel.queued = this.deps.queue.push(`memorize:${key}`, () => this.run(key))
+    channel.queued = this.deps.queue.push(`memorize:${key}`, () => {
+      const run = this.run(key)
+      this.running.set(key, run)
+      return run.finally(() => this.running.get(key) === run && this.running.delete(key))
+    })
     if (!channel.queued) this.deps.counters.inc('memorize.waiting')
   }
 
@@ -121,11 +168,12 @@ export class MemorizeBacklog {
     const { counters, logger } = this.deps
     await this.deps.before()
     while (channel.dialogues.length && this.channels.get(key) === channel && !this.stopped) {
-      const dialogue = channel.dialogues[0]
+      const dialogue = (channel.current = channel.dialogues[0])
       const error = await this.deps.memorize(dialogue).then(
         (outcome) => (outcome.status === 'failed' ? outcome.error : undefined),
         (error: unknown) => (error as Error).message ?? String(error),
       )
+      channel.current = undefined
       if (this.stopped) return
       if (error !== undefined) {
         channel.attempts += 1

@@ -4,7 +4,7 @@ import type { EpisodicMemory } from '../episodes'
 import type { Dialogue, MemorizeOutcome } from '../facts'
 import type { Counters, Logger } from '../core/observability'
 import type { KeyedQueue } from '../core/keyed-queue'
-import type { KoishiWatermarkStore, MessageIndex, MessageRow, MessageStore } from '../messages'
+import type { KoishiMessageStore, KoishiWatermarkStore, MessageIndex, MessageRow, MessageStore } from '../messages'
 import { messageRowId } from '../messages'
 import type { RollingSummary } from '../channel-summaries'
 import type { TopicAttributor } from '../topics'
@@ -13,6 +13,7 @@ import { DialogueTracker } from './dialogue-tracker'
 import type { CaptureJournal } from './journal'
 import { MemorizeBacklog } from './memorize-backlog'
 import { replayJournal } from './journal-replay'
+import { SentIds } from './sent-ids'
 import { MessageRecorder } from './recorder'
 import type { MessageSink } from './store-rows'
 import type { PlaceholderLocale } from './render'
@@ -21,6 +22,7 @@ import { cleanText } from '../text/clean'
 import { localMessageId, mentionsBot, ownerOf, rowOf, speakerName } from './session-rows'
 import type { SpeakerRef } from '../scope'
 import type { WaitingReport } from './waiting'
+import { cleanId } from '../scope'
 
 export interface CaptureOptions {
   /** Which channels are recorded: all, only the listed ones, or all but the listed ones. */
@@ -37,8 +39,10 @@ export interface CaptureOptions {
   quietMs: number
   /** A private dialogue ends when its user has said nothing for this long (0: never by silence). */
   privateQuietMs: number
-  /** A dialogue ends when the bot answers it. */
+  /** A dialogue ends when the bot answers it: once the answer has stood `replyGraceMs`, or the user speaks again. */
   afterReply: boolean
+  /** How long the bot's answer may still be recalled as if never sent (a "thinking…" message) before it ends the dialogue; default `REPLY_GRACE_MS`. */
+  replyGraceMs?: number
   /** Wait before a dialogue whose memorising failed is tried again (doubled at each failure). */
   retryMs: number
   /** A dialogue that failed this often is given up. */
@@ -54,7 +58,7 @@ export interface CaptureDeps {
   write(rows: MessageRow[]): Promise<void>
   /** Where captured rows wait on disk until they are stored. */
   journal?: CaptureJournal
-  messages: Pick<MessageStore, 'byIds'>
+  messages: Pick<MessageStore, 'byIds' | 'around'> & Pick<KoishiMessageStore, 'setSentId'>
   /** How far each user's messages have been memorised; what lies past it is read back at start. */
   watermarks: Pick<KoishiWatermarkStore, 'advance' | 'unmemorised'>
   messageIndex: Pick<MessageIndex, 'add'>
@@ -104,6 +108,10 @@ export class CapturePipeline {
    * the background): they join their dialogues after the turns read back, so none is out of order or twice.
    */
   private held?: LiveTurn[] = []
+  /** The bot's messages waiting for the id their adapter gives them. */
+  private readonly sentIds = new SentIds({ maxAgeMs: 60_000, maxChannels: 5000, now: () => Date.now() })
+  /** Dialogues the bot has answered, by channel: each ends when its timer fires, unless the answer is recalled first. */
+  private readonly answered = new Map<string, () => void>()
 
   /** Where captured rows are stored, live or from the journal. */
   private readonly sink: MessageSink
@@ -144,6 +152,7 @@ export class CapturePipeline {
   listen(ctx: Context): void {
     ctx.on('message', (session) => this.incoming(session))
     ctx.on('before-send', (session, options) => this.outgoing(session, options?.session as Session | undefined))
+    ctx.on('send', (session) => this.sent(session))
   }
 
   /** Writes what is buffered; resolves when every earlier write has finished. */
@@ -194,7 +203,11 @@ export class CapturePipeline {
     // what memory's own commands print is memory itself (a listing, a profile), which a forget must
     // not find copied into the chat history: it is not stored
     const command = replyTo && replyTo.userId !== replyTo.selfId ? this.command(replyTo) : undefined
-    if (command && isMemoryCommand(command)) return
+    if (command && isMemoryCommand(command)) {
+      // not stored, but its send is reported like any other: it keeps its place among the sends that wait
+      this.sentIds.sending({ id: '', platform: cleanId(session.platform), channelId: cleanId(session.channelId), content })
+      return
+    }
     const answersCommand = Boolean(command)
     const row = this.row(session, {
       messageId: localMessageId(),
@@ -208,6 +221,7 @@ export class CapturePipeline {
       createdAt: new Date(),
     })
     this.recorder.add(row)
+    this.sentIds.sending(row)
     if (answersCommand) return
     this.shortTerm(row)
     if (replyTo?.messageId && replyTo.userId !== replyTo.selfId) this.exchange(replyTo, row)
@@ -225,11 +239,13 @@ export class CapturePipeline {
     const { options } = this.deps
     const { owner } = turn
     if (turn.role === 'user') {
+      // the bot's answer stood: what the user says next opens a new dialogue
+      if (this.answered.has(channelKey(owner))) this.finishDialogue(owner)
       const waiting = this.tracker.user(owner, turn.name, turn.content, turn.id, turn.at)
       const every = owner.guildId ? options.groupEvery : options.privateEvery
       if (every > 0 && waiting >= every) this.finishDialogue(owner)
     } else if (this.tracker.assistant(owner, turn.name, turn.content, turn.id, turn.at) && options.afterReply) {
-      this.finishDialogue(owner)
+      this.finishAnswered(owner)
     }
     this.memorizeFull()
   }
@@ -241,7 +257,8 @@ export class CapturePipeline {
     return rowOf(session, fields, root)
   }
 
-  private records(session: Session): boolean {
+  /** Whether capture records the session's channel (`capture.mode`, `capture.channels`). */
+  records(session: Session): boolean {
     const { mode, channels } = this.deps.options
     if (mode === 'all') return true
     const listed = channels.includes(session.channelId!) || channels.includes(`${session.platform}:${session.channelId}`)
@@ -275,8 +292,10 @@ export class CapturePipeline {
     const userRowId = messageRowId(replyTo.platform, replyTo.channelId!, replyTo.messageId!)
     queue.push(`episode:${replyTo.platform}:${replyTo.userId}`, async () => {
       await this.recorder.flush()
-      const [user] = await messages.byIds([userRowId])
-      if (user && !user.isCommand) await episodes.record(user, reply)
+      const rows = await messages.byIds([userRowId, reply.id])
+      const user = rows.find((row) => row.id === userRowId)
+      // a reply recalled meanwhile (a "thinking…" message) is no exchange
+      if (user && !user.isCommand && rows.some((row) => row.id === reply.id)) await episodes.record(user, reply)
     })
   }
 
@@ -425,14 +444,122 @@ export class CapturePipeline {
 
   /** Dialogues that filled up end by themselves: they are memorised like any other. */
   private memorizeFull(): void {
-    for (const dialogue of this.tracker.takeFull())
-      this.backlog.add(JSON.stringify([dialogue.owner.platform, dialogue.owner.channelId]), dialogue)
+    for (const dialogue of this.tracker.takeFull()) this.backlog.add(channelKey(dialogue.owner), dialogue)
   }
 
-  private finishDialogue(owner: SpeakerRef): void {
+  private finishDialogue(owner: Pick<SpeakerRef, 'platform' | 'channelId'>): void {
+    const key = channelKey(owner)
+    this.answered.get(key)?.()
+    this.answered.delete(key)
     const dialogue = this.tracker.finish(owner)
-    if (dialogue) this.backlog.add(JSON.stringify([owner.platform, owner.channelId]), dialogue)
+    if (dialogue) this.backlog.add(key, dialogue)
   }
+
+  /** The bot answered the channel's dialogue: it ends once the answer has stood the grace time. */
+  private finishAnswered(owner: SpeakerRef): void {
+    const key = channelKey(owner)
+    if (this.answered.has(key)) return
+    const graceMs = this.deps.options.replyGraceMs ?? REPLY_GRACE_MS
+    if (graceMs <= 0) return this.finishDialogue(owner)
+    this.answered.set(
+      key,
+      this.deps.schedule(() => {
+        this.answered.delete(key)
+        if (this.tracker.answered(owner)) this.finishDialogue(owner)
+      }, graceMs),
+    )
+  }
+
+  /** Ends now every dialogue the bot has answered whose grace time still runs (`memory.flush`: nothing waits). */
+  endAnswered(): void {
+    for (const key of [...this.answered.keys()]) {
+      const [platform, channelId] = JSON.parse(key) as [string, string]
+      this.finishDialogue({ platform, channelId })
+    }
+  }
+
+  /** Adapters report a sent message's id on Koishi's `send`: the bot's stored message learns it (`sentId`). */
+  sent(session: Session): void {
+    const { platform, channelId, messageId } = session
+    if (![platform, channelId, messageId].every((field) => typeof field === 'string' && field)) return
+    const text = typeof session.content === 'string' ? cleanText(session.content) : ''
+    const id = this.sentIds.sent(cleanId(platform), cleanId(channelId!), text)
+    if (!id) return
+    const sentId = cleanId(messageId!)
+    if (this.recorder.patch(id, { sentId })) return
+    void this.recorder
+      .flush()
+      .then(() => this.deps.messages.setSentId({ id, platform: cleanId(platform), channelId: cleanId(channelId!) }, sentId))
+      .catch((error: Error) => this.deps.logger.warn('could not record the id of a sent message: %s', error.message))
+  }
+
+  /**
+   * A message was recalled or deleted: its turn leaves the dialogue it waits in (an answer of the bot
+   * recalled, its dialogue is open again, as if it had never been sent), and a dialogue of the channel
+   * being memorised now is done before the message is erased, so what it stores is found.
+   */
+  async withdraw(row: Pick<MessageRow, 'id' | 'platform' | 'channelId'>): Promise<void> {
+    const key = channelKey(row)
+    this.tracker.withdraw(row, row.id)
+    if (this.answered.has(key) && !this.tracker.answered(row)) {
+      this.answered.get(key)!()
+      this.answered.delete(key)
+    }
+    if (this.held) this.held = this.held.filter((turn) => turn.id !== row.id)
+    this.backlog.withdraw(key, row.id)
+    await this.backlog.settled(key)
+  }
+
+  /**
+   * A message was edited: a turn of it that waits to be memorised takes the new text. Returns whether one
+   * did; if not, what was learnt from it is made again (`rememorise`) after the old text is erased.
+   */
+  async revise(row: Pick<MessageRow, 'id' | 'platform' | 'channelId'>, content: string): Promise<boolean> {
+    const key = channelKey(row)
+    const live = this.held?.find((turn) => turn.id === row.id)
+    if (live) live.content = content
+    const waiting = [this.tracker.revise(row, row.id, content), this.backlog.revise(key, row.id, content)].some(Boolean)
+    await this.backlog.settled(key)
+    return Boolean(live) || waiting
+  }
+
+  /**
+   * Memorises again the dialogue an edited message was said in, as stored now: the message and the turns
+   * right around it in its channel. Facts already known are not stored twice (dedupe), so the model reads
+   * it again and only what the edit changed is new.
+   */
+  async rememorise(row: MessageRow): Promise<void> {
+    if (!this.deps.options.memorize || row.role !== 'user' || row.isCommand) return
+    const channel = { platform: row.platform, guildId: row.guildId, channelId: row.channelId }
+    const [around] = await this.deps.messages.around(channel, [row.createdAt], REMEMORISED_TURNS, [row])
+    const rows = [...(around?.before ?? []), row, ...(around?.after ?? [])].filter((turn) => !turn.isCommand && turn.content)
+    const users = rows.filter((turn) => turn.role === 'user')
+    this.backlog.add(channelKey(row), {
+      owner: { ...channel, userId: row.userId },
+      turns: rows.map((turn) => ({
+        role: turn.role,
+        name: turn.userName,
+        content: turn.content,
+        time: turn.createdAt,
+        ...(turn.role === 'user' && { userId: turn.userId }),
+      })),
+      sourceIds: rows.map((turn) => turn.id),
+      until: new Date(Math.max(...users.map((turn) => turn.createdAt.getTime()))),
+    })
+  }
+}
+
+/**
+ * ChatLuna sends a "thinking…" message when its model is slow and recalls it once the answer is ready,
+ * usually within seconds; an answer that stands this long is a real one.
+ */
+export const REPLY_GRACE_MS = 30_000
+
+/** Turns on each side of an edited message memorised again with it. */
+const REMEMORISED_TURNS = 3
+
+function channelKey(channel: Pick<MessageRow, 'platform' | 'channelId'>): string {
+  return JSON.stringify([channel.platform, channel.channelId])
 }
 
 function isMemoryCommand(name: string): boolean {

@@ -110,6 +110,13 @@ export class MessageRecorder {
     }
   }
 
+  /** Changes a row that waits to be written; returns whether one waited. */
+  patch(id: string, fields: Partial<MessageRow>): boolean {
+    const row = this.buffer.find((row) => row.id === id)
+    if (row) Object.assign(row, fields)
+    return Boolean(row)
+  }
+
   /** Forgets buffered rows of a user (their text is being erased). */
   dropUser(platform: string, userId: string) {
     this.buffer = this.buffer.filter((row) => !(row.platform === platform && row.userId === userId))

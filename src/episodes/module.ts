@@ -15,5 +15,9 @@ export const episodesModule = defineMemoryKind({
   tables: defineEpisodeTable,
   create: ({ ctx, sync }) => new EpisodicMemory({ ...sync, store: new KoishiEpisodeStore(ctx) }),
   indexes: (episodes) => [episodes.indexed],
-  erase: (episodes) => ({ messages: async (_owner, erased) => ({ episodes: await episodes.remove(erased.map((row) => row.id)) }) }),
+  erase: (episodes) => ({
+    messages: async (_owner, erased) => ({
+      episodes: await episodes.remove(erased.flatMap((row) => (row.answers ? [row.id, row.answers] : [row.id]))),
+    }),
+  }),
 })

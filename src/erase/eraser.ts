@@ -3,8 +3,9 @@ import type { ForgetFence } from '../store/forget-fence'
 import type { FactIndex, FactStore, FactRow } from '../facts'
 import { factLockKey } from '../facts'
 import type { KeyedLock } from '../core/keyed-lock'
-import type { ErasedMessage, KoishiMessageStore } from '../messages'
-import type { ErasedCounts, Erasure } from '../module'
+import type { ErasedMessage, KoishiMessageStore, MessageRow } from '../messages'
+import { messageRowId } from '../messages'
+import type { ErasedCounts, ErasedLine, Erasure } from '../module'
 import type { UserRef } from '../scope'
 import { cleanId } from '../scope'
 import { jsonField, jsonText } from './export-files'
@@ -12,13 +13,18 @@ import { jsonField, jsonText } from './export-files'
 export interface EraserDeps {
   /** Capture's buffers: written out before an erasure reads the tables, a user's part dropped first. */
   capture: { flush(): Promise<void>; forgetUser(platform: string, userId: string): Promise<void> }
-  facts: Pick<FactStore, 'get' | 'remove' | 'ofUser'>
+  facts: Pick<FactStore, 'get' | 'remove' | 'ofUser' | 'drawnFrom' | 'update'>
   factIndex: Pick<FactIndex, 'remove'>
   messages: Pick<KoishiMessageStore, 'byIds' | 'ofUser' | 'repliesTo' | 'quoting'>
   /** Each memory kind's part of a forget (the messages' own rows among them), those built on others first. */
   erasures: Erasure[]
   /** Rewrites the index tables rows were erased from, so the erased text leaves the disk. */
   purgeIndex(): Promise<void>
+  /**
+   * Runs `callback` after `ms` (cancelled at stop). Given, a message erased by a chat event leaves the index
+   * files at the next purge within `MESSAGE_PURGE_MS`, not at once: a purge rewrites whole tables.
+   */
+  schedule?(callback: () => void, ms: number): () => void
   /** The lock a user's fact writes hold: a forget waits for a write under way. */
   lock: KeyedLock
   /** Remembers that a user was forgotten, so the dialogues that were waiting store nothing of them. */
@@ -34,6 +40,9 @@ export interface ForgetReport {
   removed: ErasedCounts
 }
 
+/** A message of the chat that is recalled, deleted or edited: as stored. */
+export type ChatMessage = ErasedMessage & Pick<MessageRow, 'platform' | 'userId' | 'role' | 'replyMessageId'>
+
 /**
  * `memory.forget` and `memory.forget --all`: each domain erases what it holds of a user — facts and
  * their index rows, the messages they came from and the bot's answers to them, the bot's messages that
@@ -41,6 +50,9 @@ export interface ForgetReport {
  * group memory, and the summaries that may quote them (made again later).
  */
 export class Eraser {
+  /** A purge the erasures of chat events have asked for, waiting its time. */
+  private purgeDue?: () => void
+
   constructor(private readonly deps: EraserDeps) {}
 
   /** Erases facts of `owner` by id, with the messages they were drawn from. */
@@ -58,6 +70,47 @@ export class Eraser {
   async forgetAll(owner: UserRef): Promise<ForgetReport> {
     const who = cleanOwner(owner)
     return this.deps.lock.run(factLockKey(who), () => this.eraseAll(who))
+  }
+
+  /**
+   * A message recalled or deleted in the chat, or the text an edit replaced (`capture/chat-events.ts`):
+   * it goes with the bot's answers to it and what each kind derived from them, as in a forget, and so does every fact no other user
+   * line still supports (the bot's answers only go with what they answer); a fact other lines support
+   * too stays, without this source. `edited`: the message stays in the chat, so exports are left alone.
+   */
+  async forgetMessage(message: ChatMessage, { edited = false }: { edited?: boolean } = {}): Promise<ForgetReport> {
+    const author = cleanOwner(message)
+    return this.deps.lock.run(factLockKey(author), () => this.eraseMessage(author, message, edited))
+  }
+
+  private async eraseMessage(author: UserRef, message: ChatMessage, edited: boolean): Promise<ForgetReport> {
+    const { capture, facts, factIndex, messages, counters } = this.deps
+    const removed: ErasedCounts = {}
+    await capture.flush()
+    const drawn = await facts.drawnFrom(message.platform, message.channelId, message.id)
+    const others = [...new Set(drawn.flatMap((row) => row.sourceIds))].filter((id) => id !== message.id)
+    const supporting = new Set((await messages.byIds(others)).filter((row) => row.role === 'user').map((row) => row.id))
+    const gone = drawn.filter((row) => !row.sourceIds.some((id) => supporting.has(id)))
+    const ids = gone.map((row) => row.id)
+    if (ids.length) {
+      await facts.remove(ids)
+      await factIndex.remove(ids)
+      add(removed, { facts: ids.length })
+      counters.inc('forget.facts', ids.length)
+    }
+    for (const row of drawn.filter((row) => !ids.includes(row.id)))
+      await facts.update(row.id, { sourceIds: row.sourceIds.filter((id) => id !== message.id) })
+    // a recall takes the bot's answers with it, as a forget does: they can quote it; an edit leaves them
+    const replies = edited ? [] : await messages.repliesTo(message.platform, [message])
+    // a bot message recalled: the exchange it was the answer in goes too (a "thinking…" message is no answer)
+    const answers =
+      message.role === 'assistant' && message.replyMessageId
+        ? messageRowId(message.platform, message.channelId, message.replyMessageId)
+        : undefined
+    await this.eraseMessages(author, { said: [{ ...message, answers }], replies }, removed)
+    await this.purgeSoon()
+    if (!edited) add(removed, { exports: await this.sweep([[jsonText(message.id)], ...gone.map((row) => [jsonText(row.content)])]) })
+    return { facts: ids, removed }
   }
 
   private async eraseAll(owner: UserRef): Promise<ForgetReport> {
@@ -114,6 +167,16 @@ export class Eraser {
     counters.inc('forget.facts', ids.length)
   }
 
+  /** Recalls come often in a busy group: their purges are gathered into one, `MESSAGE_PURGE_MS` after the first. */
+  private async purgeSoon(): Promise<void> {
+    const { schedule, purgeIndex } = this.deps
+    if (!schedule) return purgeIndex()
+    this.purgeDue ??= schedule(() => {
+      this.purgeDue = undefined
+      void purgeIndex()
+    }, MESSAGE_PURGE_MS)
+  }
+
   private async sweep(needles: string[][]): Promise<number> {
     return needles.length && this.deps.sweepExports ? this.deps.sweepExports(needles) : 0
   }
@@ -121,7 +184,7 @@ export class Eraser {
   /** Erases messages and what was derived from them. */
   private async eraseMessages(
     owner: UserRef,
-    lines: { said: ErasedMessage[]; replies: ErasedMessage[] },
+    lines: { said: (ErasedMessage & Pick<ErasedLine, 'answers'>)[]; replies: ErasedMessage[] },
     removed: ErasedCounts,
   ): Promise<void> {
     const said = unique(lines.said)
@@ -134,6 +197,9 @@ export class Eraser {
     for (const erasure of this.deps.erasures) add(removed, await erasure.afterMessages?.(owner, erased))
   }
 }
+
+/** How long the index files may keep the text of a message a chat event erased (the tables and searches lose it at once). */
+export const MESSAGE_PURGE_MS = 5 * 60_000
 
 /** Ids as capture stored them (a lone surrogate written out), so a forget finds what recall finds. */
 function cleanOwner(owner: UserRef): UserRef {

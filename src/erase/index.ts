@@ -1,4 +1,4 @@
 export { Eraser } from './eraser'
 export { exportsHolding, removeExports } from './export-files'
-export type { EraserDeps, ForgetReport } from './eraser'
+export type { ChatMessage, EraserDeps, ForgetReport } from './eraser'
 export { ERASED_KINDS } from './kinds'

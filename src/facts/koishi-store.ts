@@ -43,6 +43,12 @@ export class KoishiFactStore implements FactStore {
     return this.ctx.database.eval('memory_fact', (row) => $.count(row.id), where(scope, options))
   }
 
+  /** Every fact (closed ones too) of the channel that names the message `messageRowId` among its sources. */
+  async drawnFrom(platform: string, channelId: string, messageRowId: string) {
+    const rows = await this.ctx.database.get('memory_fact', { platform, channelId })
+    return rows.filter((row) => row.sourceIds.includes(messageRowId))
+  }
+
   async ofUser(platform: string, userId: string) {
     return this.ctx.database.get('memory_fact', { platform, userId })
   }

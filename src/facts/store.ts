@@ -23,5 +23,7 @@ export interface FactStore {
   changedSince?(since: Date): Promise<string[]>
   /** Every fact of a user on a platform, in every guild. */
   ofUser(platform: string, userId: string): Promise<FactRow[]>
+  /** Every fact of a channel, closed ones too, that names the message `messageRowId` among its sources. */
+  drawnFrom(platform: string, channelId: string, messageRowId: string): Promise<FactRow[]>
   remove(ids: string[]): Promise<void>
 }

@@ -340,6 +340,27 @@ export class KoishiMessageStore implements MessageStore, GuildMessages {
     return [...new Map(rows.map((row) => [row.id, row])).values()]
   }
 
+  /**
+   * The stored message the platform calls `messageId` in a channel: a user's by its row id, the bot's by
+   * the id its adapter reported for it (`sentId`). Never a message of another channel.
+   */
+  async byPlatformId(channel: Pick<ChannelRef, 'platform' | 'channelId'>, messageId: string): Promise<MessageRow | undefined> {
+    const [own] = await this.byIds([messageRowId(channel.platform, channel.channelId, messageId)])
+    if (own) return own
+    const [sent] = await this.ctx.database.get('memory_message', { ...channelWhere(channel), sentId: messageId }, { limit: 1 })
+    return sent
+  }
+
+  /** Records the platform's id of a bot message, once its adapter has sent it. */
+  async setSentId(row: Located, sentId: string): Promise<void> {
+    this.cache.drop([row.id])
+    await this.written(
+      [row],
+      () => this.ctx.database.set('memory_message', { id: row.id }, { sentId }),
+      (held, rows) => rows.forEach(({ id }) => held.get(id) && held.upsert({ ...held.get(id)!, sentId })),
+    )
+  }
+
   /** Removes messages by row id. */
   async remove(ids: string[]): Promise<void> {
     this.cache.drop(ids)

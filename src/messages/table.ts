@@ -19,6 +19,12 @@ export interface MessageRow {
   rootMessageId: string
   topicId: string
   createdAt: Date
+  /**
+   * The platform's id of a bot message, once its adapter reports the send (`''` before, and on a user
+   * message, whose `messageId` is the platform's): a recall or an edit of the bot's message finds it by this.
+   * Null on the rows of a table from before the column (a server database adds it empty).
+   */
+  sentId?: string | null
 }
 
 /** How often a channel's messages were written, by any instance (`ChannelClock`). */
@@ -70,11 +76,15 @@ export function defineMessageTable(ctx: Context) {
       rootMessageId: 'string(127)',
       topicId: 'string(63)',
       createdAt: 'timestamp',
+      // added in a later version: a table created before gets the column ('' on SQLite's rows, null on MySQL's)
+      sentId: { type: 'string', length: 127, initial: '' },
     },
     {
       primary: 'id',
       indexes: [
         ['platform', 'channelId', 'createdAt'],
+        // a recalled or edited bot message, by the platform's id
+        ['platform', 'channelId', 'sentId'],
         ['platform', 'guildId', 'createdAt'],
         // messages of a topic, messages of a reply thread, each read newest first
         ['topicId', 'createdAt'],

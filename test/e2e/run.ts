@@ -42,6 +42,7 @@ import type { Fact, Script } from './facts'
 import { GROUP_B, mentioned, ownEntries, PRIVATE_A, statusCounts } from './facts'
 import { installCommands, installFromReadme } from './install'
 import { driveMemoryPage, driveModeration } from './memory-steps'
+import { recallFromSandbox } from './chat-events'
 import { Sandbox } from './sandbox'
 import { chat, json, ScriptedServer } from '../integration/scripted-server'
 
@@ -337,6 +338,8 @@ async function drive(context: BrowserContext, base: string, folder: string): Pro
       const first = recalled.split('\n').find((line) => /^\s*1\./.test(line)) ?? ''
       check(`${a}, private: memory.recall ${question} answers first`, answer.test(first), recalled.replace(/\n/g, ' ⏎ '))
     }
+
+    await recallFromSandbox(sandbox, a, check)
 
     await sandbox.selectUser(b)
     await sandbox.panel('group')

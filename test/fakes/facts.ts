@@ -30,6 +30,9 @@ export class MemoryFacts implements FactStore {
   async ofUser(platform: string, userId: string) {
     return [...this.rows.values()].filter((r) => r.platform === platform && r.userId === userId)
   }
+  async drawnFrom(platform: string, channelId: string, messageRowId: string) {
+    return [...this.rows.values()].filter((r) => r.platform === platform && r.channelId === channelId && r.sourceIds.includes(messageRowId))
+  }
   async remove(ids: string[]) {
     for (const id of ids) this.rows.delete(id)
   }

@@ -117,6 +117,41 @@ describe('forget one of several facts drawn from the same message', () => {
     })
   })
 
+  it('a recalled message takes the facts no other line of hers supports (the bot’s answer is no support) and its answer; the rest stay, without it', async () => {
+    const all = await facts.ofUser('test', 'alice')
+    const city = all.find((f) => f.content === 'Alice住在成都。')!
+    await facts.update(city.id, { sourceIds: [...city.sourceIds, 'test:c1:m9'] })
+    const [said] = await messages.byIds(['test:c1:m1'])
+    const report = await eraser.forgetMessage(said)
+    expect(report.facts.sort()).toEqual(
+      all
+        .filter((f) => f.id !== city.id)
+        .map((f) => f.id)
+        .sort(),
+    )
+    expect(report.removed).toMatchObject({ facts: 4, messages: 1, replies: 1 })
+    expect((await facts.get([city.id]))[0].sourceIds).toEqual(['test:c1:b1', 'test:c1:m9'])
+    expect(erasedFromIndex).toEqual([['test:c1:m1', 'test:c1:b1']])
+    expect(purged).toBe(1)
+  })
+
+  it('gathers the index purges of recalled messages into one, a while after the first', async () => {
+    const timers: { ms: number; run: () => void }[] = []
+    const later = new Eraser({
+      ...(eraser as unknown as { deps: ConstructorParameters<typeof Eraser>[0] }).deps,
+      schedule: (run, ms) => {
+        timers.push({ ms, run })
+        return () => {}
+      },
+    })
+    for (const id of ['test:c1:m1', 'test:c1:m9']) await later.forgetMessage((await messages.byIds([id]))[0])
+    expect(purged).toBe(0)
+    expect(timers.map((timer) => timer.ms)).toEqual([5 * 60_000])
+    timers[0].run()
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(purged).toBe(1)
+  })
+
   it('erases that fact only, and the message it came from though other facts name it: the line still says what was forgotten', async () => {
     const all = await facts.ofUser('test', 'alice')
     expect(all.map((f) => f.content)).toEqual([

@@ -142,3 +142,35 @@ describe('MemorizeBacklog', () => {
     expect(t.backlog.size).toBe(0)
   })
 })
+
+describe('MemorizeBacklog under recalls and edits', () => {
+  it('takes a recalled turn out of a waiting dialogue, drops a dialogue left with no user turn, and leaves the one being memorised', async () => {
+    let release!: () => void
+    const first = new Promise<void>((resolve) => (release = resolve))
+    const t = setup(async (d) => {
+      if (d.turns[0].content === 'a') await first
+      return stored
+    })
+    t.backlog.add('c', dialogue('a', 'alice', 1))
+    t.backlog.add('c', {
+      ...dialogue('b', 'alice', 2),
+      turns: [...dialogue('b').turns, { role: 'assistant', name: 'bot', content: '思考中' }],
+      sourceIds: ['m-b', 'think'],
+    })
+    t.backlog.add('c', dialogue('gone', 'alice', 3))
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    // 'a' is being memorised: a recall leaves it to `settled`
+    expect(t.backlog.withdraw('c', 'm-a')).toBe(false)
+    expect(t.backlog.withdraw('c', 'think')).toBe(true)
+    expect(t.backlog.withdraw('c', 'm-gone')).toBe(true)
+    expect(t.backlog.revise('c', 'm-b', 'b2')).toBe(true)
+    let settled = false
+    const waiting = t.backlog.settled('c').then(() => (settled = true))
+    await new Promise((resolve) => setTimeout(resolve, 0))
+    expect(settled).toBe(false)
+    release()
+    await waiting
+    await t.queue.idle()
+    expect(t.memorised).toEqual(['a', 'b2'])
+  })
+})
