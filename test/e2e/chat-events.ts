@@ -6,35 +6,32 @@ import type { Sandbox } from './sandbox'
 
 const SAID = '我养了一只仓鼠，叫团子'
 const FACT = /团子|仓鼠|hamster/i
-/** The dialogue ends after the e2e's quiet time (overrides.yml): then the fact is there to be recalled. */
-const WAIT_MS = 8_000
 const TRIES = 8
 
 type Check = (name: string, ok: boolean, detail?: string) => boolean
+type Screenshot = (page: Sandbox['page'], name: string) => Promise<void>
 
 /**
  * As `user` in their private chat: says a fact, waits for it in `memory.list`, deletes the message, and checks
  * it is gone. A step that cannot be done is a failed check, and the run goes on.
  */
-export async function recallFromSandbox(sandbox: Sandbox, user: string, check: Check): Promise<void> {
+export async function recallFromSandbox(sandbox: Sandbox, user: string, check: Check, screenshot: Screenshot): Promise<void> {
   try {
-    await recall(sandbox, user, check)
+    await recall(sandbox, user, check, screenshot)
   } catch (error) {
     check(`${user}, private: a message deleted in the sandbox`, false, (error as Error).message.split('\n')[0])
     await sandbox.page.keyboard.press('Escape')
   }
 }
 
-async function recall(sandbox: Sandbox, user: string, check: Check): Promise<void> {
+async function recall(sandbox: Sandbox, user: string, check: Check, screenshot: Screenshot): Promise<void> {
   const { page } = sandbox
   await sandbox.selectUser(user)
   await sandbox.panel('private')
   await sandbox.say(SAID)
-  let list = ''
-  for (let i = 0; i < TRIES && !FACT.test(list); i++) {
-    await page.waitForTimeout(WAIT_MS)
-    list = await sandbox.command('/memory.list')
-  }
+  // memorised now rather than after the quiet time (the e2e's users may run memory.flush: overrides.yml)
+  await sandbox.command('/memory.flush')
+  let list = await sandbox.command('/memory.list')
   if (!check(`${user}, private: the fact of "${SAID}" is remembered before the recall`, FACT.test(list), oneLine(list))) return
 
   const message = page.locator('.page-sandbox .chat-message').filter({
@@ -52,6 +49,7 @@ async function recall(sandbox: Sandbox, user: string, check: Check): Promise<voi
   check(`${user}, private: a recalled message's fact leaves memory.list`, !FACT.test(list), oneLine(list))
   const recalled = await sandbox.command('/memory.recall 我的仓鼠叫什么名字？')
   check(`${user}, private: memory.recall finds the recalled message no more`, !/团子/.test(recalled), oneLine(recalled))
+  await screenshot(page, 'sandbox-recalled.png')
 }
 
 function oneLine(text: string): string {

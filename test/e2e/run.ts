@@ -339,7 +339,7 @@ async function drive(context: BrowserContext, base: string, folder: string): Pro
       check(`${a}, private: memory.recall ${question} answers first`, answer.test(first), recalled.replace(/\n/g, ' ⏎ '))
     }
 
-    await recallFromSandbox(sandbox, a, check)
+    await recallFromSandbox(sandbox, a, check, screenshot)
 
     await sandbox.selectUser(b)
     await sandbox.panel('group')
