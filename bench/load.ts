@@ -35,7 +35,7 @@ import { internalsOf } from '../src/compose'
 const ROOT = join(__dirname, '..')
 const SEED = 20_000
 /** Dialogues end at a count, so the flood memorises as it goes, as a busy bot does. */
-const LOAD_CONFIG: ConfigInput = { memorize: { privateEvery: 5, groupEvery: 10, quietSeconds: 600 } }
+const LOAD_CONFIG: ConfigInput = { memorize: { privateEvery: 5, groupEvery: 10, quietSeconds: 600, privateQuietSeconds: 600 } }
 
 const megabytes = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))

@@ -133,11 +133,12 @@ describe('a long backlog at a restart', () => {
     let h: Harness | undefined
     const config = { memorize: { privateEvery: 0, afterReply: false }, retrieval: { dedupeThreshold: 1 }, topics: { enabled: false } }
     try {
-      h = await boot({ ...config, memorize: { ...config.memorize, quietSeconds: 3600 } }, undefined, { dir, keep: true })
+      // a private chat: its quiet time is privateQuietSeconds
+      h = await boot({ ...config, memorize: { ...config.memorize, privateQuietSeconds: 3600 } }, undefined, { dir, keep: true })
       const client = h.app.mock.client('alice')
       for (let i = 0; i < 90; i++) await client.receive(`我喜欢编号${i}的邮票`)
       await h.stop()
-      h = await boot({ ...config, memorize: { ...config.memorize, quietSeconds: 1 } }, undefined, { dir, keep: true })
+      h = await boot({ ...config, memorize: { ...config.memorize, privateQuietSeconds: 1 } }, undefined, { dir, keep: true })
       await until(async () => (await factsOf(h!, 'alice')).length >= 90, 20_000)
       const stored = await factsOf(h, 'alice')
       expect(new Set(stored.map((fact) => fact.match(/编号(\d+)/)?.[1])).size).toBe(90)
