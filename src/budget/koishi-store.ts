@@ -1,0 +1,40 @@
+import type { Context } from 'koishi'
+import type { BudgetLimits } from './limits'
+import type { BudgetOwner } from './owner'
+import { ownerKey } from './owner'
+import type { BudgetStore, DaySpend, OwnerBudget } from './store'
+
+const ownerOfRow = (row: { platform: string; guildId: string; userId: string }): BudgetOwner => ({
+  platform: row.platform,
+  guildId: row.guildId,
+  userId: row.userId,
+})
+
+export class KoishiBudgetStore implements BudgetStore {
+  constructor(private readonly ctx: Context) {}
+
+  async budgets(): Promise<OwnerBudget[]> {
+    const rows = await this.ctx.database.get('memory_budget', {})
+    return rows.map((row) => ({ owner: ownerOfRow(row), calls: row.calls ?? undefined, tokens: row.tokens ?? undefined }))
+  }
+
+  async setBudget(owner: BudgetOwner, limits: BudgetLimits, at: Date): Promise<void> {
+    await this.ctx.database.upsert('memory_budget', [
+      { id: ownerKey(owner), ...owner, calls: limits.calls ?? null, tokens: limits.tokens ?? null, updatedAt: at },
+    ])
+  }
+
+  async clearBudget(owner: BudgetOwner): Promise<void> {
+    await this.ctx.database.remove('memory_budget', { id: ownerKey(owner) })
+  }
+
+  async spendOn(day: string, owner?: BudgetOwner): Promise<DaySpend[]> {
+    const rows = await this.ctx.database.get('memory_budget_spend', owner ? { day, owner: ownerKey(owner) } : { day })
+    return rows.map((row) => ({ owner: ownerOfRow(row), day: row.day, calls: row.calls, tokens: row.tokens, offline: row.offline }))
+  }
+
+  async writeSpend(spend: DaySpend): Promise<void> {
+    const { owner, day, calls, tokens, offline } = spend
+    await this.ctx.database.upsert('memory_budget_spend', [{ owner: ownerKey(owner), day, ...owner, calls, tokens, offline }])
+  }
+}
