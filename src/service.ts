@@ -36,7 +36,7 @@ import type { DrainResult, RebuildResult } from './store/index-sync'
 import type { ScopeCacheStats } from './store/scope-cache'
 import type { ExportResult, ExportSelection, ImportOptions, ImportResult, ImportSource } from './transfer'
 import { facadeOf } from './facade'
-import type { FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
+import type { BudgetApi, FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
 
 declare module 'koishi' {
   interface Context {
@@ -44,7 +44,7 @@ declare module 'koishi' {
   }
 }
 
-export type { FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
+export type { BudgetApi, FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
 
 export interface RetrieveOptions {
   platform?: string
@@ -112,6 +112,8 @@ export class MemoryService extends Service {
   readonly topics: TopicReads
   /** What the replies saw and how the memory ran, for `memory.stats` and the health page. */
   readonly metrics: Metrics
+  /** Model-call budgets per group (per user in a private chat): limits, today's spend, each owner's own setting. */
+  readonly budgets: BudgetApi
   private readonly memory: Memory
   private readonly replier: ReturnType<typeof composeReplier>
 
@@ -124,7 +126,14 @@ export class MemoryService extends Service {
     const log = ctx.logger('memory')
     const memory = (this.memory = composeMemory(ctx, config, counters, log))
     registerInternals(this, memory)
-    ;({ groups: this.groups, facts: this.facts, messages: this.messages, topics: this.topics, metrics: this.metrics } = facadeOf(memory))
+    ;({
+      groups: this.groups,
+      facts: this.facts,
+      messages: this.messages,
+      topics: this.topics,
+      metrics: this.metrics,
+      budgets: this.budgets,
+    } = facadeOf(memory))
     memory.capture.listen(ctx)
     this.replier = composeReplier(ctx, config, memory, counters, log)
   }

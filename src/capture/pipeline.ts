@@ -66,6 +66,8 @@ export interface CaptureDeps {
   queue: KeyedQueue
   /** The post-dialogue chain (long-term memory). */
   memorize(dialogue: Dialogue): Promise<MemorizeOutcome>
+  /** Runs work a message caused with its model calls charged to the message's group (or private chat). */
+  chargeTo?<T>(row: MessageRow, work: () => Promise<T>): Promise<T>
   /** The bot's command `name` calls (an alias resolved), if it is one. */
   commandName(name: string, session: Session): string | undefined
   schedule(callback: () => void, ms: number): () => void
@@ -261,7 +263,9 @@ export class CapturePipeline {
     if (row.content) termStats.add(channel, row.content)
     this.attributeLater(row)
     if (rolling.note(channel)) {
-      queue.push(`rolling:${row.platform}:${row.channelId}`, () => this.recorder.flush().then(() => rolling.refresh(channel)))
+      queue.push(`rolling:${row.platform}:${row.channelId}`, () =>
+        this.charged(row, () => this.recorder.flush().then(() => rolling.refresh(channel))),
+      )
     }
   }
 
@@ -275,6 +279,10 @@ export class CapturePipeline {
       const [user] = await messages.byIds([userRowId])
       if (user && !user.isCommand) await episodes.record(user, reply)
     })
+  }
+
+  private charged<T>(row: MessageRow, work: () => Promise<T>): Promise<T> {
+    return this.deps.chargeTo ? this.deps.chargeTo(row, work) : work()
   }
 
   /** Queues topic attribution; one job per channel takes every row waiting there, in order. */
@@ -295,9 +303,11 @@ export class CapturePipeline {
       // attribution writes the topic id onto the stored rows
       await this.recorder.flush()
       const topicIds = new Set<string>()
-      for (const next of rows) topicIds.add((await attributor.attribute(next)).topicId)
+      for (const next of rows) topicIds.add((await this.charged(next, () => attributor.attribute(next))).topicId)
       // the count trigger may call the LLM: a job of its own, never inside attribution
-      if (options.summaries) queue.push(`summaries:${key}`, () => summaries.onTopicMessages([...topicIds]))
+      const last = rows[rows.length - 1]
+      if (options.summaries && last)
+        queue.push(`summaries:${key}`, () => this.charged(last, () => summaries.onTopicMessages([...topicIds])))
     })
     if (!queued) this.unattributed.delete(key)
   }

@@ -1,5 +1,6 @@
 import type { Context } from 'koishi'
 import type { Config } from '../config'
+import { registerBudgetCommand } from './budget'
 import { registerFactCommands } from './facts'
 import { registerGroupCommands } from './group'
 import { registerKnowledgeCommands } from './knowledge'
@@ -23,4 +24,5 @@ export function registerCommands(ctx: Context, config: Config) {
   registerTraceCommand(ctx, config)
   registerFactCommands(ctx, config)
   registerStatusCommands(ctx, config)
+  registerBudgetCommand(ctx, config)
 }
