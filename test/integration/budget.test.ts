@@ -150,3 +150,34 @@ describe('model budgets per group', () => {
     expect(narrow.tokens).toBeLessThanOrEqual(150)
   })
 })
+
+describe('a global default budget of 0', () => {
+  let h: Harness
+  const server = new ScriptedServer((_path, _body, res) => chat(res, '模型的回答'))
+
+  beforeAll(async () => {
+    const baseURL = await server.start()
+    h = await boot({
+      llm: { provider: 'openai-compatible', baseURL, model: 'scripted', timeout: 3000 },
+      budget: { calls: 0 },
+      chat: { enabled: true, cooldownSeconds: 0 },
+      memorize: { quietSeconds: 0, privateEvery: 1 },
+    })
+  })
+
+  afterAll(async () => {
+    await h.stop()
+    await server.stop()
+  })
+
+  it('answers with the offline answer and memorises by the rules, with no model call at all', async () => {
+    const replies = await say(h.app, 'alice', '我住在成都，在一家医院工作')
+    expect(replies.join()).not.toContain('模型的回答')
+    await say(h.app, 'alice', '我住在哪里？')
+    expect(server.requests).toEqual([])
+    expect((await h.app.database.get('memory_fact', { userId: 'alice' })).map((row) => row.content).join()).toContain('成都')
+    const status = await h.app.memory.budgets.status({ platform: 'mock', guildId: '', userId: 'alice' })
+    expect(status).toMatchObject({ own: false, limits: { calls: 0 }, exhausted: true })
+    expect(status.offline).toBeGreaterThan(0)
+  })
+})
