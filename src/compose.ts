@@ -42,7 +42,10 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const foreground = new Foreground()
   const sync = { index, embedder, outbox, marks, counters, logger: log, yieldToReads: () => foreground.clear() }
   const modules = new MemoryModules(
-    { ctx, embedder, llm, index, outbox, sync, budget: infra.budget, fence, counters, logger: log, newId, now },
+    {
+      ...{ ctx, embedder, llm, index, outbox, sync, budget: infra.budget, fence, counters, logger: log, newId, now },
+      charge: (where, work) => budgets.run(budgetOwnerOf(where), work),
+    },
     memoryModules(config, embedder),
   )
   for (const table of modules.indexes()) registry.add(table)

@@ -1,15 +1,7 @@
 import type { ChatOptions, ChatReply, ChatTurn, GenerateOptions, LLM } from '../providers/types'
-import { ProviderError } from '../providers/types'
+import { BudgetSpentError } from '../providers/types'
 import { countTokens } from '../text/token-count'
 import type { BudgetGate } from './gate'
-
-/** The owner's model calls of the day are spent: the caller does the work with the offline rules. */
-export class BudgetSpentError extends ProviderError {
-  constructor(provider: string) {
-    super(`${provider}: the day's model-call budget is spent`, provider, undefined, false)
-    this.name = 'BudgetSpentError'
-  }
-}
 
 const turnText = (turn: ChatTurn) => turn.content
 

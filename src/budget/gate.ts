@@ -42,7 +42,16 @@ export class BudgetGate {
   private writes: Promise<void> = Promise.resolve()
   private loaded?: Promise<void>
 
-  constructor(private readonly deps: BudgetGateDeps) {}
+  private now: () => Date
+
+  constructor(private readonly deps: BudgetGateDeps) {
+    this.now = deps.now
+  }
+
+  /** Counts days on another clock: a replay of old conversations (`bench/ltm.ts`) charges each day of theirs. */
+  countDaysBy(now: () => Date): void {
+    this.now = now
+  }
 
   /** Reads the owners' own budgets and today's spend once; every decision waits for it. */
   ready(): Promise<void> {
@@ -59,7 +68,7 @@ export class BudgetGate {
 
   /** Starts a new day's figures when the day changed (the stored ones of that day, left by an earlier run). */
   private async rollDay() {
-    const day = budgetDay(this.deps.now())
+    const day = budgetDay(this.now())
     if (day === this.today) return
     this.today = day
     this.spend.clear()
@@ -167,7 +176,7 @@ export class BudgetGate {
       tokens: patch.tokens === undefined ? before.tokens : (patch.tokens ?? undefined),
     }
     if (next.calls === undefined && next.tokens === undefined) return this.reset(owner)
-    await this.deps.store.setBudget(owner, next, this.deps.now())
+    await this.deps.store.setBudget(owner, next, this.now())
     this.overrides.set(ownerKey(owner), next)
     return this.status(owner)
   }

@@ -1,4 +1,5 @@
-export { BudgetedLLM, BudgetSpentError } from './budgeted-llm'
+export { BudgetedLLM } from './budgeted-llm'
+export { BudgetSpentError } from '../providers/types'
 export { budgetDay } from './day'
 export type { BudgetGateDeps, BudgetStatus } from './gate'
 export { BudgetGate } from './gate'

@@ -56,6 +56,18 @@ describe('model budgets per group', () => {
     expect(await command('memory.budget')).toMatch(/已用完|spent/)
   })
 
+  it('writes the profile of a user in a spent group offline', async () => {
+    const g1 = { platform: 'mock', guildId: 'g1', userId: '' }
+    const before = await h.app.memory.budgets.status(g1)
+    await h.app.database.set('memory_profile', { userId: 'alice', guildId: 'g1' }, { pending: 99 })
+    await h.app.memory.consolidateProfiles()
+    const after = await h.app.memory.budgets.status(g1)
+    expect(after.spent.calls).toBe(0)
+    expect(after.offline).toBeGreaterThan(before.offline)
+    const [profile] = await h.app.database.get('memory_profile', { userId: 'alice', guildId: 'g1' })
+    expect(profile.profileText).toContain('成都')
+  })
+
   it('leaves another group on the model, charged to that group alone', async () => {
     const before = extractions()
     await say(h.app, 'bob', '我在学吉他', 'g2')

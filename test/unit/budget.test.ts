@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest'
-import { BudgetedLLM, BudgetSpentError } from '../../src/budget/budgeted-llm'
+import { BudgetedLLM } from '../../src/budget/budgeted-llm'
+import { BudgetSpentError } from '../../src/providers/types'
 import { budgetDay } from '../../src/budget/day'
 import { BudgetGate } from '../../src/budget/gate'
 import { callAllowed, effectiveLimits, replyTokens, validLimit } from '../../src/budget/limits'
