@@ -305,9 +305,7 @@ export class CapturePipeline {
       const topicIds = new Set<string>()
       for (const next of rows) topicIds.add((await this.charged(next, () => attributor.attribute(next))).topicId)
       // the count trigger may call the LLM: a job of its own, never inside attribution
-      const last = rows[rows.length - 1]
-      if (options.summaries && last)
-        queue.push(`summaries:${key}`, () => this.charged(last, () => summaries.onTopicMessages([...topicIds])))
+      if (options.summaries) queue.push(`summaries:${key}`, () => summaries.onTopicMessages([...topicIds]))
     })
     if (!queued) this.unattributed.delete(key)
   }

@@ -53,6 +53,8 @@ export interface EvolverDeps {
   review?: Pick<GroupReview, 'modeOf' | 'queue'>
   /** The chat model, looked up on every run (it may be configured later); undefined: evolution is unavailable. */
   llm: () => LLM | undefined
+  /** Charges a run's model call to the group's budget of the day (past it, the call is refused and the run fails). */
+  charge?<T>(where: { platform: string; guildId: string; userId: string }, work: () => Promise<T>): Promise<T>
   prompts?: () => EvolutionPrompts
   counters: Counters
   logger: Logger
@@ -227,7 +229,9 @@ export class GroupEvolver {
     if (!llm) return { ...this.result(group, now, 'no-llm', 'no LLM is configured'), ...(repaired ? { repaired } : {}) }
 
     const memories = await store.activeMemories(group, this.options.maxMemories)
-    const parsed = parseEvolutionAnswer(await this.ask(llm, memories, messages))
+    const ask = () => this.ask(llm, memories, messages)
+    const charge = this.deps.charge
+    const parsed = parseEvolutionAnswer(await (charge ? charge({ ...group, userId: '' }, ask) : ask()))
     const resolution = resolveOps(parsed.ops, memories)
     const issues = this.issuesOf(id, parsed, resolution)
     if (!parsed.ops.length && parsed.invalid.length) {

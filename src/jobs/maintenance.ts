@@ -106,7 +106,7 @@ export class Maintenance {
   private async evolveWithin(budgets: BudgetGate, group: GroupRef) {
     const owner = budgetOwnerOf(group)
     if (!(await budgets.allows(owner))) return budgets.noteOffline(owner)
-    await budgets.run(owner, () => this.deps.groups.evolve(group))
+    await this.deps.groups.evolve(group)
   }
 
   /** Closes the review proposals that waited past `group.reviewExpiryHours` (logged per group). Never throws. */

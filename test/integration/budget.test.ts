@@ -68,6 +68,16 @@ describe('model budgets per group', () => {
     expect(profile.profileText).toContain('成都')
   })
 
+  it('evolves a spent group’s memory on no model call', async () => {
+    const before = server.requests.length
+    const outcome = await h.app.memory.evolve({ platform: 'mock', guildId: 'g1' }).then(
+      (result) => result.message ?? result.status,
+      (error: Error) => error.message,
+    )
+    expect(outcome).toMatch(/budget/)
+    expect(server.requests.length).toBe(before)
+  })
+
   it('leaves another group on the model, charged to that group alone', async () => {
     const before = extractions()
     await say(h.app, 'bob', '我在学吉他', 'g2')
