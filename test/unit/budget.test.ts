@@ -7,7 +7,11 @@ import { callAllowed, effectiveLimits, replyTokens, validLimit } from '../../src
 import { budgetOwnerOf, ownerKey } from '../../src/budget/owner'
 import type { BudgetLimits } from '../../src/budget/limits'
 import type { GenerateOptions, LLM } from '../../src/providers/types'
+import { generateSummary } from '../../src/topic-summaries/generate'
+import { Counters } from '../../src/core/observability'
+import type { Logger } from '../../src/core/observability'
 import { MemoryBudgetStore } from '../fakes/budget-store'
+import { message } from '../fakes/message-rows'
 import { quiet } from '../fakes/logger'
 
 const g1 = budgetOwnerOf({ platform: 'qq', guildId: 'g1', userId: 'alice' })
@@ -148,5 +152,25 @@ describe('the budgeted model', () => {
     )
     await gate.run(g1, () => llm.chat!([{ role: 'user', content: 'hello' }]))
     expect((await gate.status(g1)).spent.calls).toBe(2)
+  })
+})
+
+describe('a refused call is no failure', () => {
+  it('summarises a spent group’s topic offline without counting or warning of a model failure', async () => {
+    const { gate } = gateOf({ calls: 0 })
+    const llm = new BudgetedLLM(new CountingLLM(), gate)
+    const warnings: unknown[] = []
+    const logger: Logger = { ...quiet, warn: (...args: unknown[]) => void warnings.push(args) }
+    const counters = new Counters()
+    const chat = [
+      message({ userId: 'alice', userName: '小红', content: '周末去香山看红叶吗？', at: 0 }),
+      message({ userId: 'bob', userName: '小明', content: '好啊，香山红叶这周正好', at: 10 }),
+    ]
+    const draft = await gate.run(g1, () => generateSummary('香山', chat, { llm, counters, logger, options: {} }))
+    expect(draft.fallback).toBe(true)
+    expect(draft.summary).toContain('香山')
+    expect(counters.get('summary.llm_failed')).toBe(0)
+    expect(counters.get('llm.error')).toBe(0)
+    expect(warnings).toEqual([])
   })
 })
