@@ -110,13 +110,11 @@ export class BudgetGate {
   async take(owner: BudgetOwner, tokens: number): Promise<boolean> {
     const allowed = await this.allows(owner)
     const row = this.spentOf(owner)
-    if (allowed) {
-      row.calls++
-      row.tokens += tokens
-    } else {
-      row.offline++
-    }
-    this.save(row)
+    const added = allowed ? { calls: 1, tokens, offline: 0 } : { calls: 0, tokens: 0, offline: 1 }
+    row.calls += added.calls
+    row.tokens += added.tokens
+    row.offline += added.offline
+    this.save(row, added)
     return allowed
   }
 
@@ -126,13 +124,12 @@ export class BudgetGate {
     await this.rollDay()
     const row = this.spentOf(owner)
     row.offline++
-    this.save(row)
+    this.save(row, { calls: 0, tokens: 0, offline: 1 })
   }
 
-  private save(row: DaySpend) {
-    const copy = { ...row }
+  private save(row: DaySpend, added: Spend & { offline: number }) {
     this.writes = this.writes
-      .then(() => this.deps.store.writeSpend(copy))
+      .then(() => this.deps.store.addSpend(row.owner, row.day, added))
       .catch((error) => this.deps.logger.warn('could not store the budget spend: %s', (error as Error).message))
   }
 
@@ -145,26 +142,29 @@ export class BudgetGate {
   async status(owner: BudgetOwner): Promise<BudgetStatus> {
     await this.ready()
     await this.rollDay()
-    const limits = this.limitsOf(owner)
-    const { calls, tokens, offline } = this.spentOf(owner)
-    return {
-      owner,
-      day: this.today,
-      limits,
-      own: this.overrides.has(ownerKey(owner)),
-      spent: { calls, tokens },
-      offline,
-      exhausted: !callAllowed(limits, { calls, tokens }),
-    }
+    return this.statusOf(this.spentOf(owner))
   }
 
-  /** Every owner's figures of today that spent or was refused anything, most calls first. */
+  private statusOf({ owner, calls, tokens, offline }: DaySpend): BudgetStatus {
+    const limits = this.limitsOf(owner)
+    const own = this.overrides.has(ownerKey(owner))
+    return { owner, day: this.today, limits, own, spent: { calls, tokens }, offline, exhausted: !callAllowed(limits, { calls, tokens }) }
+  }
+
+  /**
+   * Every owner that spent or was refused anything today, most calls first: as stored, so with what
+   * other instances on the database added (a decision counts what was stored when the day began and
+   * this instance's own calls since).
+   */
   async spendToday(): Promise<BudgetStatus[]> {
     await this.ready()
     await this.rollDay()
-    const owners = [...this.spend.values()].filter((row) => row.calls || row.offline).map((row) => row.owner)
-    const all = await Promise.all(owners.map((owner) => this.status(owner)))
-    return all.sort((a, b) => b.spent.calls - a.spent.calls)
+    await this.writes
+    const rows = await this.deps.store.spendOn(this.today)
+    return rows
+      .filter((row) => row.calls || row.offline)
+      .map((row) => this.statusOf(row))
+      .sort((a, b) => b.spent.calls - a.spent.calls)
   }
 
   /** Sets an owner's own limits (a field left undefined is left as it was); `null` clears a field. */

@@ -1,5 +1,6 @@
 import type { Context } from 'koishi'
-import type { BudgetLimits } from './limits'
+import { $ } from 'koishi'
+import type { BudgetLimits, Spend } from './limits'
 import type { BudgetOwner } from './owner'
 import { ownerKey } from './owner'
 import type { BudgetStore, DaySpend, OwnerBudget } from './store'
@@ -33,8 +34,16 @@ export class KoishiBudgetStore implements BudgetStore {
     return rows.map((row) => ({ owner: ownerOfRow(row), day: row.day, calls: row.calls, tokens: row.tokens, offline: row.offline }))
   }
 
-  async writeSpend(spend: DaySpend): Promise<void> {
-    const { owner, day, calls, tokens, offline } = spend
-    await this.ctx.database.upsert('memory_budget_spend', [{ owner: ownerKey(owner), day, ...owner, calls, tokens, offline }])
+  async addSpend(owner: BudgetOwner, day: string, added: Spend & { offline: number }): Promise<void> {
+    await this.ctx.database.upsert('memory_budget_spend', (row) => [
+      {
+        owner: ownerKey(owner),
+        day,
+        ...owner,
+        calls: $.add(row.calls, added.calls),
+        tokens: $.add(row.tokens, added.tokens),
+        offline: $.add(row.offline, added.offline),
+      },
+    ])
   }
 }

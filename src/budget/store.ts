@@ -20,6 +20,6 @@ export interface BudgetStore {
   setBudget(owner: BudgetOwner, limits: BudgetLimits, at: Date): Promise<void>
   clearBudget(owner: BudgetOwner): Promise<void>
   spendOn(day: string, owner?: BudgetOwner): Promise<DaySpend[]>
-  /** Writes an owner's whole spend of the day (the gate holds the running figures). */
-  writeSpend(spend: DaySpend): Promise<void>
+  /** Adds to an owner's spend of the day (every instance adds to the same row). */
+  addSpend(owner: BudgetOwner, day: string, added: Spend & { offline: number }): Promise<void>
 }

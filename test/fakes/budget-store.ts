@@ -1,4 +1,4 @@
-import type { BudgetLimits } from '../../src/budget/limits'
+import type { BudgetLimits, Spend } from '../../src/budget/limits'
 import type { BudgetOwner } from '../../src/budget/owner'
 import { ownerKey } from '../../src/budget/owner'
 import type { BudgetStore, DaySpend, OwnerBudget } from '../../src/budget/store'
@@ -9,7 +9,7 @@ export class MemoryBudgetStore implements BudgetStore {
   readonly spend = new Map<string, DaySpend>()
 
   async budgets() {
-    return [...this.limits.values()]
+    return [...this.limits.values()].map((row) => ({ ...row }))
   }
 
   async setBudget(owner: BudgetOwner, limits: BudgetLimits) {
@@ -21,10 +21,15 @@ export class MemoryBudgetStore implements BudgetStore {
   }
 
   async spendOn(day: string, owner?: BudgetOwner) {
-    return [...this.spend.values()].filter((row) => row.day === day && (!owner || ownerKey(row.owner) === ownerKey(owner)))
+    // copies, as a database hands out
+    return [...this.spend.values()]
+      .filter((row) => row.day === day && (!owner || ownerKey(row.owner) === ownerKey(owner)))
+      .map((row) => ({ ...row }))
   }
 
-  async writeSpend(spend: DaySpend) {
-    this.spend.set(`${ownerKey(spend.owner)}|${spend.day}`, { ...spend })
+  async addSpend(owner: BudgetOwner, day: string, added: Spend & { offline: number }) {
+    const key = `${ownerKey(owner)}|${day}`
+    const row = this.spend.get(key) ?? { owner, day, calls: 0, tokens: 0, offline: 0 }
+    this.spend.set(key, { ...row, calls: row.calls + added.calls, tokens: row.tokens + added.tokens, offline: row.offline + added.offline })
   }
 }

@@ -98,6 +98,17 @@ describe('the budget gate', () => {
     expect(await gate.status(g1)).toMatchObject({ own: true, limits: { calls: 1 }, spent: { calls: 1, tokens: 40 } })
   })
 
+  it('adds the calls of two instances on one database to the same day’s figure', async () => {
+    const store = new MemoryBudgetStore()
+    const [one, two] = [gateOf({ calls: 10 }, store).gate, gateOf({ calls: 10 }, store).gate]
+    await one.take(g1, 10)
+    await two.take(g1, 20)
+    await two.take(g1, 30)
+    await Promise.all([one.flush(), two.flush()])
+    const [seen] = await one.spendToday()
+    expect(seen).toMatchObject({ spent: { calls: 3, tokens: 60 } })
+  })
+
   it('sets one field, leaves the other, and resets to the default', async () => {
     const { gate } = gateOf({ calls: 100, tokens: 2000 })
     expect((await gate.set(g1, { tokens: 500 })).limits).toEqual({ calls: 100, tokens: 500 })
