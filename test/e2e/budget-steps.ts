@@ -49,7 +49,11 @@ export async function driveBudgets(report: Report, run: { page: Page; base: stri
       (await spend.first().getAttribute('data-exhausted')) === 'true',
       oneLine(await spend.first().innerText()),
     )
-    await page.locator('.health-budget').first().scrollIntoViewIfNeeded()
+    // the spend per group at the top of the window, the charts below it
+    await page
+      .locator('.health-budget')
+      .first()
+      .evaluate((node) => (node as unknown as { scrollIntoView(options: object): void }).scrollIntoView({ block: 'center' }))
     await screenshot(page, 'console-memory-health-budgets.png')
   })
 }
