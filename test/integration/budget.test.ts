@@ -71,11 +71,12 @@ describe('model budgets per group', () => {
   it('evolves a spent group’s memory on no model call', async () => {
     const before = server.requests.length
     const outcome = await h.app.memory.evolve({ platform: 'mock', guildId: 'g1' }).then(
-      (result) => result.message ?? result.status,
+      (result) => result.status,
       (error: Error) => error.message,
     )
-    expect(outcome).toMatch(/budget/)
+    expect(outcome).toBe('budget-spent')
     expect(server.requests.length).toBe(before)
+    expect(await command('memory.evolve')).toMatch(/用完|spent/)
   })
 
   it('leaves another group on the model, charged to that group alone', async () => {
