@@ -2,7 +2,7 @@
  * Long-term memory end to end: what the product remembers of LoCoMo conversations replayed as a group
  * chat of their two speakers with no bot reply, offline providers.
  *
- *   npm run bench:ltm -- [--data DIR] [--out FILE] [--quiet-minutes N] [--limit N]
+ *   npm run bench:ltm -- [--data DIR] [--out FILE] [--quiet-minutes N] [--limit N] [--budget N]
  *
  * DIR (default ../shared/data/locomo) holds `conv-*.json` (format: ../shared/data/README.md).
  *
@@ -22,10 +22,17 @@
  *    (one per finished dialogue that passes the prefilter), topic judge (attributions in the uncertain
  *    band; only with `topics.useLlm`), topic titles (new topics; likewise), rolling summaries, topic
  *    summaries and group evolution (the daily timer: a group with `group.minMessages` new messages).
+ * 4. With `--budget N` (model calls a day per group; 0: the offline rules only), a stand-in model on
+ *    loopback (`lib/stand-in-model.ts`) receives the calls the budget lets through, each day of the
+ *    conversation's own time; the facts stay the offline rules', so `evidence_kept` is the offline
+ *    run's. `model_calls_per_100_messages` is then what the model received, `budget` says how many
+ *    calls were refused and the most one group spent in one day (never above N). Group evolution,
+ *    the daily timer, is not replayed under a budget (it would take one more call on a day with calls left).
  */
 import * as path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import type { App } from 'koishi'
+import { HTTP } from '@koishijs/plugin-http'
 import { internalsOf } from '../src/compose'
 import { bootApp, log, revision, runInfo, writeResult } from './lib/app'
 import { intOption, parseArgs } from './lib/args'
@@ -33,6 +40,7 @@ import { Bm25 } from './lib/bm25'
 import { mean, round4 } from './lib/metrics'
 import type { Conversation } from './locomo'
 import { emitTurn, loadConversations, messageIdOf, userIdOf } from './locomo'
+import { judgeAsRules, StandInModel } from './lib/stand-in-model'
 
 const ROOT = path.resolve(__dirname, '..')
 export const DEFAULT_QUIET_MINUTES = 10
@@ -43,10 +51,14 @@ const CLOSE_EVERY_MS = 5 * 60_000
 /** Replays a conversation into the group channel `ltm-<id>`, driving the quiet sweep and topic closing on its clock. */
 export async function replay(app: App, conv: Conversation, quietMs: number) {
   const channel = `ltm-${conv.id}`
-  const { capture, maintenance } = internalsOf(app.memory)
+  const { capture, maintenance, budgets } = internalsOf(app.memory)
   let closedAt = 0
+  let now = conv.turns[0]?.time ?? new Date()
+  // a budget's day is the conversation's own
+  budgets.countDaysBy(() => now)
   for (let i = 0; i < conv.turns.length; i++) {
     const turn = conv.turns[i]
+    now = turn.time
     // what the timers would have done by the time this turn is said: end quiet dialogues, close idle topics
     capture.sweep(turn.time, quietMs)
     if (turn.time.getTime() - closedAt >= CLOSE_EVERY_MS) {
@@ -57,6 +69,7 @@ export async function replay(app: App, conv: Conversation, quietMs: number) {
     await app.memory.flush()
   }
   const last = conv.turns[conv.turns.length - 1].time
+  now = new Date(last.getTime() + quietMs + 1)
   capture.sweep(new Date(last.getTime() + quietMs + 1), quietMs)
   await maintenance.closeIdleTopics(new Date(last.getTime() + 24 * 3_600_000))
   await app.memory.flush()
@@ -92,10 +105,21 @@ async function main() {
   const rev = revision(ROOT)
   const t0 = performance.now()
   const conversations = loadConversations(dataDir).slice(0, limit)
+  const budget = budgetOption(options)
+  const model = budget === undefined ? undefined : new StandInModel()
+  const baseURL = await model?.start()
 
   // the timers run on the wall clock; the replay ends quiet dialogues and closes idle topics on its own
-  const bench = await bootApp({ memorize: { quietSeconds: 0 }, topics: { closeIntervalMinutes: 30_000 } })
+  const bench = await bootApp(
+    {
+      memorize: { quietSeconds: 0 },
+      topics: { closeIntervalMinutes: 30_000 },
+      ...(baseURL && { llm: { provider: 'openai-compatible', baseURL, model: 'stand-in' }, budget: { calls: budget } }),
+    },
+    { extra: (app) => baseURL && app.plugin(HTTP) },
+  )
   const { app } = bench
+  if (model) judgeAsRules(app)
   try {
     let userTurns = 0
     let evolutions = 0
@@ -165,6 +189,7 @@ async function main() {
       evolution: per100(evolutions),
     }
     const facts = factLengths.length
+    const spent = budget === undefined ? undefined : await spendOf(app, budget, userTurns, model!)
     const result = {
       evidence_kept: round4(mean(kept)),
       'recall@5': round4(mean(recall)),
@@ -179,8 +204,9 @@ async function main() {
       ),
       facts_per_100_turns: per100(facts),
       mean_chars_per_fact: round4(mean(factLengths)),
-      model_calls_per_100_messages: round4(Object.values(byKind).reduce((sum, n) => sum + n, 0)),
+      model_calls_per_100_messages: spent ? spent.per100 : round4(Object.values(byKind).reduce((sum, n) => sum + n, 0)),
       model_calls_by_kind: byKind,
+      ...(spent && { budget: spent.report }),
       questions: kept.length,
       user_turns: userTurns,
       facts,
@@ -203,6 +229,38 @@ async function main() {
     writeResult(result, options.out)
   } finally {
     await bench.stop()
+    await model?.stop()
+  }
+}
+
+/** `--budget N`: model calls a day per group, 0 or more; absent: no model, the offline run. */
+function budgetOption(options: Record<string, string>): number | undefined {
+  const raw = options.budget
+  if (raw === undefined) return undefined
+  const value = Number(raw)
+  if (!Number.isInteger(value) || value < 0) throw new Error(`--budget must be a whole number of calls a day, 0 or more, got ${raw}`)
+  return value
+}
+
+/** What the budgets let through and refused, each group's day by day, as the memory counted it. */
+async function spendOf(app: App, budget: number, userTurns: number, model: StandInModel) {
+  await internalsOf(app.memory).budgets.flush()
+  const rows = await app.database.get('memory_budget_spend', {})
+  const calls = rows.reduce((sum, row) => sum + row.calls, 0)
+  const refused = rows.reduce((sum, row) => sum + row.offline, 0)
+  const maxDay = rows.reduce((most, row) => Math.max(most, row.calls), 0)
+  return {
+    per100: round4((calls * 100) / Math.max(1, userTurns)),
+    report: {
+      calls_per_day_per_group: budget,
+      calls,
+      requests_received: model.requests,
+      refused_or_offline: refused,
+      group_days: rows.length,
+      most_calls_in_a_group_day: maxDay,
+      within_budget: maxDay <= budget,
+      prompt_tokens: rows.reduce((sum, row) => sum + row.tokens, 0),
+    },
   }
 }
 

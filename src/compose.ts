@@ -16,6 +16,7 @@ import { createMemorizer } from './memorize'
 import { MemoryModules } from './module'
 import { memoryModules } from './modules'
 import { composeProviders } from './compose-providers'
+import { BudgetedLLM, BudgetGate, budgetOwnerOf, defineBudgetTables, KoishiBudgetStore } from './budget'
 import { createContextBuilder, Recall } from './recall'
 import { sessionScope } from './scope'
 import { exportDir, MemoryTransfer } from './transfer'
@@ -29,15 +30,22 @@ import type { ScopeCache } from './store/scope-cache'
  */
 export function composeMemory(ctx: Context, config: Config, counters: Counters, log: Logger) {
   const providers = composeProviders(ctx, config, counters, log)
-  const { embedder, llm } = providers
+  const now = () => new Date()
+  defineBudgetTables(ctx)
+  const budgets = new BudgetGate({ store: new KoishiBudgetStore(ctx), defaults: config.budget ?? {}, now, logger: log })
+  const { embedder } = providers
+  // every model call of the memory goes through the budgets; embeddings do not (see docs/architecture.md)
+  const llm = providers.llm && new BudgetedLLM(providers.llm, budgets)
   const infra = composeIndex(ctx, config, counters, log)
   const { registry, index, outbox, marks } = infra
   const fence = new ForgetFence(new KoishiForgetMarks(ctx))
   const foreground = new Foreground()
   const sync = { index, embedder, outbox, marks, counters, logger: log, yieldToReads: () => foreground.clear() }
-  const now = () => new Date()
   const modules = new MemoryModules(
-    { ctx, embedder, llm, index, outbox, sync, budget: infra.budget, fence, counters, logger: log, newId, now },
+    {
+      ...{ ctx, embedder, llm, index, outbox, sync, budget: infra.budget, fence, counters, logger: log, newId, now },
+      charge: (where, work) => budgets.run(budgetOwnerOf(where), work),
+    },
     memoryModules(config, embedder),
   )
   for (const table of modules.indexes()) registry.add(table)
@@ -45,7 +53,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   const [messages, topics, topicSummaries] = [part('messages'), part('topics'), part('topicSummaries')]
   const [facts, group, knowledge] = [part('facts'), part('group'), part('knowledge')]
   const memorize = createMemorizer(
-    { facts, knowledge, embedder, fence, counters, logger: log, newId, now },
+    { facts, knowledge, embedder, fence, counters, logger: log, newId, now, budget: budgets },
     {
       knowledge: config.knowledge.enabled,
       dedupeThreshold: config.retrieval.dedupeThreshold,
@@ -59,8 +67,8 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     counters,
     onError: (error) => log.warn('memory job failed: %s', (error as Error).message),
   })
-  const capture = composeCapture(ctx, config, modules, { queue, memorize, counters, log })
-  const { recall, builder } = composeRecall(config, modules, () => capture.flush(), { foreground, counters, log })
+  const capture = composeCapture(ctx, config, modules, { queue, memorize, budgets, counters, log })
+  const { recall, builder } = composeRecall(config, modules, () => capture.flush(), { foreground, budgets, counters, log })
 
   const eraser = new Eraser({
     capture,
@@ -112,6 +120,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
     summaries: topicSummaries.summaries,
     groups: group.memories,
     hasModel: Boolean(llm),
+    budgets,
     summariesEnabled: config.summaries.enabled,
     evolutionDays: config.group.days,
     evolutionMinMessages: config.group.minMessages,
@@ -124,6 +133,7 @@ export function composeMemory(ctx: Context, config: Config, counters: Counters, 
   return {
     counters,
     providers,
+    budgets,
     engine: infra.engine,
     index,
     registry,
@@ -150,7 +160,7 @@ function composeCapture(
   ctx: Context,
   config: Config,
   modules: MemoryModules,
-  deps: { queue: KeyedQueue; memorize: ReturnType<typeof createMemorizer>; counters: Counters; log: Logger },
+  deps: { queue: KeyedQueue; memorize: ReturnType<typeof createMemorizer>; budgets: BudgetGate; counters: Counters; log: Logger },
 ) {
   const part = modules.env.part
   const [messages, context] = [part('messages'), part('context')]
@@ -183,6 +193,8 @@ function composeCapture(
     contextLog: context.log,
     queue: deps.queue,
     memorize: deps.memorize,
+    // the bot's own line in a private chat names the bot, not the user whose budget it is
+    chargeTo: (row, work) => (row.guildId || row.role === 'user' ? deps.budgets.run(budgetOwnerOf(row), work) : work()),
     commandName: (name, session) => ctx.$commander.get(name, session)?.name,
     schedule: (callback, ms) => ctx.setTimeout(callback, ms),
     counters: deps.counters,
@@ -203,7 +215,7 @@ function composeRecall(
   config: Config,
   modules: MemoryModules,
   flushCapture: () => Promise<void>,
-  deps: { foreground: Foreground; counters: Counters; log: Logger },
+  deps: { foreground: Foreground; budgets: BudgetGate; counters: Counters; log: Logger },
 ) {
   const part = modules.env.part
   const { embedder } = modules.env
@@ -236,6 +248,7 @@ function composeRecall(
       counters,
       logger: log,
       lexicalShare: config.retrieval.lexicalShare ?? defaultLexicalShare(embedder),
+      tokenCap: (target, asked) => deps.budgets.replyTokens(budgetOwnerOf(target), asked ?? config.context.tokenBudget),
     },
     {
       topK: config.retrieval.topK,

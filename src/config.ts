@@ -109,6 +109,13 @@ export interface Config {
     hotTopicMessages: number
     hotTopicParticipants: number
   }
+  /** What a group (or a private chat's user) may spend on the model; a group's own setting (`memory.budget`) wins. */
+  budget: {
+    /** Model calls a day; 0: the offline rules only; unset: no limit. */
+    calls?: number
+    /** Prompt tokens a reply's context may take; unset: `context.tokenBudget`. */
+    tokens?: number
+  }
   chat: ChatConfig
   api: {
     token: string
@@ -300,6 +307,10 @@ export const Config: Schema<ConfigInput, Config> = Schema.object({
     mergeSimilarity: Schema.number().min(0).max(1).step(0.01).default(0.9),
     hotTopicMessages: Schema.natural().min(1).default(30),
     hotTopicParticipants: Schema.natural().min(1).default(3),
+  }).collapse(),
+  budget: Schema.object({
+    calls: Schema.natural(),
+    tokens: Schema.natural().min(100),
   }).collapse(),
   chat: Schema.object({
     enabled: Schema.boolean().default(false),

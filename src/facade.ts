@@ -1,3 +1,4 @@
+import type { BudgetGate } from './budget'
 import type { Memory } from './compose'
 import type { ContextLog } from './context'
 import type { FactRow, FactStore } from './facts'
@@ -35,6 +36,9 @@ export interface Metrics {
   /** Whether a model (not the offline rules) judges what to remember. */
   modelled(): boolean
 }
+
+/** The model-call budgets: a group's (or private chat's) limits and spend of the day, and its own setting. */
+export type BudgetApi = Pick<BudgetGate, 'status' | 'set' | 'reset' | 'spendToday'>
 
 /** Only the named methods of `source`, bound to it: a namespace that exposes no more than it names. */
 function only<T extends object, K extends keyof T>(source: T, names: K[]): Pick<T, K> {
@@ -79,5 +83,6 @@ export function facadeOf(memory: Memory) {
     messages: only(part('messages').store, ['byIds', 'speakers', 'activeGuilds']) as MessageReads,
     topics: { ...only(topics, ['get', 'list', 'active', 'inGuild']), ...only(summaries, ['versions', 'summarizeNow']) } as TopicReads,
     metrics,
+    budgets: only(memory.budgets, ['status', 'set', 'reset', 'spendToday']) as BudgetApi,
   }
 }

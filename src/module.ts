@@ -66,6 +66,11 @@ export interface ModuleEnv {
   embedder: Embedder
   /** The memory's model; undefined when only the offline rules run. */
   llm?: LLM
+  /**
+   * Runs work with its model calls charged to the day's budget of a group (`guildId`) or of a user's
+   * private chat (`guildId: ''`); past it, the model refuses and the work falls back to its offline way.
+   */
+  charge?<T>(where: { platform: string; guildId: string; userId: string }, work: () => Promise<T>): Promise<T>
   /** The scope cache in front of the vector index: what every domain writes its index rows to and searches. */
   index: ScopeCache
   outbox: KoishiOutbox

@@ -38,7 +38,7 @@ import type { ExportResult, ExportSelection, ImportOptions, ImportResult, Import
 import { facadeOf } from './facade'
 import type { WaitingPlace, WaitingReport } from './capture'
 import { pickChats } from './capture'
-import type { FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
+import type { BudgetApi, FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
 
 declare module 'koishi' {
   interface Context {
@@ -46,7 +46,7 @@ declare module 'koishi' {
   }
 }
 
-export type { FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
+export type { BudgetApi, FactReads, GroupMemoryApi, MessageReads, Metrics, TopicReads } from './facade'
 
 export interface RetrieveOptions {
   platform?: string
@@ -114,6 +114,8 @@ export class MemoryService extends Service {
   readonly topics: TopicReads
   /** What the replies saw and how the memory ran, for `memory.stats` and the health page. */
   readonly metrics: Metrics
+  /** Model-call budgets per group (per user in a private chat): limits, today's spend, each owner's own setting. */
+  readonly budgets: BudgetApi
   private readonly memory: Memory
   private readonly replier: ReturnType<typeof composeReplier>
 
@@ -126,7 +128,14 @@ export class MemoryService extends Service {
     const log = ctx.logger('memory')
     const memory = (this.memory = composeMemory(ctx, config, counters, log))
     registerInternals(this, memory)
-    ;({ groups: this.groups, facts: this.facts, messages: this.messages, topics: this.topics, metrics: this.metrics } = facadeOf(memory))
+    ;({
+      groups: this.groups,
+      facts: this.facts,
+      messages: this.messages,
+      topics: this.topics,
+      metrics: this.metrics,
+      budgets: this.budgets,
+    } = facadeOf(memory))
     memory.capture.listen(ctx)
     memory.chatEvents.listen(ctx)
     this.replier = composeReplier(ctx, config, memory, counters, log)

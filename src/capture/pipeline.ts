@@ -73,6 +73,8 @@ export interface CaptureDeps {
   queue: KeyedQueue
   /** The post-dialogue chain (long-term memory). */
   memorize(dialogue: Dialogue): Promise<MemorizeOutcome>
+  /** Runs work a message caused with its model calls charged to the message's group (or private chat). */
+  chargeTo?<T>(row: MessageRow, work: () => Promise<T>): Promise<T>
   /** The bot's command `name` calls (an alias resolved), if it is one. */
   commandName(name: string, session: Session): string | undefined
   schedule(callback: () => void, ms: number): () => void
@@ -281,7 +283,9 @@ export class CapturePipeline {
     if (row.content) termStats.add(channel, row.content)
     this.attributeLater(row)
     if (rolling.note(channel)) {
-      queue.push(`rolling:${row.platform}:${row.channelId}`, () => this.recorder.flush().then(() => rolling.refresh(channel)))
+      queue.push(`rolling:${row.platform}:${row.channelId}`, () =>
+        this.charged(row, () => this.recorder.flush().then(() => rolling.refresh(channel))),
+      )
     }
   }
 
@@ -297,6 +301,10 @@ export class CapturePipeline {
       // a reply recalled meanwhile (a "thinking…" message) is no exchange
       if (user && !user.isCommand && rows.some((row) => row.id === reply.id)) await episodes.record(user, reply)
     })
+  }
+
+  private charged<T>(row: MessageRow, work: () => Promise<T>): Promise<T> {
+    return this.deps.chargeTo ? this.deps.chargeTo(row, work) : work()
   }
 
   /** Queues topic attribution; one job per channel takes every row waiting there, in order. */
@@ -317,7 +325,7 @@ export class CapturePipeline {
       // attribution writes the topic id onto the stored rows
       await this.recorder.flush()
       const topicIds = new Set<string>()
-      for (const next of rows) topicIds.add((await attributor.attribute(next)).topicId)
+      for (const next of rows) topicIds.add((await this.charged(next, () => attributor.attribute(next))).topicId)
       // the count trigger may call the LLM: a job of its own, never inside attribution
       if (options.summaries) queue.push(`summaries:${key}`, () => summaries.onTopicMessages([...topicIds]))
     })

@@ -1,5 +1,6 @@
 import type { Context } from 'koishi'
 import type { Config } from '../config'
+import { registerBudgetCommand } from './budget'
 import { registerFactCommands } from './facts'
 import { registerFlushCommand } from './flush'
 import { registerGroupCommands } from './group'
@@ -25,4 +26,5 @@ export function registerCommands(ctx: Context, config: Config) {
   registerFactCommands(ctx, config)
   registerStatusCommands(ctx, config)
   registerFlushCommand(ctx, config)
+  registerBudgetCommand(ctx, config)
 }

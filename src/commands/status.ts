@@ -1,10 +1,22 @@
-import type { Context } from 'koishi'
+import type { Context, Session } from 'koishi'
+import { budgetOwnerOf } from '../budget'
 import type { Config } from '../config'
 import type { ProviderChoice } from '../providers/factory'
 import { sessionScope } from '../scope'
 
 /** Bytes as MB with one decimal. */
 const mb = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10
+
+/** Where this chat stands against its model budget today. */
+async function budgetLine(ctx: Context, session: Session): Promise<string> {
+  const budget = await ctx.memory.budgets.status(budgetOwnerOf(session))
+  const [calls, limit] = [budget.spent.calls, budget.limits.calls]
+  const state =
+    limit === undefined
+      ? session.text('.budget-unlimited', { calls })
+      : session.text(budget.exhausted ? '.budget-offline' : '.budget-model', { calls, limit })
+  return session.text('.budget', [state])
+}
 
 /** `memory.stats` and `memory.status`: what the replies saw, and how the memory runs. */
 export function registerStatusCommands(ctx: Context, config: Config) {
@@ -52,6 +64,7 @@ export function registerStatusCommands(ctx: Context, config: Config) {
       const lines = [
         session.text('.embedder', [provider(status.choices.embedder, 'offline')]),
         session.text('.llm', [provider(status.choices.llm, 'rules')]),
+        await budgetLine(ctx, session),
         session.text('.index', [
           session.text(`.engine-${status.index.used}`) +
             (status.index.lanceFailure ? session.text('.engine-database-fallback', [status.index.lanceFailure]) : ''),

@@ -75,4 +75,15 @@ export function applyConsole(ctx: Context, config: Config) {
     })
   })
 }
-export type { EntryData, EvolutionState, FactView, GroupHit, HealthView, ImportView, Outcome, UserDetails, UserHit } from './types'
+export type {
+  BudgetView,
+  EntryData,
+  EvolutionState,
+  FactView,
+  GroupHit,
+  HealthView,
+  ImportView,
+  Outcome,
+  UserDetails,
+  UserHit,
+} from './types'

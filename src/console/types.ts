@@ -215,9 +215,32 @@ export interface HealthView {
   memory: { budgetBytes: number; usedBytes: number; consumers: { name: string; capBytes: number; bytes: number; entries: number }[] }
   tables: { table: string; name: string; rows: number | null; optimizedAt: number | null }[]
   series: SeriesPoint[]
+  /** Model-call spend of today per group (per user in a private chat): the owners that spent or were refused anything. */
+  budgets: BudgetView[]
   sampleSeconds: number
   /** Since when the series runs (the plugin's start). */
   since: number
+}
+
+/** A group's (or a private chat's user's) model budget and what it spent today. */
+export interface BudgetView {
+  platform: string
+  guildId: string
+  /** The user of a private chat; '' for a group. */
+  userId: string
+  day: string
+  /** Calls a day; null: no limit. */
+  calls: number | null
+  /** Prompt tokens a reply; null: no limit beyond the context's own. */
+  tokens: number | null
+  /** Whether the owner has limits of its own (else the global default). */
+  own: boolean
+  spentCalls: number
+  spentTokens: number
+  /** Calls refused today: the offline rules did the work. */
+  offline: number
+  /** The day's calls are spent: the offline rules work there until the day ends. */
+  exhausted: boolean
 }
 
 // ── transfer ────────────────────────────────────────────────────────────────

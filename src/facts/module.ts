@@ -5,6 +5,7 @@ import { factIndexKind } from './fact-index'
 import type { FactIndex } from './fact-index'
 import type { MemoryJudge } from './judge'
 import { createJudge } from './judges'
+import { RuleJudge } from './rule-judge'
 import type { JudgePrompts } from './prompts'
 import { KoishiFactStore } from './koishi-store'
 import { Retriever } from './retrieve'
@@ -18,6 +19,8 @@ export interface FactsPart {
   store: KoishiFactStore
   index: FactIndex
   judge: MemoryJudge
+  /** The offline rules' judge: the judge itself without a model, else what a spent budget falls back to. */
+  rules: MemoryJudge
   retriever: Retriever
   /** One write per user at a time; a forget holds it too. */
   lock: KeyedLock
@@ -56,10 +59,12 @@ export const factsModule = defineMemoryKind({
       facts: store,
       reranker: new Reranker(budget.claim('rerank', () => retriever.reranker.held())),
     })
+    const judge = createJudge(llm, settings.prompts, { counters, logger })
     return {
       store,
       index: factIndex,
-      judge: createJudge(llm, settings.prompts, { counters, logger }),
+      judge,
+      rules: judge instanceof RuleJudge ? judge : new RuleJudge(),
       retriever,
       lock,
       revise: (owner, id, statement, by) => reviseFact({ facts: store, factIndex, counters, newId, now, lock }, owner, id, statement, by),

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { LLM } from '../providers/types'
 import type { Counters, Logger } from '../core/observability'
-import { ProviderError } from '../providers/types'
+import { BudgetSpentError, ProviderError } from '../providers/types'
 import { detectLanguage } from '../text/language'
 import type { ApplyOutcome, EvolutionPlan } from './apply-plan'
 import { applyPlan, makePlan } from './apply-plan'
@@ -53,6 +53,8 @@ export interface EvolverDeps {
   review?: Pick<GroupReview, 'modeOf' | 'queue'>
   /** The chat model, looked up on every run (it may be configured later); undefined: evolution is unavailable. */
   llm: () => LLM | undefined
+  /** Charges a run's model call to the group's budget of the day (past it, the call is refused and the run fails). */
+  charge?<T>(where: { platform: string; guildId: string; userId: string }, work: () => Promise<T>): Promise<T>
   prompts?: () => EvolutionPrompts
   counters: Counters
   logger: Logger
@@ -198,10 +200,9 @@ export class GroupEvolver {
     try {
       result = await this.evolveHeld(group, days, now, owner)
     } catch (error) {
-      counters.inc('group.evolve-failed')
-      const status = error instanceof ProviderError && error.status !== undefined ? ` (HTTP ${error.status})` : ''
-      logger.warn('group memory evolution of %s failed%s: %s', id, status, (error as Error).message)
-      result = this.result(group, now, 'failed', (error as Error).message)
+      // the group's model calls of the day are spent: it evolves on a day with calls left, nothing failed
+      if (error instanceof BudgetSpentError) result = this.result(group, now, 'budget-spent', error.message)
+      else result = this.failed(group, now, error as Error)
     }
     try {
       await store.patchLease(group, owner, { owner: '', expiresAt: EPOCH })
@@ -209,6 +210,14 @@ export class GroupEvolver {
       logger.warn('could not release the evolution lease of %s (it expires by itself): %s', id, (error as Error).message)
     }
     return result
+  }
+
+  private failed(group: GroupRef, now: Date, error: Error): EvolutionResult {
+    const { counters, logger } = this.deps
+    counters.inc('group.evolve-failed')
+    const status = error instanceof ProviderError && error.status !== undefined ? ` (HTTP ${error.status})` : ''
+    logger.warn('group memory evolution of %s failed%s: %s', groupId(group), status, error.message)
+    return this.result(group, now, 'failed', error.message)
   }
 
   private async evolveHeld(group: GroupRef, days: number, now: Date, owner: string): Promise<EvolutionResult> {
@@ -227,7 +236,9 @@ export class GroupEvolver {
     if (!llm) return { ...this.result(group, now, 'no-llm', 'no LLM is configured'), ...(repaired ? { repaired } : {}) }
 
     const memories = await store.activeMemories(group, this.options.maxMemories)
-    const parsed = parseEvolutionAnswer(await this.ask(llm, memories, messages))
+    const ask = () => this.ask(llm, memories, messages)
+    const charge = this.deps.charge
+    const parsed = parseEvolutionAnswer(await (charge ? charge({ ...group, userId: '' }, ask) : ask()))
     const resolution = resolveOps(parsed.ops, memories)
     const issues = this.issuesOf(id, parsed, resolution)
     if (!parsed.ops.length && parsed.invalid.length) {

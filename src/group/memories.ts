@@ -91,6 +91,7 @@ export class GroupMemories {
       sources: deps.sources,
       review: this.review,
       llm: deps.llm,
+      charge: deps.charge,
       prompts: deps.prompts,
       counters: deps.counters,
       logger: deps.logger,

@@ -29,7 +29,7 @@ declare module '../module' {
 export const groupModule = defineMemoryKind({
   name: 'group',
   tables: defineGroupTables,
-  create({ ctx, index, outbox, embedder, llm, counters, logger, part }, settings: GroupSettings) {
+  create({ ctx, index, outbox, embedder, llm, charge, counters, logger, part }, settings: GroupSettings) {
     // the message store the other kinds read, with its one cache of rows in the memory budget
     const messages = part('messages').store
     const memories = createGroupMemories(ctx, {
@@ -38,6 +38,7 @@ export const groupModule = defineMemoryKind({
       outbox,
       embedder,
       llm: () => llm,
+      charge,
       prompts: settings.prompts,
       counters,
       logger,

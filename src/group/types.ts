@@ -148,7 +148,7 @@ export interface EvolutionIssues {
 }
 
 /** `queued`: the group is moderated (`review` mode) and the plan's operations wait in its review queue. */
-export type EvolutionStatus = 'evolved' | 'queued' | 'no-new-messages' | 'busy' | 'no-llm' | 'failed'
+export type EvolutionStatus = 'evolved' | 'queued' | 'no-new-messages' | 'busy' | 'no-llm' | 'budget-spent' | 'failed'
 
 export interface EvolutionResult {
   success: boolean

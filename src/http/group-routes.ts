@@ -92,6 +92,8 @@ const EVOLVE_STATUS: Record<EvolutionStatus, number> = {
   'no-new-messages': 200,
   busy: 409,
   'no-llm': 503,
+  // the group's model calls of the day are spent: try again tomorrow
+  'budget-spent': 429,
   failed: 502,
 }
 

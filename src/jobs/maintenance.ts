@@ -4,6 +4,9 @@ import type { HotTopic } from '../knowledge'
 import type { TopicSummaries } from '../topic-summaries'
 import type { TopicAttributor, TopicRow } from '../topics'
 import type { KeyedQueue } from '../core/keyed-queue'
+import type { BudgetGate } from '../budget'
+import { budgetOwnerOf } from '../budget'
+import type { GroupRef } from '../scope'
 
 export interface MaintenanceDeps {
   queue: KeyedQueue
@@ -21,6 +24,8 @@ export interface MaintenanceDeps {
   groups: Pick<GroupMemories, 'groupsWithNewMessages' | 'evolve' | 'expireReviews'>
   /** Whether a chat model is configured (group evolution needs one). */
   hasModel: boolean
+  /** The model-call budgets each group's evolution is charged to. */
+  budgets?: BudgetGate
   summariesEnabled: boolean
   evolutionDays: number
   /** Fewest new messages that make a group due for the daily evolution. */
@@ -82,18 +87,26 @@ export class Maintenance {
 
   /** Queues an evolution of every group with new messages; returns how many were queued. */
   async evolveDueGroups(): Promise<number> {
-    const { groups, queue, hasModel, evolutionDays, evolutionMinMessages, logger } = this.deps
+    const { groups, queue, hasModel, budgets, evolutionDays, evolutionMinMessages, logger } = this.deps
     if (!hasModel) return 0
     try {
       let queued = 0
       for (const group of await groups.groupsWithNewMessages(evolutionDays, evolutionMinMessages)) {
-        if (queue.push(`group:${group.platform}:${group.guildId}`, () => groups.evolve(group))) queued++
+        const evolve = budgets ? () => this.evolveWithin(budgets, group) : () => groups.evolve(group)
+        if (queue.push(`group:${group.platform}:${group.guildId}`, evolve)) queued++
       }
       return queued
     } catch (error) {
       logger.warn('scheduled group evolution failed: %s', (error as Error).message)
       return 0
     }
+  }
+
+  /** Evolution is the model's work alone: a group whose calls of the day are spent evolves on a later day. */
+  private async evolveWithin(budgets: BudgetGate, group: GroupRef) {
+    const owner = budgetOwnerOf(group)
+    if (!(await budgets.allows(owner))) return budgets.noteOffline(owner)
+    await this.deps.groups.evolve(group)
   }
 
   /** Closes the review proposals that waited past `group.reviewExpiryHours` (logged per group). Never throws. */

@@ -43,6 +43,7 @@ export const knowledgeModule = defineMemoryKind({
       store,
       factsOf: async (ref, limit) => (await facts.list(ref, limit)).map((row) => row.content),
       llm,
+      charge: env.charge,
       threshold: settings.consolidateAfter,
       counters,
       logger,

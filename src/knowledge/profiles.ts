@@ -2,6 +2,7 @@ import { z } from 'zod'
 import type { Counters, Logger } from '../core/observability'
 import { generateStructured } from '../providers/structured'
 import type { LLM } from '../providers/types'
+import { BudgetSpentError } from '../providers/types'
 import { detectLanguage } from '../text/language'
 import type { Draft } from './extractor'
 import type { KnowledgeStore } from './store'
@@ -18,6 +19,8 @@ export interface ProfileDeps {
   factsOf(ref: PersonRef, limit: number): Promise<string[]>
   /** Set: the consolidation timer writes `profileText` with it (one call per profile). Unset: the text is rebuilt offline at each change. */
   llm?: LLM
+  /** Charges a profile's model call to its group's (or private chat's) budget. */
+  charge?<T>(where: PersonRef, work: () => Promise<T>): Promise<T>
   /** New items that make a profile due for consolidation before its day is over. */
   threshold: number
   counters: Counters
@@ -108,7 +111,8 @@ export class ProfileBook {
       (row) => row.pending >= this.deps.threshold || now - row.consolidatedAt.getTime() >= DAY_MS,
     )
     let done = 0
-    for (const profile of due.slice(0, limit)) if (await this.consolidate(profile)) done++
+    const charge = this.deps.charge ?? ((_where, work) => work())
+    for (const profile of due.slice(0, limit)) if (await charge(profile, () => this.consolidate(profile))) done++
     return done
   }
 
@@ -120,9 +124,15 @@ export class ProfileBook {
       const language = detectLanguage([profileSourceLines(sources), profile.userName].join('\n'), 'zh')
       if (llm && useModel) {
         const prompt = PROFILE_PROMPTS[language].replace('{name}', profile.userName).replace('{sources}', profileSourceLines(sources))
-        const answer = await generateStructured(llm, prompt, ProfileAnswer, { label: 'knowledge.profile', counters, logger })
-        profile.profileText = answer.profile.trim()
-        profile.pending = 0
+        const answer = await generateStructured(llm, prompt, ProfileAnswer, { label: 'knowledge.profile', counters, logger }).catch(
+          (error: unknown) => {
+            // the group's calls of the day are spent: the offline summary now, the model's text on a later day
+            if (error instanceof BudgetSpentError) return undefined
+            throw error
+          },
+        )
+        profile.profileText = answer ? answer.profile.trim() : summarizeProfile(sources, language)
+        if (answer) profile.pending = 0
       } else {
         profile.profileText = summarizeProfile(sources, language)
         if (!llm) profile.pending = 0

@@ -4,6 +4,8 @@ import type { Dialogue, FactsPart, MemorizeOutcome } from '../facts'
 import { memorize, saidAt, speakers } from '../facts'
 import type { KnowledgePart } from '../knowledge'
 import type { Embedder } from '../providers/types'
+import type { BudgetGate } from '../budget'
+import { budgetOwnerOf } from '../budget'
 
 export interface MemorizerDeps {
   facts: FactsPart
@@ -14,6 +16,8 @@ export interface MemorizerDeps {
   logger: Logger
   newId(): string
   now(): Date
+  /** The model-call budgets: a dialogue of a group (or private chat) whose day is spent is judged by the offline rules. */
+  budget?: BudgetGate
 }
 
 export interface MemorizerSettings {
@@ -30,10 +34,19 @@ export interface MemorizerSettings {
  */
 export function createMemorizer(deps: MemorizerDeps, settings: MemorizerSettings): (dialogue: Dialogue) => Promise<MemorizeOutcome> {
   const { facts, knowledge, fence, logger } = deps
-  const memorizeFacts = (dialogue: Dialogue) =>
+  /** The model's judge while the dialogue's group (or private chat) has calls left today, else the offline rules. */
+  const judgeOf = async (dialogue: Dialogue) => {
+    if (!deps.budget || facts.judge === facts.rules) return facts.judge
+    const owner = budgetOwnerOf(dialogue.owner)
+    if (await deps.budget.allows(owner)) return facts.judge
+    await deps.budget.noteOffline(owner)
+    deps.counters.inc('budget.offline-extractions')
+    return facts.rules
+  }
+  const memorizeFacts = async (dialogue: Dialogue) =>
     memorize(
       {
-        judge: facts.judge,
+        judge: await judgeOf(dialogue),
         embedder: deps.embedder,
         facts: facts.store,
         factIndex: facts.index,
@@ -81,7 +94,7 @@ export function createMemorizer(deps: MemorizerDeps, settings: MemorizerSettings
     }
   }
 
-  return async (dialogue) => {
+  const memorizeOne = async (dialogue: Dialogue) => {
     await fence.refresh(speakers(dialogue).map((userId) => ({ platform: dialogue.owner.platform, userId })))
     const outcome = await memorizeFacts(dialogue)
     if (settings.knowledge && outcome.status !== 'failed') {
@@ -95,4 +108,6 @@ export function createMemorizer(deps: MemorizerDeps, settings: MemorizerSettings
     await undoForgotten(dialogue, outcome)
     return outcome
   }
+  const budget = deps.budget
+  return budget ? (dialogue) => budget.run(budgetOwnerOf(dialogue.owner), () => memorizeOne(dialogue)) : memorizeOne
 }

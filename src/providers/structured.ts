@@ -1,7 +1,7 @@
 import type { z } from 'zod'
 import { extractJson, isCutShort } from '../text/json'
 import type { LLM } from './types'
-import { ProviderError } from './types'
+import { BudgetSpentError, ProviderError } from './types'
 import type { Counters, Logger } from '../core/observability'
 
 /** The model's answer could not be read as the expected structure, even after one corrective retry. */
@@ -94,6 +94,8 @@ export async function generateStructured<T>(llm: LLM, prompt: string, schema: z.
         temperature: options.temperature,
       })
     } catch (error) {
+      // a budget's refusal is no failure: the caller goes its offline way
+      if (error instanceof BudgetSpentError) throw error
       counters?.inc('llm.error')
       const status = error instanceof ProviderError && error.status !== undefined ? ` (HTTP ${error.status})` : ''
       logger?.warn('%s: %s call failed%s: %s', label, llm.id, status, (error as Error).message)

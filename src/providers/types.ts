@@ -91,3 +91,14 @@ export class ProviderError extends Error {
     this.name = 'ProviderError'
   }
 }
+
+/**
+ * The call was not made: the day's model-call budget of the group (or private chat) it was for is
+ * spent (`budget/`). The caller does the work its offline way; nothing failed.
+ */
+export class BudgetSpentError extends ProviderError {
+  constructor(provider: string) {
+    super(`${provider}: the day's model-call budget is spent`, provider, undefined, false)
+    this.name = 'BudgetSpentError'
+  }
+}

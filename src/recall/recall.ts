@@ -34,6 +34,8 @@ export interface RecallDeps {
   logger: Logger
   /** Share of BM25 in the ranking of recalled memories; the rest is embedding similarity. */
   lexicalShare: number
+  /** The tokens a context may take for its target (its group's budget per reply), given what was asked for. */
+  tokenCap?(target: ContextTarget, asked: number | undefined): Promise<number | undefined>
 }
 
 export interface RecallSettings {
@@ -124,7 +126,8 @@ export class Recall {
   async buildContext(target: ContextTarget, options: ContextOptions = {}): Promise<BuiltContext> {
     return this.deps.foreground.during(async () => {
       await withTimeout(this.deps.flushCapture(), CAPTURE_SETTLE_MS).catch(() => this.deps.counters.inc('context.capture-unsettled'))
-      return this.deps.builder.build(target, options)
+      const tokenBudget = this.deps.tokenCap ? await this.deps.tokenCap(target, options.tokenBudget) : options.tokenBudget
+      return this.deps.builder.build(target, tokenBudget === undefined ? options : { ...options, tokenBudget })
     })
   }
 

@@ -1,6 +1,7 @@
 import type { BuiltContext } from '../context'
 import { assemblePrompt } from '../context'
 import type { ChatTurn, LLM, ToolDefinition } from '../providers/types'
+import { BudgetSpentError } from '../providers/types'
 import { clip } from '../text/clip'
 import type { Language } from '../text/language'
 import { countTokens } from '../text/token-count'
@@ -64,7 +65,7 @@ export function generateNode(ports: GeneratePorts, settings: GenerateSettings) {
     const prompt = promptOf(state)
     const tokensIn = prompt.reduce((sum, turn) => sum + countTokens(turn.content), 0)
     const { model } = ports
-    if (!model) {
+    const offline = (): NodeResult => {
       const { memories, related } = offlineAnswer(state)
       return {
         update: { prompt, outcome: { kind: 'offline', memories, related } },
@@ -72,6 +73,15 @@ export function generateNode(ports: GeneratePorts, settings: GenerateSettings) {
         tokensIn,
       }
     }
+    if (!model) return offline()
+    // the group's calls of the day ran out within this reply (a round of its tools): what the memory holds
+    return modelled(model, state, prompt, tokensIn).catch((error: unknown) => {
+      if (error instanceof BudgetSpentError) return offline()
+      throw error
+    })
+  }
+
+  async function modelled(model: LLM, state: Readonly<ReplyState>, prompt: ChatTurn[], tokensIn: number): Promise<NodeResult> {
     const finish = (text: string) => clip(text.trim(), settings.maxLength)
     if (model.chat) {
       const tools = state.route?.deep === 'tools' || state.route?.deep === 'both' ? ports.tools(state) : []

@@ -1,6 +1,7 @@
 import { z } from 'zod'
 import { generateStructured } from '../providers/structured'
 import type { LLM } from '../providers/types'
+import { BudgetSpentError } from '../providers/types'
 import type { Counters, Logger } from '../core/observability'
 import type { Language } from '../text/language'
 import { detectLanguage } from '../text/language'
@@ -139,8 +140,12 @@ export async function generateSummary(title: string, messages: MessageRow[], dep
       fallbackReason = ''
     } catch (error) {
       fallbackReason = (error as Error).message
-      deps.counters.inc('summary.llm_failed')
-      deps.logger.warn('topic summary: the model failed (%s); using the offline summary', fallbackReason)
+      // a group whose calls of the day are spent is summarised offline by design, not for a failure
+      if (error instanceof BudgetSpentError) deps.logger.debug('topic summary: %s; using the offline summary', fallbackReason)
+      else {
+        deps.counters.inc('summary.llm_failed')
+        deps.logger.warn('topic summary: the model failed (%s); using the offline summary', fallbackReason)
+      }
     }
     if (!fallback && options.llmScore) {
       try {

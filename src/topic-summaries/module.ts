@@ -18,7 +18,7 @@ declare module '../module' {
 export const topicSummariesModule = defineMemoryKind({
   name: 'topicSummaries',
   tables: defineTopicSummaryTable,
-  create({ ctx, index, outbox, embedder, llm, counters, logger, part }, options: Partial<TopicSummariesOptions>) {
+  create({ ctx, index, outbox, embedder, llm, charge, counters, logger, part }, options: Partial<TopicSummariesOptions>) {
     const summaries = createTopicSummaries(ctx, {
       topics: part('topics').store,
       messages: part('messages').store,
@@ -26,6 +26,7 @@ export const topicSummariesModule = defineMemoryKind({
       outbox,
       embedder,
       llm: () => llm,
+      charge,
       counters,
       logger,
       options,

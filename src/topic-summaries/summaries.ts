@@ -45,6 +45,8 @@ export interface TopicSummariesDeps {
   embedder: Embedder
   /** The chat model, looked up on every run; undefined: offline summaries, marked `fallback`. */
   llm: () => LLM | undefined
+  /** Charges a summary's model calls to the budget of the topic's group (or private chat's user). */
+  charge?<T>(where: { platform: string; guildId: string; userId: string }, work: () => Promise<T>): Promise<T>
   prompts?: () => SummaryPrompts
   /** The LanceDB side; left out, search has only its keyword leg. */
   vector?: VectorSide
@@ -239,13 +241,18 @@ export class TopicSummaries {
     if (!messages.length || (automatic && messages.length < this.options.minMessages))
       return { status: 'too-few', messages: messages.length }
 
-    const draft = await generateSummary(topic.title, messages, {
-      llm: this.deps.llm(),
-      prompts: this.deps.prompts?.(),
-      counters,
-      logger: this.deps.logger,
-      options: this.options.generate,
-    })
+    const generate = () =>
+      generateSummary(topic.title, messages, {
+        llm: this.deps.llm(),
+        prompts: this.deps.prompts?.(),
+        counters,
+        logger: this.deps.logger,
+        options: this.options.generate,
+      })
+    // a private chat's topic is its user's: the one who speaks there beside the bot
+    const userId = topic.guildId ? '' : (messages.find((message) => message.role === 'user')?.userId ?? '')
+    const charge = this.deps.charge
+    const draft = await (charge ? charge({ platform: topic.platform, guildId: topic.guildId, userId }, generate) : generate())
     const version = (latest?.version ?? 0) + 1
     const row: TopicSummaryRow = {
       id: summaryId(topicId, version),

@@ -42,6 +42,7 @@ import type { Fact, Script } from './facts'
 import { GROUP_B, mentioned, ownEntries, PRIVATE_A, statusCounts } from './facts'
 import { installCommands, installFromReadme } from './install'
 import { driveMemoryPage, driveModeration } from './memory-steps'
+import { driveBudgets } from './budget-steps'
 import { recallFromSandbox } from './chat-events'
 import { Sandbox } from './sandbox'
 import { chat, json, ScriptedServer } from '../integration/scripted-server'
@@ -619,6 +620,7 @@ async function main(): Promise<void> {
         useModel(join(dirs.app, 'koishi.yml'), chatModelURL)
         app = await startApp(dirs, env, port)
         await driveModeration({ check, step, attempt, screenshot }, { page: context!.pages()[0], base: app.base })
+        await driveBudgets({ check, step, attempt, screenshot }, { page: context!.pages()[0], base: app.base })
       }),
     )
   } catch (error) {

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest'
 import type { BuiltContext, ContextTarget } from '../../src/context'
 import type { ChatOptions, ChatReply, ChatTurn, LLM, ToolDefinition } from '../../src/providers/types'
+import { BudgetSpentError } from '../../src/providers/types'
 import { generateNode } from '../../src/reply/generate'
 import { runReply } from '../../src/reply/pipeline'
 import { recallNode } from '../../src/reply/recall'
@@ -307,6 +308,21 @@ describe('generate', () => {
     expect(requests[0].options?.tools).toBeUndefined()
     expect(result.update.outcome).toMatchObject({ kind: 'model' })
     expect((result.update.outcome as { text: string }).text.length).toBeLessThanOrEqual(20)
+  })
+
+  it('answers with what the memory holds when the group’s calls run out within the reply', async () => {
+    let rounds = 0
+    const chat = async () => {
+      if (rounds++) throw new BudgetSpentError('m')
+      return { text: '', toolCalls: [{ id: 'c1', name: 't', arguments: {} }] }
+    }
+    const model: LLM = { id: 'm', generate: async () => '', chat }
+    const result = await generateNode(
+      { model, tools: () => [tool('t', async () => ({ text: 'found' }))] },
+      settings,
+    )(state('周末在成都去哪玩？', { recalled, route: { needsMemory: true, kinds: [], deep: 'tools', reasons: [] } }))
+    expect(rounds).toBe(2)
+    expect(result.update.outcome).toEqual({ kind: 'offline', memories: ['ann 住在成都'], related: 1 })
   })
 
   it('flattens the prompt for a model that only completes text', async () => {

@@ -3,6 +3,7 @@ import type { MetricsSeries } from '../series'
 import type { Authorities, HealthView } from '../types'
 import type { Routes } from './route'
 import { route } from './route'
+import { budgetView } from './budget'
 
 export interface HealthDeps {
   series: MetricsSeries
@@ -36,6 +37,7 @@ export function healthRoutes(ctx: Context, authority: Authorities, deps: HealthD
         memory: status.memory,
         tables,
         series: await deps.series.read(),
+        budgets: (await memory().budgets.spendToday()).map(budgetView),
         sampleSeconds: deps.sampleSeconds,
         since: deps.since,
       }

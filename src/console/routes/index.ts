@@ -1,5 +1,6 @@
 import type { Context } from 'koishi'
 import type { Config } from '../../config'
+import { budgetRoutes } from './budget'
 import type { Evolutions } from './groups'
 import { groupRoutes } from './groups'
 import type { HealthDeps } from './health'
@@ -28,6 +29,7 @@ export function consoleRoutes(ctx: Context, config: Config, deps: RouteDeps): Ro
   return {
     ...peopleRoutes(ctx, authority),
     ...groupRoutes(ctx, authority, deps.evolutions),
+    ...budgetRoutes(ctx, authority),
     ...reviewRoutes(ctx, authority),
     ...healthRoutes(ctx, authority, deps),
     ...transferRoutes(ctx, authority),
