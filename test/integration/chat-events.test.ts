@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
 import { boot, type Harness, removePlace, say } from './harness'
 import { plugDatabase } from './database'
-import { holding, koishiTexts } from './stored-text'
+import { holding, koishiTexts, lanceTexts } from './stored-text'
 import { internalsOf } from '../../src/compose'
 
 /** A chat event of the mock platform about message `id` in a channel (`private:<user>` for a private chat). */
@@ -36,21 +36,6 @@ async function stored(app: App, text: string) {
 }
 
 const facts = (app: App, user: string) => app.database.get('memory_fact', { userId: user })
-
-/** The text column of every LanceDB table of the plugin, read with a connection of its own. */
-async function lanceTexts(dir: string): Promise<Map<string, string>> {
-  const lancedb = require('@lancedb/lancedb') as typeof import('@lancedb/lancedb')
-  const db = await lancedb.connect(join(dir, 'lancedb'))
-  const out = new Map<string, string>()
-  for (const name of await db.tableNames()) {
-    const table = await db.openTable(name)
-    const rows = await table.query().select(['text']).toArray()
-    out.set(name, rows.map((row) => String(row.text)).join('\n'))
-    table.close()
-  }
-  db.close()
-  return out
-}
 
 describe('a message recalled or deleted in the chat', () => {
   let hs: Harness

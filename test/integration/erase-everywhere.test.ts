@@ -5,27 +5,12 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
 import { boot, type Harness, removePlace, say } from './harness'
 import { testDatabase } from './database'
-import { filesHolding, filesUnder, holding, koishiTexts } from './stored-text'
+import { filesHolding, filesUnder, holding, koishiTexts, lanceTexts } from './stored-text'
 import { internalsOf } from '../../src/compose'
 
 // words nobody else says: wherever one of them is stored, it came from alice
 const ALICE_WORDS = ['翡翠湖', '紫罗兰蛋糕', 'Zephyrine']
 const BOB_WORD = '蓝莓松饼'
-
-/** The text column of every LanceDB table of the plugin, read with a connection of its own. */
-async function lanceTexts(dir: string): Promise<Map<string, string>> {
-  const lancedb = require('@lancedb/lancedb') as typeof import('@lancedb/lancedb')
-  const db = await lancedb.connect(join(dir, 'lancedb'))
-  const out = new Map<string, string>()
-  for (const name of await db.tableNames()) {
-    const table = await db.openTable(name)
-    const rows = await table.query().select(['text']).toArray()
-    out.set(name, rows.map((row) => String(row.text)).join('\n'))
-    table.close()
-  }
-  db.close()
-  return out
-}
 
 async function until(check: () => Promise<boolean>, ms = 5000) {
   const end = Date.now() + ms

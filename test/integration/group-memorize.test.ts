@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Harness } from './harness'
-import { boot, removePlace, say } from './harness'
+import { boot, factsOf, removePlace, say } from './harness'
 import { internalsOf } from '../../src/compose'
 
 /** Waits until `check` holds, polling; fails after `ms`. */
@@ -14,8 +14,6 @@ async function until(check: () => Promise<boolean>, ms = 8000) {
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
-
-const factsOf = async (h: Harness, userId: string) => (await h.app.database.get('memory_fact', { userId })).map((row) => row.content)
 
 describe('memorising without a reply plugin', () => {
   let h: Harness | undefined

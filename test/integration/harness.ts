@@ -81,3 +81,8 @@ export async function say(app: App, user: string, text: string, channel?: string
   await app.memory.flush()
   return replies
 }
+
+/** What the memory stores of a user: the text of each of their facts. */
+export async function factsOf(h: Harness, userId: string): Promise<string[]> {
+  return (await h.app.database.get('memory_fact', { userId })).map((row) => row.content)
+}

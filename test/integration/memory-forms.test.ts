@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Harness } from './harness'
-import { boot, say } from './harness'
+import { boot, factsOf, say } from './harness'
 import { internalsOf } from '../../src/compose'
-
-const factsOf = async (h: Harness, userId: string) => (await h.app.database.get('memory_fact', { userId })).map((row) => row.content)
 
 /** Issue 26, item 2: the owner sees what waits to be memorised, and can have it memorised now. */
 describe('memory forming where the owner sees it', () => {

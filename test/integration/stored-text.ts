@@ -34,3 +34,18 @@ export function filesUnder(dir: string, sub: string, word: string): string[] {
 /** The names of the texts that hold `word`. */
 export const holding = (texts: Map<string, string>, word: string) =>
   [...texts].filter(([, text]) => text.includes(word)).map(([name]) => name)
+
+/** The text column of every LanceDB table of the plugin, read with a connection of its own. */
+export async function lanceTexts(dir: string): Promise<Map<string, string>> {
+  const lancedb = require('@lancedb/lancedb') as typeof import('@lancedb/lancedb')
+  const db = await lancedb.connect(join(dir, 'lancedb'))
+  const out = new Map<string, string>()
+  for (const name of await db.tableNames()) {
+    const table = await db.openTable(name)
+    const rows = await table.query().select(['text']).toArray()
+    out.set(name, rows.map((row) => String(row.text)).join('\n'))
+    table.close()
+  }
+  db.close()
+  return out
+}
