@@ -317,6 +317,13 @@ async function drive(context: BrowserContext, base: string, folder: string): Pro
       /成都|小明|老师|花生|hotpot|guitar/i.test(profile),
       profile.replace(/\n/g, ' ⏎ '),
     )
+    // said once: a like is not repeated as a fact or a line under the profile's text
+    const said = profile.match(/hotpot|火锅|guitar|吉他/gi) ?? []
+    check(
+      `${a}, private: memory.profile says each thing once`,
+      said.length === new Set(said.map((word) => word.toLowerCase())).size,
+      profile.replace(/\n/g, ' ⏎ '),
+    )
     check(
       `${a}, private: memory.profile shows none of ${b}'s facts`,
       mentioned(profile, GROUP_B.facts).length === 0,
@@ -347,6 +354,8 @@ async function drive(context: BrowserContext, base: string, folder: string): Pro
     const listB = await sandbox.command('/memory.list')
     console.log(`${b} (group) memory.list:\n  ${listB.replace(/\n/g, '\n  ')}`)
     checkFacts(`${b}, group`, listB, GROUP_B.facts, PRIVATE_A.facts)
+    // "Bob 2026年12月2日…", never "Bob2026年12月2日…"
+    check(`${b}, group: a date is set apart from the name before it`, !/[A-Za-z]\d{4}年/.test(listB), listB.replace(/\n/g, ' ⏎ '))
     await screenshot(page, 'sandbox-group-memory-list.png')
 
     // in a group, memory.list shows what was learnt in that group about the caller only
