@@ -33,7 +33,7 @@ export const run: Family = async () => {
   const bench = await bootApp(
     {
       llm: { provider: 'openai-compatible', baseURL, model: 'scripted', timeout: 5000 },
-      memorize: { privateEvery: 1, quietSeconds: 0, retrySeconds: 1 },
+      memorize: { privateEvery: 1, quietSeconds: 0, privateQuietSeconds: 0, retrySeconds: 1 },
       topics: { enabled: false },
       group: { minMessages: 1 },
     },

@@ -41,7 +41,7 @@ const SEED = 20_020
 
 /** Defaults, but dialogues that end at a count (the flood memorises as it goes) and a short outbox timer. */
 const FLOOD_CONFIG: ConfigInput = {
-  memorize: { privateEvery: 5, groupEvery: 10, quietSeconds: 600 },
+  memorize: { privateEvery: 5, groupEvery: 10, quietSeconds: 600, privateQuietSeconds: 600 },
   store: { retryIntervalSeconds: 1 },
 }
 

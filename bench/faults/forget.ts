@@ -108,7 +108,7 @@ export const run: Family = async () => {
   })
   const baseURL = await server.start()
   const offline: ConfigInput = {
-    memorize: { privateEvery: 1, groupEvery: 2, quietSeconds: 0 },
+    memorize: { privateEvery: 1, groupEvery: 2, quietSeconds: 0, privateQuietSeconds: 0 },
     summaries: { countThreshold: 3, minMessages: 2 },
     store: { retryIntervalSeconds: 1 },
   }
@@ -183,7 +183,7 @@ export const run: Family = async () => {
     b = undefined
 
     await tally.run('a dialogue waiting when she is forgotten stores nothing of her', async () => {
-      const waiting = await bootApp({ memorize: { quietSeconds: 3600 } })
+      const waiting = await bootApp({ memorize: { quietSeconds: 3600, privateQuietSeconds: 3600 } })
       try {
         await waiting.app.mock.client('carol', 'g9').receive(`我养了一只仓鼠，叫${single}`)
         await waiting.app.memory.flush()

@@ -52,7 +52,7 @@ import { internalsOf } from '../../src/compose'
 
 /** What the child and the final start run with: a dialogue ends at each user message, or after 1 s of quiet. */
 export const KILL_CONFIG: ConfigInput = {
-  memorize: { privateEvery: 1, groupEvery: 1, quietSeconds: 1, retrySeconds: 1 },
+  memorize: { privateEvery: 1, groupEvery: 1, quietSeconds: 1, privateQuietSeconds: 1, retrySeconds: 1 },
   retrieval: { dedupeThreshold: 1 },
   store: { retryIntervalSeconds: 1 },
 }

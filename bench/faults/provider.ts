@@ -63,7 +63,7 @@ export const run: Family = async () => {
     {
       llm: { provider: 'openai-compatible', baseURL, model: 'scripted', timeout: 800 },
       embedding: { provider: 'openai-compatible', baseURL, model: 'scripted', dims: DIMS, timeout: 800 },
-      memorize: { privateEvery: 1, quietSeconds: 0, retrySeconds: 1 },
+      memorize: { privateEvery: 1, quietSeconds: 0, privateQuietSeconds: 0, retrySeconds: 1 },
       topics: { enabled: false },
       store: { retryIntervalSeconds: 1 },
     },

@@ -19,7 +19,7 @@ const PLACES = ['成都', '上海', '杭州', '西安', '厦门', '青岛', '长
 const PETS = ['豆豆', '咪咪', '花花', '球球', '团子', '年糕', '可乐', '布丁']
 
 const base: ConfigInput = {
-  memorize: { privateEvery: 1, quietSeconds: 0 },
+  memorize: { privateEvery: 1, quietSeconds: 0, privateQuietSeconds: 0 },
   topics: { enabled: false },
   store: { retryIntervalSeconds: 1 },
 }
