@@ -4,6 +4,7 @@ import type { RecalledMemory } from '../../src'
 import { internalsOf } from '../../src/compose'
 import { message } from '../fakes/message-rows'
 import { boot } from './harness'
+import { testDatabase } from './database'
 
 const USERS = ['ann', 'bob', 'cai', 'dan']
 const CHANNELS = ['g1', 'g2']
@@ -94,7 +95,9 @@ async function run(memoryMB: number) {
   }
 }
 
-describe('store.memoryMB: one budget for every cache', () => {
+// the caches and their shares do not depend on the database: the suite's run on a server (CI's second,
+// slower pass) leaves out its three whole chats
+describe.skipIf(testDatabase === 'mysql')('store.memoryMB: one budget for every cache', () => {
   it('answers the same with a budget too small for the store, a big one and none, each cache within its share', async () => {
     const big = await run(64)
     const small = await run(1)
