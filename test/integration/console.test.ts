@@ -1,57 +1,10 @@
-import type { Context } from 'koishi'
-import { Service } from 'koishi'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import type {
-  EntryData,
-  EvolutionState,
-  FactView,
-  GroupHit,
-  HealthView,
-  ImportView,
-  Outcome,
-  UserDetails,
-  UserHit,
-} from '../../src/console'
+import type { EntryData, EvolutionState, FactView, GroupHit, HealthView, ImportView, UserDetails, UserHit } from '../../src/console'
 import * as echo from './echo-bot'
+import { FakeConsole } from './fake-console'
 import type { Harness } from './harness'
 import { boot, say } from './harness'
 import type { ForgetReport } from '../../src/erase'
-
-interface Listener {
-  callback: (this: unknown, ...args: unknown[]) => Promise<Outcome<unknown>>
-  authority?: number
-}
-
-/** The part of `@koishijs/console` the page's server side uses: entries and listeners, called as the console calls them. */
-class FakeConsole extends Service {
-  listeners: Record<string, Listener> = Object.create(null)
-  entries: { files: unknown; data: () => unknown }[] = []
-
-  constructor(ctx: Context) {
-    super(ctx, 'console', true)
-  }
-
-  addEntry(files: unknown, data: () => unknown) {
-    const entry = { files, data }
-    this.entries.push(entry)
-    return { dispose: () => this.entries.splice(this.entries.indexOf(entry), 1) }
-  }
-
-  addListener(name: string, callback: Listener['callback'], options: { authority?: number } = {}) {
-    this.listeners[name] = { callback, ...options }
-  }
-
-  /** Calls a listener as a client logged in as `auth` would; the value, or the error as an exception. */
-  async call<T>(name: string, ...args: unknown[]): Promise<T> {
-    const outcome = await this.listeners[name].callback.call({ auth: { id: 7, name: 'admin' } }, ...args)
-    if (!outcome.ok) throw new Error(`${outcome.error}${outcome.detail ? `: ${outcome.detail}` : ''}`)
-    return outcome.value as T
-  }
-
-  async outcome(name: string, ...args: unknown[]) {
-    return this.listeners[name].callback.call({}, ...args)
-  }
-}
 
 describe('the console page’s server side, on the real memory', () => {
   let h: Harness
