@@ -440,6 +440,8 @@ export class MemoryService extends Service {
    * once that is done, with how many dialogues and user lines were handed over.
    */
   async memorizeNow(where: { platform: string; channelId: string } | 'everywhere' = 'everywhere') {
+    // the dialogues of the last run are read back first: a line said since the start joins its dialogue then
+    await this.memory.lifecycle.ready()
     await this.memory.recall.settleCapture()
     const handed = this.memory.capture.finishNow(
       where === 'everywhere' ? undefined : (owner) => owner.platform === where.platform && owner.channelId === where.channelId,

@@ -355,16 +355,25 @@ export class CapturePipeline {
    * how many dialogues of those chats have ended and wait for the memorising job.
    */
   waitingOf(userId: string, pick: (owner: SpeakerRef) => boolean): WaitingReport {
-    const { options } = this.deps
     let messages = 0
     let dueAt: Date | undefined
-    for (const entry of this.tracker.waitingOf(pick, userId)) {
-      messages += entry.userTurns
-      const quiet = entry.owner.guildId ? options.quietMs : options.privateQuietMs
-      const due = quiet > 0 ? new Date(entry.lastUserAt.getTime() + quiet) : undefined
+    const count = (owner: SpeakerRef, turns: number, lastUserAt: Date) => {
+      messages += turns
+      const due = this.quietEnd(owner, lastUserAt)
       if (due && (!dueAt || due > dueAt)) dueAt = due
     }
+    for (const entry of this.tracker.waitingOf(pick, userId)) count(entry.owner, entry.userTurns, entry.lastUserAt)
+    // said since the start, before the last run's dialogues are read back: they join theirs then
+    for (const turn of this.held ?? []) {
+      if (turn.role === 'user' && turn.owner.userId === userId && pick(turn.owner)) count(turn.owner, 1, turn.at)
+    }
     return { messages, dueAt, memorising: this.backlog.waitingOf(pick) }
+  }
+
+  /** When silence ends a dialogue of `owner` whose user last spoke at `lastUserAt`; none when silence ends none there. */
+  private quietEnd(owner: SpeakerRef, lastUserAt: Date): Date | undefined {
+    const quiet = owner.guildId ? this.deps.options.quietMs : this.deps.options.privateQuietMs
+    return quiet > 0 ? new Date(lastUserAt.getTime() + quiet) : undefined
   }
 
   /** Ends now every dialogue `pick` picks (every one when left out); returns how many, and their users' lines. */

@@ -39,6 +39,19 @@ describe('memory forming where the owner sees it', () => {
     expect(again).toBe('这个聊天中没有等待记忆的消息。')
   })
 
+  it('a line said before the start-up work has read back the last run counts as waiting, and memory.flush memorises it', async () => {
+    h = await boot({}, undefined, undefined, { warm: false })
+    await h.app.mock.initUser('gina', 3)
+    const client = h.app.mock.client('gina')
+    // not say(): its flush would run the start-up work first
+    await client.receive('我住在苏州')
+    const [before] = await client.receive('memory.list')
+    expect(before).toContain('你还有 1 条消息等待记忆，一分钟内完成')
+    const [flushed] = await client.receive('memory.flush')
+    expect(flushed).toBe('已记忆 1 段对话中的 1 条消息。用 memory.list 查看记住了什么。')
+    expect((await factsOf(h, 'gina')).join()).toContain('苏州')
+  })
+
   it('memory.flush is for admins; a user sees what waits without the hint', async () => {
     h = await boot()
     await h.app.mock.initUser('bob', 1)
