@@ -466,7 +466,12 @@ export async function driveModeration(report: Report, run: Pick<PageRun, 'page' 
     await screenshot(page, 'console-memory-moderation.png')
     await ops.first().locator('.moderation-approve').click()
     await memory.toast()
-    check('moderation: the approved proposal leaves the queue', (await page.locator('.moderation-op').count()) === before - 1)
+    const left = await ops
+      .nth(before - 1)
+      .waitFor({ state: 'detached', timeout: 5_000 })
+      .then(() => true)
+      .catch(() => false)
+    check('moderation: the approved proposal leaves the queue', left && (await ops.count()) === before - 1, `${await ops.count()} waiting`)
     await memory.open('groups')
     await memory.chooseGroup(group)
     const memories = (await page.locator('.groups-memory .memory-statement').allInnerTexts()).join(' | ')
