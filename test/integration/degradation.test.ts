@@ -11,15 +11,19 @@ import { internalsOf } from '../../src/compose'
 describe('graceful degradation', () => {
   let h: Harness | undefined
   let server: ScriptedServer | undefined
+  let blocked: string | undefined
 
   afterEach(async () => {
     await h?.stop()
     await server?.stop()
     h = server = undefined
+    // after the stop: the store's retries may make the folder again until then
+    if (blocked) rmSync(dirname(blocked), { recursive: true, force: true })
+    blocked = undefined
   })
 
   it('keeps facts in the database and the outbox while LanceDB cannot open, and indexes them after', async () => {
-    const blocked = join(mkdtempSync(join(tmpdir(), 'memory-blocked-')), 'lancedb')
+    blocked = join(mkdtempSync(join(tmpdir(), 'memory-blocked-')), 'lancedb')
     // a regular file where the folder should be: the store cannot open (root ignores permissions)
     writeFileSync(blocked, 'not a folder')
     h = await boot({ store: { path: blocked, retryIntervalSeconds: 1 } }, (app) => app.plugin(echo))
@@ -42,7 +46,6 @@ describe('graceful degradation', () => {
     expect((await h.app.memory.status()).outbox).toBe(0)
     const found = await h.app.memory.retrieve('alice', '火锅', { platform: 'mock' })
     expect(found.map((m) => m.content).join()).toContain('四川火锅')
-    rmSync(dirname(blocked), { recursive: true, force: true })
   })
 
   it('returns [] from retrieve while the embedder is down, and stores facts for later', async () => {

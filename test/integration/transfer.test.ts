@@ -1,5 +1,4 @@
 import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as echo from './echo-bot'
@@ -195,7 +194,7 @@ describe('memory.export and memory.import through Koishi', () => {
     writeFileSync(join(b.dir, 'data', 'empty.jsonl'), '\n\n')
     expect(await ask('memory.import data/empty.jsonl')).toBe('data/empty.jsonl is empty; nothing was imported.')
     // a link out of the data folder is followed and refused
-    const outside = join(tmpdir(), `memory-outside-${process.pid}.jsonl`)
+    const outside = join(b.dir, 'outside.jsonl')
     writeFileSync(outside, '{"memory": "secret", "user_id": "x"}\n')
     symlinkSync(outside, join(b.dir, 'data', 'link.jsonl'))
     expect(await ask('memory.import data/link.jsonl')).toMatch(/^Only files inside the data folder/)
