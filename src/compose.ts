@@ -184,7 +184,12 @@ function composeCapture(
     messages: messages.store,
     watermarks: messages.watermarks,
     messageIndex: messages.index,
-    warm: (row) => warmScopes(modules.env.index, { facts: part('facts').index.table, messages: messages.index.table }, row),
+    warm: (row) =>
+      warmScopes(
+        modules.env.index,
+        { facts: part('facts').index.table, messages: messages.index.table, group: part('group').memories.index?.table.table },
+        row,
+      ),
     termStats: context.termStats,
     attributor: part('topics').attributor,
     rolling: part('channelSummaries').rolling,
@@ -202,12 +207,16 @@ function composeCapture(
   })
 }
 
-/** The scopes a reply to `row` searches: its speaker's facts, the lines of the guild (or of the private chat) and of the channel. */
-function warmScopes(index: ScopeCache, tables: { facts: string; messages: string }, row: MessageRow) {
+/**
+ * The scopes a reply to `row` searches: its speaker's facts, the lines of the guild (or of the private chat)
+ * and of the channel, and the group's memory.
+ */
+function warmScopes(index: ScopeCache, tables: { facts: string; messages: string; group?: string }, row: MessageRow) {
   const { platform, userId, guildId, channelId } = row
   index.warm(tables.facts, sessionScope({ platform, userId, guildId: guildId || undefined }))
   index.warm(tables.messages, guildId ? { platform, guildId } : { platform, userId })
   index.warm(tables.messages, { platform, channelId })
+  if (guildId && tables.group) index.warm(tables.group, { platform, guildId })
 }
 
 /** Recall over the kinds a reply draws on, and the context builder it builds with. */

@@ -268,9 +268,17 @@ export class LanceIndex implements VectorIndex {
     return this.run(table, async () => (await this.handle(table, false)).countRows(where))
   }
 
-  async scopeRows(table: string, scope: Scope, limit: number): Promise<IndexRow[]> {
+  scopeRows(table: string, scope: Scope, limit: number): Promise<IndexRow[]> {
+    return this.rowsWhere(table, lanceWhere(scope), limit)
+  }
+
+  scopesRows(table: string, scopes: readonly Scope[], limit: number): Promise<IndexRow[]> {
+    if (!scopes.length) return Promise.resolve([])
+    return this.rowsWhere(table, scopes.map((scope) => `(${lanceWhere(scope)})`).join(' OR '), limit)
+  }
+
+  private async rowsWhere(table: string, where: string, limit: number): Promise<IndexRow[]> {
     const meta = this.metaOf(table)
-    const where = lanceWhere(scope)
     const checked = Math.max(0, Math.floor(limit))
     if (!checked) return []
     this.rejectIfOpen(table)

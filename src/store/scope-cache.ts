@@ -22,6 +22,8 @@ export interface ScopeCacheOptions {
    * Default 1 minute.
    */
   busyWithinMs?: number
+  /** How many loads run at once (each reads several scopes of a table). Default `DEFAULT_CONCURRENT_LOADS`. */
+  concurrentLoads?: number
   logger: Logger
   counters?: Counters
 }
@@ -48,6 +50,12 @@ interface Entry {
   usedAt: number
 }
 
+interface Wanted {
+  table: string
+  scope: Scope
+  dims: number
+}
+
 const SCOPE_COLUMNS = [
   ['platform', 'platform'],
   ['userId', 'user_id'],
@@ -58,6 +66,14 @@ const SCOPE_COLUMNS = [
 const defaultMaxRows = (queryDims: number) => Math.floor(4_000_000 / Math.max(1, queryDims))
 /** Most scopes waiting to be warmed; the oldest requests go first when more come. */
 const MAX_WARMING = 1000
+/**
+ * Loads running at once. A load reads the scopes of one table that wait, many in one query: a few loads
+ * at a time fill the cache quickly when a busy bot starts or many chats wake at once, and keep what is
+ * read at once to a few times the rows of the largest scope the cache holds.
+ */
+const DEFAULT_CONCURRENT_LOADS = 2
+/** Most scopes one load reads. */
+const MAX_BATCH = 64
 /** The share of the cap past which the cache counts as full. */
 const FULL = 0.9
 
@@ -72,13 +88,14 @@ const FULL = 0.9
  */
 export class ScopeCache implements VectorIndex {
   private readonly entries = new Map<string, Entry>()
+  /** Scopes loading, each with the load (of several scopes at once) it is part of. */
   private readonly loading = new Map<string, Promise<void>>()
-  /** Scopes warmed ahead of their searches, oldest first, waiting for the loads searches asked for. */
-  private readonly warming = new Map<string, { table: string; scope: Scope; dims: number }>()
-  /** Loads searches asked for, running or queued. */
-  private asked = 0
-  /** The last load queued: scopes load one after another, so a burst of new scopes never crowds out the searches. */
-  private loads = Promise.resolve()
+  /** Scopes searches asked for, oldest first, waiting for a load: they load before any warmed scope. */
+  private readonly asked = new Map<string, Wanted>()
+  /** Scopes warmed ahead of their searches, oldest first, waiting for a load. */
+  private readonly warming = new Map<string, Wanted>()
+  /** Loads running. */
+  private running = 0
   private readonly oversized = new Map<string, number>()
   private readonly dims = new Map<string, number>()
   private readonly queryDims = new Map<string, number>()
@@ -113,7 +130,9 @@ export class ScopeCache implements VectorIndex {
     this.drops.set(table, (this.drops.get(table) ?? 0) + 1)
     for (const [key, entry] of this.entries) if (entry.table === table) this.drop(key)
     for (const key of this.oversized.keys()) if (key.startsWith(`${table}\u0000`)) this.oversized.delete(key)
-    for (const key of this.warming.keys()) if (key.startsWith(`${table}\u0000`)) this.warming.delete(key)
+    for (const waiting of [this.asked, this.warming]) {
+      for (const key of waiting.keys()) if (key.startsWith(`${table}\u0000`)) waiting.delete(key)
+    }
   }
 
   open(): Promise<void> {
@@ -207,6 +226,7 @@ export class ScopeCache implements VectorIndex {
   async close(): Promise<void> {
     for (const key of [...this.entries.keys()]) this.drop(key)
     this.oversized.clear()
+    this.asked.clear()
     this.warming.clear()
     await this.inner.close()
   }
@@ -253,7 +273,7 @@ export class ScopeCache implements VectorIndex {
     }
     this.misses++
     this.options.counters?.inc('index.cache-miss')
-    // the store answers this search; the scope loads beside it, one scope at a time, for the next one
+    // the store answers this search; the scope loads beside it (a few at a time) for the next one
     this.startLoad(table, scope, key, dims)
     return undefined
   }
@@ -268,11 +288,11 @@ export class ScopeCache implements VectorIndex {
     if (!this.capBytes || dims === undefined) return
     const key = keyOf(table, scope)
     if (this.touch(key)) return
-    if ((this.oversized.get(key) ?? 0) > Date.now() || this.loading.has(key)) return
+    if ((this.oversized.get(key) ?? 0) > Date.now() || this.loading.has(key) || this.asked.has(key)) return
     this.warming.delete(key)
     this.warming.set(key, { table, scope, dims })
     if (this.warming.size > MAX_WARMING) this.warming.delete(this.warming.keys().next().value!)
-    this.pumpWarming()
+    this.pump()
   }
 
   /** The cached scope, marked as used now (the most recently used last). */
@@ -288,30 +308,49 @@ export class ScopeCache implements VectorIndex {
   /** A load a search asked for: it goes before every warmed scope that has not started. */
   private startLoad(table: string, scope: Scope, key: string, dims: number) {
     this.warming.delete(key)
-    if (this.loading.has(key) || this.thrashing()) return
-    this.asked++
-    this.chain(key, () => this.load(table, scope, key, dims)).finally(() => {
-      this.asked--
-      this.pumpWarming()
-    })
+    if (this.loading.has(key) || this.asked.has(key) || this.thrashing()) return
+    this.asked.set(key, { table, scope, dims })
+    this.pump()
   }
 
-  /** Starts the oldest warmed scope when no load runs or waits (a full cache drops what waits). */
-  private pumpWarming(): void {
-    if (this.asked || this.loading.size) return
-    for (const [key, { table, scope, dims }] of this.warming) {
-      this.warming.delete(key)
-      if (this.thrashing()) continue
-      if (this.entries.has(key)) continue
-      void this.chain(key, () => this.load(table, scope, key, dims)).finally(() => this.pumpWarming())
-      return
+  /** Starts loads while fewer than `concurrentLoads` run and scopes wait. */
+  private pump(): void {
+    while (this.running < Math.max(1, this.options.concurrentLoads ?? DEFAULT_CONCURRENT_LOADS)) {
+      const batch = this.nextBatch()
+      if (!batch) return
+      this.running++
+      const keys = new Set(batch.keys())
+      const done = this.loadBatch(batch, keys).finally(() => {
+        for (const key of keys) this.loading.delete(key)
+        this.running--
+        this.pump()
+      })
+      for (const key of keys) this.loading.set(key, done)
     }
   }
 
-  private chain(key: string, load: () => Promise<void>): Promise<void> {
-    this.loads = this.loads.then(load).finally(() => this.loading.delete(key))
-    this.loading.set(key, this.loads)
-    return this.loads
+  /**
+   * The scopes the next load reads: the oldest a search asked for (or else the oldest warmed) and more of
+   * its table, those asked for first. One at a time from a store that cannot read several at once.
+   */
+  private nextBatch(): Map<string, Wanted> | undefined {
+    const most = this.inner.scopesRows ? MAX_BATCH : 1
+    for (;;) {
+      const first = this.asked.values().next().value ?? this.warming.values().next().value
+      if (!first) return undefined
+      const batch = new Map<string, Wanted>()
+      for (const waiting of [this.asked, this.warming]) {
+        for (const [key, wanted] of waiting) {
+          if (batch.size >= most) break
+          if (wanted.table !== first.table || wanted.dims !== first.dims) continue
+          waiting.delete(key)
+          // a full cache loads what searches ask for, and drops what was only warmed
+          if (this.entries.has(key) || this.loading.has(key) || (waiting === this.warming && this.thrashing())) continue
+          batch.set(key, wanted)
+        }
+      }
+      if (batch.size) return batch
+    }
   }
 
   /** Whether the cache is full of scopes still in use, so that loading another would only push one of them out. */
@@ -323,41 +362,64 @@ export class ScopeCache implements VectorIndex {
 
   /** Resolves once the scopes being loaded or warmed are in memory (or were found too large, or failed to load). */
   async settled(): Promise<void> {
-    while (this.loading.size || this.warming.size) {
-      this.pumpWarming()
+    while (this.loading.size || this.asked.size || this.warming.size) {
+      this.pump()
       await Promise.all(this.loading.values())
     }
   }
 
-  private async load(table: string, scope: Scope, key: string, dims: number): Promise<void> {
+  private async loadBatch(batch: Map<string, Wanted>, keys: ReadonlySet<string>): Promise<void> {
+    const { table, dims } = batch.values().next().value!
     const drops = this.drops.get(table) ?? 0
     const landed = this.landed.get(table) ?? []
     this.landed.set(table, landed)
     const from = landed.length
+    const maxRows = this.maxRows(table)
     try {
-      const maxRows = this.maxRows(table)
       // a write may land while the rows are read: whether the read saw it or not, it is applied again below
-      const rows = await this.inner.scopeRows(table, scope, maxRows + 1)
-      if (rows.length > maxRows) {
-        this.leaveToStore(key)
-        return
+      for (const [key, rows] of await this.read(table, batch, maxRows)) {
+        if (!rows) {
+          this.leaveToStore(key)
+          continue
+        }
+        if ((this.drops.get(table) ?? 0) !== drops || this.dims.get(table) !== dims) return
+        const entry: Entry = { table, scope: rowScope(batch.get(key)!.scope), rows: new ScopeTable(dims, rows), usedAt: Date.now() }
+        for (const write of landed.slice(from)) applyTo(entry, write)
+        if (entry.rows.bytes > this.capBytes / 2 || entry.rows.size > maxRows) {
+          this.leaveToStore(key)
+          continue
+        }
+        this.entries.set(key, entry)
+        this.bytes += entry.rows.bytes
+        this.evict()
       }
-      if ((this.drops.get(table) ?? 0) !== drops || this.dims.get(table) !== dims) return
-      const entry: Entry = { table, scope: rowScope(scope), rows: new ScopeTable(dims, rows), usedAt: Date.now() }
-      for (const write of landed.slice(from)) applyTo(entry, write)
-      if (entry.rows.bytes > this.capBytes / 2 || entry.rows.size > maxRows) {
-        this.leaveToStore(key)
-        return
-      }
-      this.entries.set(key, entry)
-      this.bytes += entry.rows.bytes
-      this.evict()
     } catch (error) {
-      // the store answers the searches of this scope, and fails as the store fails
-      this.options.logger.debug('could not load scope %s into memory: %s', key, (error as Error).message)
+      // the store answers the searches of these scopes, and fails as the store fails
+      this.options.logger.debug('could not load %d scopes of %s into memory: %s', batch.size, table, (error as Error).message)
     } finally {
-      if (![...this.loading.keys()].some((other) => other !== key && other.startsWith(`${table}\u0000`))) this.landed.delete(table)
+      if (![...this.loading.keys()].some((other) => !keys.has(other) && other.startsWith(`${table}\u0000`))) this.landed.delete(table)
     }
+  }
+
+  /**
+   * The rows of each scope of `batch`, or undefined for a scope of more than `maxRows`. Several scopes are
+   * read in one query of at most `maxRows` rows in all; when they hold more, each is read on its own.
+   */
+  private async read(table: string, batch: Map<string, Wanted>, maxRows: number): Promise<Map<string, IndexRow[] | undefined>> {
+    const read = new Map<string, IndexRow[] | undefined>()
+    if (batch.size > 1 && this.inner.scopesRows) {
+      const rows = await this.inner.scopesRows(
+        table,
+        [...batch.values()].map((wanted) => wanted.scope),
+        maxRows + 1,
+      )
+      if (rows.length <= maxRows) return rowsByScope(rows, batch)
+    }
+    for (const [key, wanted] of batch) {
+      const rows = await this.inner.scopeRows(table, wanted.scope, maxRows + 1)
+      read.set(key, rows.length > maxRows ? undefined : rows)
+    }
+    return read
   }
 
   /** Searches of this scope go to the store for a while (it holds too many rows, or too many bytes). */
@@ -412,6 +474,28 @@ function rowScope(scope: Scope): Entry['scope'] {
     if (value !== undefined) out[column] = cleanId(value)
   }
   return out
+}
+
+/** The rows of each scope of `batch` among `rows`: one pass over them per kind of scope (a user, a channel…). */
+function rowsByScope(rows: readonly IndexRow[], batch: Map<string, Wanted>): Map<string, IndexRow[]> {
+  const byScope = new Map<string, IndexRow[]>()
+  // per kind of scope (the columns it sets), the batch's scopes by their values of those columns
+  const kinds = new Map<string, { columns: (typeof SCOPE_COLUMNS)[number][1][]; keys: Map<string, string> }>()
+  for (const [key, wanted] of batch) {
+    byScope.set(key, [])
+    const scope = rowScope(wanted.scope)
+    const columns = SCOPE_COLUMNS.map(([, column]) => column).filter((column) => scope[column] !== undefined)
+    const kind = kinds.get(columns.join()) ?? { columns, keys: new Map() }
+    kinds.set(columns.join(), kind)
+    kind.keys.set(columns.map((column) => scope[column]).join('\u0000'), key)
+  }
+  for (const { columns, keys } of kinds.values()) {
+    for (const row of rows) {
+      const key = keys.get(columns.map((column) => row[column]).join('\u0000'))
+      if (key !== undefined) byScope.get(key)!.push(row)
+    }
+  }
+  return byScope
 }
 
 function inScope(row: IndexRow, scope: Entry['scope']): boolean {

@@ -60,6 +60,8 @@ export interface VectorIndex {
   count(table: string, scope?: Scope): Promise<number>
   /** Up to `limit` rows of one scope, with their vectors (to hold a scope in memory). Throws when the store is unavailable. */
   scopeRows(table: string, scope: Scope, limit: number): Promise<IndexRow[]>
+  /** Up to `limit` rows that lie in any of `scopes`, with their vectors, in one read. Throws when the store is unavailable. */
+  scopesRows?(table: string, scopes: readonly Scope[], limit: number): Promise<IndexRow[]>
   /** Ids of every row of a table (to find what the database has and the index lacks); only those of `among` when given. */
   ids(table: string, among?: readonly string[]): Promise<string[]>
   /**

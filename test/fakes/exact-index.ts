@@ -45,9 +45,14 @@ export class ExactIndex implements VectorIndex {
       .slice(0, limit)
   }
   async scopeRows(_: string, scope: Scope, limit: number) {
+    return this.scopesRows(_, [scope], limit)
+  }
+  async scopesRows(_: string, scopes: readonly Scope[], limit: number) {
     this.check()
     return [...this.rows.values()]
-      .filter((r) => inScope({ platform: r.platform, userId: r.user_id, guildId: r.guild_id, channelId: r.channel_id }, scope))
+      .filter((r) =>
+        scopes.some((scope) => inScope({ platform: r.platform, userId: r.user_id, guildId: r.guild_id, channelId: r.channel_id }, scope)),
+      )
       .slice(0, limit)
   }
   async count() {

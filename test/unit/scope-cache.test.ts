@@ -3,6 +3,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import type { Logger } from '../../src/core/observability'
+import type { Scope } from '../../src/scope'
 import { ScopeError } from '../../src/scope'
 import { LanceIndex } from '../../src/store/lance-index'
 import { ngramTerms } from '../../src/store/ngram-terms'
@@ -220,18 +221,101 @@ describe('ScopeCache', () => {
     expect(off.stats().scopes).toBe(0)
   })
 
-  it('loads a scope a search asked for before the warmed scopes that wait', async () => {
-    const order: string[] = []
-    const read = store.scopeRows.bind(store)
-    store.scopeRows = async (table, scope, limit) => {
-      order.push(scope.userId ?? '')
-      return read(table, scope, limit)
+  it('loads a scope a search asked for before the warmed scopes that wait, and those that wait together', async () => {
+    cache = new ScopeCache(store, { capBytes: 1 << 20, logger: quiet, concurrentLoads: 1 })
+    await cache.prepare('facts', 'e', DIMS)
+    const reads: string[][] = []
+    const read = store.scopesRows.bind(store)
+    store.scopesRows = async (table, scopes, limit) => {
+      reads.push(scopes.map((scope) => scope.userId ?? ''))
+      return read(table, scopes, limit)
     }
     for (const user of ['w1', 'w2', 'w3']) cache.warm('facts', { platform: 'onebot', userId: user })
     await cache.search('facts', { vector: vec(1), text: '火锅', scope: u1, limit: 5 })
     await cache.settled()
-    // the first warmed scope had started; the search's load comes next, then the rest in the order warmed
-    expect(order).toEqual(['w1', 'u1', 'w2', 'w3'])
+    // the first warmed scope had started; the search's scope comes next, with the rest in the order warmed
+    expect(reads).toEqual([['w1'], ['u1', 'w2', 'w3']])
+    store.down = true
+    const hits = await cache.search('facts', { vector: vec(1), text: '火锅', scope: u1, limit: 5 })
+    expect(hits.map((h) => h.id).sort()).toEqual(['a', 'b'])
+    expect(cache.stats()).toMatchObject({ scopes: 4, rows: 2 })
+  })
+
+  it('reads scopes that hold more rows together than a scope may hold one by one, and leaves a large one to the store', async () => {
+    cache = new ScopeCache(store, { capBytes: 1 << 20, logger: quiet, concurrentLoads: 1, maxScopeRows: () => 2 })
+    await cache.prepare('facts', 'e', DIMS)
+    await cache.upsert('facts', [row('d', 'Bob 住在上海', 'u2', 4), row('e', 'Bob 养猫', 'u2', 5), row('f', 'Carol', 'u3', 6)])
+    const reads: number[] = []
+    const read = store.scopesRows.bind(store)
+    store.scopesRows = async (table, scopes, limit) => {
+      reads.push(scopes.length)
+      return read(table, scopes, limit)
+    }
+    cache.warm('facts', { platform: 'onebot', userId: 'u9' })
+    for (const user of ['u1', 'u2', 'u3']) cache.warm('facts', { platform: 'onebot', userId: user })
+    await cache.settled()
+    // u9 alone; then u1, u2, u3 together hold 6 rows, more than 2: each is read on its own
+    expect(reads).toEqual([1, 3, 1, 1, 1])
+    // u2 holds 3 rows (c, d, e), too many: it is left to the store
+    expect(cache.stats()).toMatchObject({ scopes: 3, rows: 3 })
+  })
+
+  it('splits one read of scopes of different kinds into each scope’s rows, a row in every scope it lies in', async () => {
+    cache = new ScopeCache(store, { capBytes: 1 << 20, logger: quiet, concurrentLoads: 1 })
+    await cache.prepare('facts', 'e', DIMS)
+    await cache.upsert('facts', [
+      row('g1', '群里说的', 'u1', 7, { guild_id: 'g', channel_id: 'c' }),
+      row('g2', '别人说的', 'u2', 8, { guild_id: 'g', channel_id: 'c' }),
+    ])
+    cache.warm('facts', { platform: 'onebot', userId: 'u9' })
+    const scopes = {
+      user: { platform: 'onebot', userId: 'u1' },
+      userInGroup: { platform: 'onebot', userId: 'u1', guildId: 'g' },
+      group: { platform: 'onebot', guildId: 'g' },
+      channel: { platform: 'onebot', channelId: 'c' },
+      other: { platform: 'discord', userId: 'u1' },
+    }
+    for (const scope of Object.values(scopes)) cache.warm('facts', scope)
+    await cache.settled()
+    store.down = true
+    const ids = async (scope: Scope) => (await cache.nearest('facts', vec(1), scope, 10)).map((hit) => hit.id).sort()
+    expect(await ids(scopes.user)).toEqual(['a', 'b', 'g1'])
+    expect(await ids(scopes.userInGroup)).toEqual(['g1'])
+    expect(await ids(scopes.group)).toEqual(['g1', 'g2'])
+    expect(await ids(scopes.channel)).toEqual(['g1', 'g2'])
+    expect(await ids(scopes.other)).toEqual([])
+  })
+
+  it('runs a few loads at once, never more, and the scopes that wait meanwhile in one load after', async () => {
+    cache = new ScopeCache(store, { capBytes: 1 << 20, logger: quiet, concurrentLoads: 2 })
+    await cache.prepare('facts', 'e', DIMS)
+    let reading = 0
+    let most = 0
+    const reads: number[] = []
+    let release!: () => void
+    const held = new Promise<void>((resolve) => (release = resolve))
+    const read = store.scopesRows.bind(store)
+    store.scopesRows = async (table, scopes, limit) => {
+      most = Math.max(most, ++reading)
+      reads.push(scopes.length)
+      try {
+        const rows = await read(table, scopes, limit)
+        await held
+        return rows
+      } finally {
+        reading--
+      }
+    }
+    for (const user of ['u1', 'u2', 'u3', 'u4', 'u5']) {
+      await cache.search('facts', { vector: vec(1), text: '火锅', scope: { platform: 'onebot', userId: user }, limit: 5 })
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(reading).toBe(2)
+    release()
+    await cache.settled()
+    expect(most).toBe(2)
+    expect(reads).toEqual([1, 1, 3])
+    expect(cache.stats().scopes).toBe(5)
   })
 
   it('keeps a cached scope in step with writes and deletions', async () => {
@@ -364,6 +448,36 @@ describe('ScopeCache over LanceDB', () => {
     await cache.upsert('facts', rows)
     const loaded = await lance.scopeRows('facts', { platform: 'onebot', userId: 'u1' }, 100)
     expect(loaded).toHaveLength(15)
+    // several scopes in one read, within the limit; a quote in an id stays inside its string
+    const both = await lance.scopesRows(
+      'facts',
+      [
+        { platform: 'onebot', userId: 'u1' },
+        { platform: 'onebot', userId: "u2' OR '1'='1" },
+      ],
+      100,
+    )
+    expect(both).toHaveLength(15)
+    expect(
+      await lance.scopesRows(
+        'facts',
+        [
+          { platform: 'onebot', userId: 'u1' },
+          { platform: 'onebot', userId: 'u2' },
+        ],
+        100,
+      ),
+    ).toHaveLength(30)
+    expect(
+      await lance.scopesRows(
+        'facts',
+        [
+          { platform: 'onebot', userId: 'u1' },
+          { platform: 'onebot', userId: 'u2' },
+        ],
+        20,
+      ),
+    ).toHaveLength(20)
     const original = rows.find((r) => r.id === loaded[0].id)!
     expect(Array.from(loaded[0].vector)).toEqual(Array.from(original.vector))
     const query = vec(777)
