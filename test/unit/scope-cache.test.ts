@@ -449,35 +449,10 @@ describe('ScopeCache over LanceDB', () => {
     const loaded = await lance.scopeRows('facts', { platform: 'onebot', userId: 'u1' }, 100)
     expect(loaded).toHaveLength(15)
     // several scopes in one read, within the limit; a quote in an id stays inside its string
-    const both = await lance.scopesRows(
-      'facts',
-      [
-        { platform: 'onebot', userId: 'u1' },
-        { platform: 'onebot', userId: "u2' OR '1'='1" },
-      ],
-      100,
-    )
-    expect(both).toHaveLength(15)
-    expect(
-      await lance.scopesRows(
-        'facts',
-        [
-          { platform: 'onebot', userId: 'u1' },
-          { platform: 'onebot', userId: 'u2' },
-        ],
-        100,
-      ),
-    ).toHaveLength(30)
-    expect(
-      await lance.scopesRows(
-        'facts',
-        [
-          { platform: 'onebot', userId: 'u1' },
-          { platform: 'onebot', userId: 'u2' },
-        ],
-        20,
-      ),
-    ).toHaveLength(20)
+    const users = (...ids: string[]) => ids.map((userId) => ({ platform: 'onebot', userId }))
+    expect(await lance.scopesRows('facts', users('u1', "u2' OR '1'='1"), 100)).toHaveLength(15)
+    expect(await lance.scopesRows('facts', users('u1', 'u2'), 100)).toHaveLength(30)
+    expect(await lance.scopesRows('facts', users('u1', 'u2'), 20)).toHaveLength(20)
     const original = rows.find((r) => r.id === loaded[0].id)!
     expect(Array.from(loaded[0].vector)).toEqual(Array.from(original.vector))
     const query = vec(777)
