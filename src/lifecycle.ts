@@ -9,7 +9,8 @@ import { startTimers } from './jobs'
 import type { MessagesPart } from './messages'
 import type { DrainResult, IndexRegistry } from './store/index-sync'
 import type { ScopeCache } from './store/scope-cache'
-import { tuneSqlite } from './store/sqlite-pragmas'
+import type { SQLiteConnection } from './store/sqlite-pragmas'
+import { releaseSqlite, tuneSqlite } from './store/sqlite-pragmas'
 
 export interface LifecycleDeps {
   ctx: Context
@@ -48,12 +49,14 @@ export class Lifecycle {
   /** Starts the start-up work now. */
   private warmUpNow?: () => void
   private readonly stopping = new AbortController()
+  /** The embedded SQLite's connections this start tuned, whose file lock the stop gives back. */
+  private sqlite: SQLiteConnection[] = []
 
   constructor(private readonly deps: LifecycleDeps) {}
 
   async start(): Promise<void> {
     const { index, registry } = this.deps
-    tuneSqlite(this.deps.ctx, this.deps.logger)
+    this.sqlite = tuneSqlite(this.deps.ctx, this.deps.logger)
     await index.open()
     await registry.prepare()
     // the database index served while LanceDB could not: LanceDB's copy lacks what was said and keeps what was erased since
@@ -98,6 +101,8 @@ export class Lifecycle {
     // the start-up work still under way ends after its current step; what it left is done at the next start
     this.stopping.abort()
     this.warmUpNow?.()
+    // at once: Koishi's stop resolves before what follows has run, and a restart may open the file then
+    releaseSqlite(this.sqlite, this.deps.logger)
     await this.warming
     await capture.flush()
     await messages.index.flush()

@@ -2,7 +2,7 @@ import type { Context } from 'koishi'
 import type { Logger } from '../core/observability'
 
 /** What the embedded SQLite driver exposes of its connection (not part of minato's typed API). */
-interface SQLiteConnection {
+export interface SQLiteConnection {
   _run(sql: string): unknown
 }
 
@@ -30,16 +30,42 @@ const PRAGMAS: { sql: string; otherwise: string }[] = [
   },
 ]
 
-export function tuneSqlite(ctx: Context, logger: Logger): void {
-  for (const driver of ctx.database.drivers ?? []) {
-    const named = (driver.constructor as { name?: string }).name
-    if (named !== 'sqlite' && named !== 'SQLiteDriver') continue
+/** Sets the pragmas on the embedded SQLite's connections; returns them, for `releaseSqlite` at the stop. */
+export function tuneSqlite(ctx: Context, logger: Logger): SQLiteConnection[] {
+  const connections = sqliteConnections(ctx)
+  for (const connection of connections) {
     for (const { sql, otherwise } of PRAGMAS) {
       try {
-        ;(driver as unknown as SQLiteConnection)._run(sql)
+        connection._run(sql)
       } catch (error) {
         logger.warn('%s: %s', otherwise, (error as Error).message)
       }
     }
   }
+  return connections
+}
+
+/**
+ * Gives the file's lock back as the plugin stops. Koishi's stop resolves before the plugin's stop work has
+ * run and before the driver closes its connection, so a restart in the same process (a reload of the
+ * database plugin) would otherwise find the file locked by the old connection. In normal mode the lock
+ * goes at the next access of the file, and every later statement takes and leaves it.
+ */
+export function releaseSqlite(connections: readonly SQLiteConnection[], logger: Logger): void {
+  for (const connection of connections) {
+    try {
+      connection._run('PRAGMA locking_mode = NORMAL')
+      connection._run('SELECT count(*) FROM sqlite_master')
+    } catch (error) {
+      // a connection already closed holds no lock
+      logger.debug('could not hand back the SQLite lock: %s', (error as Error).message)
+    }
+  }
+}
+
+function sqliteConnections(ctx: Context): SQLiteConnection[] {
+  return (ctx.database.drivers ?? []).filter((driver) => {
+    const named = (driver.constructor as { name?: string }).name
+    return named === 'sqlite' || named === 'SQLiteDriver'
+  }) as unknown as SQLiteConnection[]
 }
