@@ -42,6 +42,11 @@ export interface MessageIndexDeps extends IndexSyncDeps {
   maxPending?: number
   /** Tries per row before it is skipped. Default 3. */
   maxAttempts?: number
+  /**
+   * How long new rows wait for more before they are written, unless a batch is full (ms). Default 1000.
+   * Every LanceDB write is a commit, and each commit's table version costs native memory.
+   */
+  lingerMs?: number
 }
 
 interface Pending {
@@ -84,14 +89,17 @@ export class MessageIndex {
   private readonly batchSize: number
   private readonly maxPending: number
   private readonly maxAttempts: number
+  private readonly lingerMs: number
   private pending: Pending[] = []
-  private draining?: Promise<void>
+  private draining?: Promise<boolean>
+  private lingering?: NodeJS.Timeout
 
   constructor(private deps: MessageIndexDeps) {
     this.indexed = new IndexedTable(deps, messageIndexKind(deps.rows), deps.table)
     this.batchSize = Math.max(1, deps.batchSize ?? 64)
     this.maxPending = Math.max(1, deps.maxPending ?? 5000)
     this.maxAttempts = Math.max(1, deps.maxAttempts ?? 3)
+    this.lingerMs = Math.max(0, deps.lingerMs ?? 1000)
   }
 
   get table(): string {
@@ -103,19 +111,24 @@ export class MessageIndex {
     return this.pending.length
   }
 
-  /** Queues stored messages for indexing and starts a drain. Never throws, never waits. */
+  /** Queues stored messages for indexing and starts a drain once a batch is full or the linger is over. Never throws, never waits. */
   add(rows: MessageRow[]): void {
     for (const row of rows) {
       if (indexable(row)) this.pending.push({ row, attempts: 0 })
     }
     this.trim()
-    void this.flush()
+    if (!this.lingerMs) void this.flush()
+    else if (this.pending.length >= this.batchSize) void this.drainOnce(false)
+    else this.linger()
   }
 
-  /** Indexes what waits; resolves when this drain is over (rows that failed stay waiting). */
-  flush(): Promise<void> {
-    this.draining ??= this.drain().finally(() => (this.draining = undefined))
-    return this.draining
+  /** Indexes every row that waits; resolves when that is done or a write failed (its rows stay waiting). */
+  async flush(): Promise<void> {
+    clearTimeout(this.lingering)
+    this.lingering = undefined
+    // a drain of full batches under way leaves a part batch behind: after it, this one writes the rest
+    while (this.draining) if (!(await this.draining) || !this.pending.length) return
+    await this.drainOnce(true)
   }
 
   /** Indexes rows now, in batches. Returns how many were indexed; failed rows join the waiting list. */
@@ -165,10 +178,27 @@ export class MessageIndex {
     await this.indexed.remove(ids)
   }
 
-  private async drain() {
-    while (this.pending.length) {
+  private linger() {
+    this.lingering ??= setTimeout(() => void this.flush(), this.lingerMs).unref()
+  }
+
+  /** One drain at a time: `all` rows, or full batches only. Resolves whether every write went through. */
+  private drainOnce(all: boolean): Promise<boolean> {
+    this.draining ??= this.drain(all).then((ok) => {
+      this.draining = undefined
+      if (ok && this.pending.length && this.lingerMs) this.linger()
+      return ok
+    })
+    return this.draining
+  }
+
+  /** `all`: the rows that wait now (not those that come meanwhile, which linger), else full batches. */
+  private async drain(all: boolean): Promise<boolean> {
+    let left = all ? this.pending.length : Infinity
+    while (this.pending.length >= (all ? 1 : this.batchSize) && left > 0) {
       await this.deps.yieldToReads?.()
-      const batch = this.pending.splice(0, this.batchSize)
+      const batch = this.pending.splice(0, Math.min(this.batchSize, left))
+      left -= batch.length
       if (await this.write(batch.map((entry) => entry.row))) continue
       // Put the batch back at the front. While the store is out (breaker open) rows only wait; a
       // failure of a working store costs them an attempt, and rows that used theirs up are skipped.
@@ -180,8 +210,9 @@ export class MessageIndex {
       }
       this.pending.unshift(...kept)
       this.trim()
-      return
+      return false
     }
+    return true
   }
 
   private async write(rows: MessageRow[]): Promise<boolean> {

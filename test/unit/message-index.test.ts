@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest'
+import { afterEach, describe, expect, it, vi } from 'vitest'
 import { OfflineEmbedder } from '../../src/providers/offline-embedder'
 import { MessageIndex, MESSAGES_TABLE } from '../../src/messages/message-index'
 import { InMemoryMessageStore } from '../fakes/message-store'
@@ -9,13 +9,13 @@ import { MemoryOutbox } from '../fakes/outbox'
 import { ExactIndex } from '../fakes/exact-index'
 import { channel, row } from '../fakes/message-rows'
 
-function setup(options: { batchSize?: number; maxPending?: number; maxAttempts?: number } = {}) {
+function setup(options: { batchSize?: number; maxPending?: number; maxAttempts?: number; lingerMs?: number } = {}) {
   const index = new ExactIndex()
   const embedder = FakeEmbedder.wrap(new OfflineEmbedder())
   const counters = new Counters()
   const store = new InMemoryMessageStore()
   const outbox = new MemoryOutbox()
-  const messages = new MessageIndex({ index, embedder, counters, logger: quiet, rows: store, outbox, ...options })
+  const messages = new MessageIndex({ index, embedder, counters, logger: quiet, rows: store, outbox, lingerMs: 0, ...options })
   return { index, embedder, counters, messages, store, outbox }
 }
 
@@ -143,5 +143,69 @@ describe('MessageIndex', () => {
     await messages.index([row('m1', 'ann', 'hello', 0)])
     index.down = true
     await expect(messages.search(channel, 'hello', { limit: 3 })).rejects.toThrow()
+  })
+
+  describe('writes few, larger batches', () => {
+    afterEach(() => vi.useRealTimers())
+
+    /** The index's writes, each the ids it wrote; `hold` keeps the writes open until `release`. */
+    function counted(index: ExactIndex) {
+      const writes: string[][] = []
+      let gate: Promise<void> | undefined
+      let open = () => {}
+      const upsert = index.upsert.bind(index)
+      index.upsert = async (table, rows) => {
+        writes.push(rows.map((r) => r.id))
+        await gate
+        return upsert(table, rows)
+      }
+      return {
+        writes,
+        hold: () => void (gate = new Promise((resolve) => (open = resolve))),
+        release: () => {
+          open()
+          gate = undefined
+        },
+      }
+    }
+
+    it('lets new rows wait for more, and writes a full batch at once', async () => {
+      vi.useFakeTimers()
+      const { index, messages } = setup({ batchSize: 4, lingerMs: 1000 })
+      const { writes } = counted(index)
+      for (let i = 0; i < 3; i++) messages.add([row(`m${i}`, 'ann', `line ${i}`, i)])
+      await vi.advanceTimersByTimeAsync(900)
+      expect(writes).toEqual([])
+      expect(messages.waiting).toBe(3)
+      await vi.advanceTimersByTimeAsync(100)
+      expect(writes).toEqual([['test:c1:m0', 'test:c1:m1', 'test:c1:m2']])
+      // a full batch goes now; the part batch after it lingers
+      messages.add([0, 1, 2, 3, 4].map((i) => row(`n${i}`, 'bob', `more ${i}`, 10 + i)))
+      await vi.advanceTimersByTimeAsync(0)
+      expect(writes.slice(1)).toEqual([['test:c1:n0', 'test:c1:n1', 'test:c1:n2', 'test:c1:n3']])
+      expect(messages.waiting).toBe(1)
+      await vi.advanceTimersByTimeAsync(1000)
+      expect(writes.slice(2)).toEqual([['test:c1:n4']])
+      expect(index.rows.size).toBe(8)
+    })
+
+    it('flush writes what waits now, and rows that come during a write wait for the next', async () => {
+      vi.useFakeTimers()
+      const { index, messages } = setup({ batchSize: 4, lingerMs: 1000 })
+      const { writes, hold, release } = counted(index)
+      messages.add([row('m1', 'ann', 'one', 1), row('m2', 'ann', 'two', 2)])
+      hold()
+      const flushed = messages.flush()
+      await vi.advanceTimersByTimeAsync(0)
+      expect(writes).toEqual([['test:c1:m1', 'test:c1:m2']])
+      messages.add([row('m3', 'bob', 'three', 3)])
+      release()
+      await flushed
+      expect(writes).toHaveLength(1)
+      expect(messages.waiting).toBe(1)
+      await vi.advanceTimersByTimeAsync(1000)
+      expect(writes.slice(1)).toEqual([['test:c1:m3']])
+      expect(messages.waiting).toBe(0)
+    })
   })
 })
