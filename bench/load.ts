@@ -18,12 +18,18 @@
  * 5. `stop({ flush: false })` right after the last message (Koishi stops the database before the plugin),
  *    a new start on the same folder, and the `memory_message` rows counted: `lost_at_stop` is what was
  *    sent and is not there.
- * `rss_growth_mb` is RSS after the flood (before the stop) minus RSS after the boot.
+ * `rss_growth_mb` is RSS after the flood (before the stop) minus RSS after the boot;
+ * `rss_growth_second_half_mb` the part of it in the load's second half (flat once the caches are full).
+ * `heap_live_mb` is what V8's heap holds after a full collection at the end of the load, and
+ * `heap_total_mb` what it had reserved before: V8 lets the heap grow to several times what is live when
+ * its limit (`heap_limit_mb`, from the machine's memory or `--max-old-space-size`) is far.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks'
+import { getHeapStatistics, setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import type { ConfigInput } from '../src'
 import type { BenchApp } from './lib/app'
 import { bootApp, log, machine, revision, writeResult } from './lib/app'
@@ -39,6 +45,12 @@ const LOAD_CONFIG: ConfigInput = { memorize: { privateEvery: 5, groupEvery: 10, 
 
 const megabytes = (bytes: number) => Math.round((bytes / 2 ** 20) * 10) / 10
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+/** A full garbage collection, without `--expose-gc` on the command line. */
+function collectGarbage() {
+  setFlagsFromString('--expose-gc')
+  ;(runInNewContext('gc') as () => void)()
+}
 
 async function main() {
   const options = parseArgs(process.argv.slice(2))
@@ -57,6 +69,8 @@ async function main() {
     app = await bootApp(config, { dir, keep: true })
     const { memory } = app.app
     const rssAtBoot = process.memoryUsage().rss
+    collectGarbage()
+    const heapLiveAtBoot = process.memoryUsage().heapUsed
     let loading = true
     const delay = monitorEventLoopDelay({ resolution: 10 })
     delay.enable()
@@ -93,13 +107,16 @@ async function main() {
     let longestBuffer = 0
     let longestOutbox = 0
     let peakRss = rssAtBoot
+    const rssSeries: { at: number; rss: number }[] = []
     const sampler = (async () => {
       while (loading) {
         const status = await memory.status()
         longestQueue = Math.max(longestQueue, status.queue)
         longestBuffer = Math.max(longestBuffer, status.captureBuffer)
         longestOutbox = Math.max(longestOutbox, status.outbox)
-        peakRss = Math.max(peakRss, process.memoryUsage().rss)
+        const rss = process.memoryUsage().rss
+        peakRss = Math.max(peakRss, rss)
+        rssSeries.push({ at: performance.now(), rss })
         await sleep(1000)
       }
     })()
@@ -111,6 +128,10 @@ async function main() {
     delay.disable()
     await Promise.all([reader, sampler])
     const rssAfter = process.memoryUsage().rss
+    const heapTotal = process.memoryUsage().heapTotal
+    collectGarbage()
+    const heapLive = process.memoryUsage().heapUsed
+    const halfway = rssSeries.find((sample) => sample.at >= began + loadMs / 2)?.rss ?? rssAtBoot
     const { cache } = await memory.status()
     const dropped = internalsOf(memory).counters.get('capture.dropped')
     const deferred = internalsOf(memory).counters.get('memorize.deferred')
@@ -138,6 +159,11 @@ async function main() {
         lost_at_stop: lost,
         rss_growth_mb: megabytes(rssAfter - rssAtBoot),
         rss_peak_mb: megabytes(peakRss),
+        rss_growth_second_half_mb: megabytes(rssAfter - halfway),
+        heap_live_mb: megabytes(heapLive),
+        heap_live_at_boot_mb: megabytes(heapLiveAtBoot),
+        heap_total_mb: megabytes(heapTotal),
+        heap_limit_mb: megabytes(getHeapStatistics().heap_size_limit),
         retrieve_p95_ms_under_load: round4(percentile(retrieveMs, 95)),
         retrieve_p50_ms_under_load: round4(percentile(retrieveMs, 50)),
         build_context_p95_ms_under_load: round4(percentile(buildMs, 95)),
