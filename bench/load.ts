@@ -2,7 +2,7 @@
  * The plugin under load: many channels talking at once while the reply path reads, then a stop as
  * Koishi stops (nothing written first) and a restart that must find every message.
  *
- *   npm run bench:load -- [--messages 20000] [--channels 50] [--rate N] [--config JSON] [--out FILE]
+ *   npm run bench:load -- [--messages 20000] [--channels 50] [--rate N] [--config JSON] [--collect-after-boot] [--out FILE]
  *
  * 1. Boots Koishi (mock adapter, SQLite in a file, the memory on its offline defaults) in a temp folder.
  * 2. Sends `--messages` messages over `--channels` channels (four in five groups of three speakers, the
@@ -23,6 +23,10 @@
  * `heap_live_mb` is what V8's heap holds after a full collection at the end of the load, and
  * `heap_total_mb` what it had reserved before: V8 lets the heap grow to several times what is live when
  * its limit (`heap_limit_mb`, from the machine's memory or `--max-old-space-size`) is far.
+ * `budget_used_mb` is what the caches of the memory budget (`store.memoryMB`, `budget_mb`) hold then.
+ * `--collect-after-boot` runs one full collection before the load (and writes `heap_live_at_boot_mb`): a
+ * process fresh from its start has had none, and V8 lets its heap grow further before the first; a bot
+ * that has run a while has had them.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -69,8 +73,9 @@ async function main() {
     app = await bootApp(config, { dir, keep: true })
     const { memory } = app.app
     const rssAtBoot = process.memoryUsage().rss
-    collectGarbage()
-    const heapLiveAtBoot = process.memoryUsage().heapUsed
+    const collectAfterBoot = options['collect-after-boot'] !== undefined
+    if (collectAfterBoot) collectGarbage()
+    const heapLiveAtBoot = collectAfterBoot ? megabytes(process.memoryUsage().heapUsed) : null
     let loading = true
     const delay = monitorEventLoopDelay({ resolution: 10 })
     delay.enable()
@@ -132,7 +137,7 @@ async function main() {
     collectGarbage()
     const heapLive = process.memoryUsage().heapUsed
     const halfway = rssSeries.find((sample) => sample.at >= began + loadMs / 2)?.rss ?? rssAtBoot
-    const { cache } = await memory.status()
+    const { cache, memory: budget } = await memory.status()
     const dropped = internalsOf(memory).counters.get('capture.dropped')
     const deferred = internalsOf(memory).counters.get('memorize.deferred')
     log(
@@ -161,9 +166,12 @@ async function main() {
         rss_peak_mb: megabytes(peakRss),
         rss_growth_second_half_mb: megabytes(rssAfter - halfway),
         heap_live_mb: megabytes(heapLive),
-        heap_live_at_boot_mb: megabytes(heapLiveAtBoot),
+        heap_live_at_boot_mb: heapLiveAtBoot,
+        collect_after_boot: collectAfterBoot,
         heap_total_mb: megabytes(heapTotal),
         heap_limit_mb: megabytes(getHeapStatistics().heap_size_limit),
+        budget_used_mb: megabytes(budget.usedBytes),
+        budget_mb: megabytes(budget.budgetBytes),
         retrieve_p95_ms_under_load: round4(percentile(retrieveMs, 95)),
         retrieve_p50_ms_under_load: round4(percentile(retrieveMs, 50)),
         build_context_p95_ms_under_load: round4(percentile(buildMs, 95)),
