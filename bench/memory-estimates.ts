@@ -119,6 +119,28 @@ async function main() {
     }),
   )
   results.push(
+    await measure('scopes of 20 rows', async () => {
+      // a bot's cache is mostly many small scopes (a user, a group): most dimensions of each are unused
+      const texts = Array.from({ length: ENTRIES }, (_, i) => line(i))
+      const vectors = await embedder.embed(texts)
+      const tables: ScopeTable[] = []
+      for (let start = 0; start < ENTRIES; start += 20) {
+        const rows: IndexRow[] = texts.slice(start, start + 20).map((text, k) => ({
+          id: flat(`f${start + k}`),
+          text,
+          vector: vectors[start + k],
+          platform: 'qq',
+          user_id: `u${start}`,
+          guild_id: '',
+          channel_id: '',
+          created_at: start + k,
+        }))
+        tables.push(new ScopeTable(embedder.dims, rows))
+      }
+      return { held: () => ({ bytes: tables.reduce((sum, table) => sum + table.bytes, 0), entries: ENTRIES }) }
+    }),
+  )
+  results.push(
     await measure('channels', async () => {
       const rows = new ChannelRows(Array.from({ length: ENTRIES }, (_, i) => row(i)))
       return { held: () => ({ bytes: rows.bytes, entries: rows.size }) }

@@ -440,10 +440,14 @@ function siftDown(heap: number[], at: number, below: (a: number, b: number) => b
   }
 }
 
+/** The arrays of every list no row has used yet: most dimensions of a small scope. */
+const NO_SLOTS = new Int32Array(0)
+const NO_VALUES = new Float32Array(0)
+
 /** A growing list of slots and the values a dimension has there, in the order they were added. */
 class SlotList {
-  slots = new Int32Array(0)
-  values = new Float32Array(0)
+  slots = NO_SLOTS
+  values = NO_VALUES
   length = 0
 
   get bytes(): number {
