@@ -189,6 +189,17 @@ describe('MessageIndex', () => {
       expect(index.rows.size).toBe(8)
     })
 
+    it('never writes a row that is forgotten while it waits', async () => {
+      vi.useFakeTimers()
+      const { index, messages } = setup({ batchSize: 4, lingerMs: 1000 })
+      const { writes } = counted(index)
+      messages.add([row('m1', 'ann', '我的手机号是 13800000000', 1), row('m2', 'ann', 'noted', 2)])
+      await messages.remove(['test:c1:m1'])
+      await vi.advanceTimersByTimeAsync(1000)
+      expect(writes).toEqual([['test:c1:m2']])
+      expect([...index.rows.keys()]).toEqual(['test:c1:m2'])
+    })
+
     it('flush writes what waits now, and rows that come during a write wait for the next', async () => {
       vi.useFakeTimers()
       const { index, messages } = setup({ batchSize: 4, lingerMs: 1000 })
