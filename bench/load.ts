@@ -132,8 +132,7 @@ async function main() {
     loading = false
     delay.disable()
     await Promise.all([reader, sampler])
-    const rssAfter = process.memoryUsage().rss
-    const heapTotal = process.memoryUsage().heapTotal
+    const { rss: rssAfter, heapTotal } = process.memoryUsage()
     collectGarbage()
     const heapLive = process.memoryUsage().heapUsed
     const halfway = rssSeries.find((sample) => sample.at >= began + loadMs / 2)?.rss ?? rssAtBoot

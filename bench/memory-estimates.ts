@@ -94,6 +94,22 @@ async function measure(name: string, fill: () => Promise<{ held: () => { bytes: 
   return result
 }
 
+/** `ENTRIES` index rows of chat lines with their vectors, each of the user `userOf` gives it. */
+async function indexRows(embedder: OfflineEmbedder, userOf: (i: number) => string): Promise<IndexRow[]> {
+  const texts = Array.from({ length: ENTRIES }, (_, i) => line(i))
+  const vectors = await embedder.embed(texts)
+  return texts.map((text, i) => ({
+    id: flat(`f${i}`),
+    text,
+    vector: vectors[i],
+    platform: 'qq',
+    user_id: userOf(i),
+    guild_id: '',
+    channel_id: '',
+    created_at: i,
+  }))
+}
+
 async function main() {
   const embedder = new OfflineEmbedder()
   // what the embedder and the text tools load once (dictionaries, tables) is no part of any consumer
@@ -102,18 +118,7 @@ async function main() {
   const results = []
   results.push(
     await measure('scopes', async () => {
-      const texts = Array.from({ length: ENTRIES }, (_, i) => line(i))
-      const vectors = await embedder.embed(texts)
-      const rows: IndexRow[] = texts.map((text, i) => ({
-        id: flat(`f${i}`),
-        text,
-        vector: vectors[i],
-        platform: 'qq',
-        user_id: 'u1',
-        guild_id: '',
-        channel_id: '',
-        created_at: i,
-      }))
+      const rows = await indexRows(embedder, () => 'u1')
       const table = new ScopeTable(embedder.dims, rows)
       return { held: () => ({ bytes: table.bytes, entries: table.size }) }
     }),
@@ -121,22 +126,9 @@ async function main() {
   results.push(
     await measure('scopes of 20 rows', async () => {
       // a bot's cache is mostly many small scopes (a user, a group): most dimensions of each are unused
-      const texts = Array.from({ length: ENTRIES }, (_, i) => line(i))
-      const vectors = await embedder.embed(texts)
+      const rows = await indexRows(embedder, (i) => `u${Math.floor(i / 20)}`)
       const tables: ScopeTable[] = []
-      for (let start = 0; start < ENTRIES; start += 20) {
-        const rows: IndexRow[] = texts.slice(start, start + 20).map((text, k) => ({
-          id: flat(`f${start + k}`),
-          text,
-          vector: vectors[start + k],
-          platform: 'qq',
-          user_id: `u${start}`,
-          guild_id: '',
-          channel_id: '',
-          created_at: start + k,
-        }))
-        tables.push(new ScopeTable(embedder.dims, rows))
-      }
+      for (let start = 0; start < ENTRIES; start += 20) tables.push(new ScopeTable(embedder.dims, rows.slice(start, start + 20)))
       return { held: () => ({ bytes: tables.reduce((sum, table) => sum + table.bytes, 0), entries: ENTRIES }) }
     }),
   )
